@@ -1,0 +1,11 @@
+//! vaultchat: an LLM agent beside your Markdown notes.
+//!
+//! The library holds every part of the program so that integration tests can reach them; `main.rs`
+//! only calls [`cli::run`]. Modules may import only modules below them in DESIGN.md's module map:
+//! `cli` → `index` → `store` → `vault` → `config`.
+
+pub mod cli;
+pub mod config;
+pub mod index;
+pub mod store;
+pub mod vault;

@@ -1,0 +1,16 @@
+//! The vault: a folder of Markdown notes.
+//!
+//! * [`guard`] turns every path a tool or command receives into a checked, vault-relative path.
+//! * [`note_io`] reads notes and writes them atomically, preserving their format.
+//! * [`markdown`] extracts structure (frontmatter, tags, wikilinks, headings, code blocks).
+//! * [`links`] resolves wikilink targets to notes.
+//! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
+
+pub mod guard;
+pub mod links;
+pub mod markdown;
+pub mod note_io;
+pub mod walk;
+pub mod watch;
+
+pub use guard::{Access, PathError, Vault, VaultPath};
