@@ -1,4 +1,165 @@
-//! The command line.
-pub fn run() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+//! The command line (DESIGN.md §6): argument parsing, subcommands and exit codes. Business rules
+//! live in the modules below; this one wires them together.
+
+mod doctor;
+mod index_cmd;
+mod logging;
+mod search_cmd;
+
+use crate::config::{Config, Paths};
+use crate::vault::Vault;
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "vaultchat",
+    version,
+    about = "An LLM agent beside your Markdown notes",
+    long_about = "vaultchat opens a folder of Markdown notes (an Obsidian-style vault) beside a chat with an \
+                  LLM agent. Every edit the agent proposes is shown as a diff and applied only when you accept it."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The vault to open (defaults to $VAULTCHAT_VAULT, then the current folder).
+    #[arg(value_name = "VAULT")]
+    pub vault_positional: Option<PathBuf>,
+}
+
+/// Options accepted before or after any subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// The vault folder (defaults to $VAULTCHAT_VAULT, then the current folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub vault: Option<PathBuf>,
+    /// Keep every vaultchat file (config, database, index, log) under DIR.
+    #[arg(long, global = true, value_name = "DIR", env = "VAULTCHAT_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Read the configuration from FILE instead of the config folder's config.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build or refresh the search index of the vault.
+    Index(index_cmd::IndexArgs),
+    /// Search the vault's notes.
+    Search(search_cmd::SearchArgs),
+    /// Check the configuration, the vault, the index and the database.
+    Doctor,
+}
+
+/// An error that ends the program: printed as one line on stderr, exit code 1.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+/// What every command needs: where files live, the configuration and the vault.
+pub struct Context {
+    pub paths: Paths,
+    pub config: Config,
+    pub config_path: PathBuf,
+    pub vault_arg: PathBuf,
+}
+
+impl Context {
+    fn new(global: &GlobalArgs, vault_positional: Option<&Path>) -> Result<Self, Failure> {
+        let paths = Paths::resolve(global.data_dir.as_deref())?;
+        let config_path = global.config.clone().unwrap_or_else(|| paths.config_file());
+        if global.config.is_some() && !config_path.is_file() {
+            return Err(Failure(format!(
+                "the config file {} does not exist; create it or drop --config",
+                config_path.display()
+            )));
+        }
+        let config = Config::load(&config_path)?;
+        let vault_arg = global
+            .vault
+            .clone()
+            .or_else(|| vault_positional.map(Path::to_path_buf))
+            .or_else(|| std::env::var_os("VAULTCHAT_VAULT").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("."));
+        Ok(Self {
+            paths,
+            config,
+            config_path,
+            vault_arg,
+        })
+    }
+
+    /// Open the vault named on the command line, with an error that says how to name another.
+    pub fn vault(&self) -> Result<Vault, Failure> {
+        if !self.vault_arg.is_dir() {
+            return Err(Failure(format!(
+                "the vault folder {} does not exist or is not a folder; pass --vault DIR",
+                self.vault_arg.display()
+            )));
+        }
+        Vault::open(&self.vault_arg).map_err(Failure::from)
+    }
+}
+
+/// Parse the command line, run it, and turn the outcome into an exit code.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(Failure(message)) => {
+            eprintln!("vaultchat: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
+    let ctx = Context::new(&cli.global, cli.vault_positional.as_deref())?;
+    let _log = logging::init(&ctx.paths.log_file());
+    match cli.command {
+        Some(Command::Index(args)) => index_cmd::run(&ctx, &args),
+        Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
+        Some(Command::Doctor) => doctor::run(&ctx),
+        None => {
+            if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
+                // `vaultchat typo` must not look like success.
+                eprintln!(
+                    "vaultchat: `{}` is neither a command nor a vault folder; see `vaultchat --help`",
+                    arg.display()
+                );
+                return Ok(ExitCode::from(2));
+            }
+            print_overview(&ctx);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Until the full-screen app exists, `vaultchat` alone says what it can do.
+fn print_overview(ctx: &Context) {
+    println!(
+        "vaultchat {} — the full-screen app is not built yet. Available now:\n\n\
+         \x20 vaultchat index [--rebuild] [--watch]     build or refresh the search index\n\
+         \x20 vaultchat search QUERY [--limit N] [--json]\n\
+         \x20 vaultchat doctor                          check config, vault, index and database\n\n\
+         Vault: {}   (choose another with --vault DIR)\n\
+         Query syntax: words, \"a phrase\", a OR b, -exclude, prefix*, tag:x, folder:a/b",
+        env!("CARGO_PKG_VERSION"),
+        ctx.vault_arg.display()
+    );
 }

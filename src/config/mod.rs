@@ -1,1 +1,8 @@
-//! config
+//! Configuration: where vaultchat keeps its files (XDG, or one `--data-dir`) and the user's
+//! `config.toml`, validated into typed settings with errors that name the file and the key.
+
+mod file;
+mod paths;
+
+pub use file::{Config, ConfigError, EmbeddingsConfig, IndexConfig, ProviderConfig, ProviderKind};
+pub use paths::{Paths, PathsError};

@@ -1,1 +1,203 @@
-//! index
+//! The search index of a vault: SQLite FTS5 in the cache folder, one database file per vault.
+//!
+//! * [`Index::sync`] reconciles the index with the vault: stat everything, re-read only what
+//!   changed by (mtime, size), confirm by content hash, handle deletes and renames. An empty index
+//!   is built in one pipelined pass (a reader thread parses while this thread writes).
+//! * [`Index::sync_paths`] updates a few notes (the watcher's path).
+//! * [`Index::search`] runs the query language of [`query`].
+
+pub mod cjk;
+mod document;
+pub mod query;
+mod search;
+mod sync;
+pub mod watch;
+
+pub use search::{SearchHit, SearchResults};
+pub use sync::{Progress, ProgressPhase, Skipped, Staleness, SyncReport};
+
+use crate::config::IndexConfig;
+use crate::store::{StoreError, open_connection};
+use crate::vault::Vault;
+use crate::vault::walk::WalkOptions;
+use std::path::{Path, PathBuf};
+
+/// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
+pub const SCHEMA_VERSION: i64 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("index database error: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("cannot remove the old index file {path}: {source}")]
+    Remove {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the index reader thread failed: {0}")]
+    Reader(String),
+}
+
+/// A summary of the index for `doctor` and status lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexStatus {
+    pub notes: u64,
+    pub last_sync_unix: Option<i64>,
+    pub db_path: PathBuf,
+}
+
+/// The open index of one vault.
+pub struct Index {
+    conn: rusqlite::Connection,
+    db_path: PathBuf,
+    root: PathBuf,
+    walk_options: WalkOptions,
+}
+
+/// A stable id for a vault: derived from its canonical path, so the same folder always maps to the
+/// same index file and app-database rows.
+pub fn vault_id(vault: &Vault) -> String {
+    let root = vault.root().to_string_lossy();
+    format!(
+        "{:016x}",
+        crate::vault::note_io::content_hash(root.as_bytes())
+    )
+}
+
+/// Where the index of `vault` lives inside `index_dir`: the folder name (for people looking at the
+/// cache) plus the vault id (for uniqueness).
+pub fn db_path_for(index_dir: &Path, vault: &Vault) -> PathBuf {
+    let name: String = vault
+        .root()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "vault".into())
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    index_dir.join(format!("{name}-{}.db", vault_id(vault)))
+}
+
+impl Index {
+    /// Open (creating if needed) the index of `vault` in `index_dir`. An index written by another
+    /// schema version, or a damaged file, is discarded and starts empty: it is only a cache.
+    pub fn open(index_dir: &Path, vault: &Vault, config: &IndexConfig) -> Result<Self, IndexError> {
+        let db_path = db_path_for(index_dir, vault);
+        let conn = match Self::open_checked(&db_path) {
+            Ok(Some(conn)) => conn,
+            Ok(None) | Err(_) => {
+                tracing::info!(path = %db_path.display(), "discarding an outdated or damaged index");
+                remove_db_files(&db_path)?;
+                Self::open_checked(&db_path)?.ok_or_else(|| {
+                    IndexError::Reader("a freshly created index has the wrong version".into())
+                })?
+            }
+        };
+        Ok(Self {
+            conn,
+            db_path,
+            root: vault.root().to_path_buf(),
+            walk_options: WalkOptions {
+                exclude_folders: config.exclude_folders.clone(),
+            },
+        })
+    }
+
+    /// Open an index file and create its schema; `None` when it holds another schema version.
+    fn open_checked(db_path: &Path) -> Result<Option<rusqlite::Connection>, IndexError> {
+        let conn = open_connection(db_path)?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version != 0 && version != SCHEMA_VERSION {
+            return Ok(None);
+        }
+        // A larger page cache keeps FTS5 segment merges in memory during big syncs.
+        conn.execute_batch("PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;")?;
+        if version == 0 {
+            conn.execute_batch(include_str!("schema.sql"))?;
+            conn.execute(
+                "INSERT OR REPLACE INTO notes_fts (notes_fts, rank) VALUES ('rank', ?1)",
+                [search::RANK_FUNCTION],
+            )?;
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        }
+        Ok(Some(conn))
+    }
+
+    /// Throw the index away and start empty (`vaultchat index --rebuild`).
+    pub fn reset(&mut self) -> Result<(), IndexError> {
+        let tx = self.conn.transaction()?;
+        tx.execute_batch(
+            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta;",
+        )?;
+        tx.commit()?;
+        // Reclaim the space now rather than leaving a file twice the size.
+        self.conn.execute_batch("VACUUM")?;
+        Ok(())
+    }
+
+    pub fn db_path(&self) -> &Path {
+        &self.db_path
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn status(&self) -> Result<IndexStatus, IndexError> {
+        let notes: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM notes", [], |r| r.get(0))?;
+        let last_sync_unix = self
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'last_sync_unix'",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .ok()
+            .and_then(|v| v.parse().ok());
+        Ok(IndexStatus {
+            notes: u64::try_from(notes).unwrap_or(0),
+            last_sync_unix,
+            db_path: self.db_path.clone(),
+        })
+    }
+
+    /// Check the FTS5 structures (used after crash tests and by `doctor`).
+    pub fn integrity_check(&self) -> Result<(), IndexError> {
+        self.conn.execute(
+            "INSERT INTO notes_fts (notes_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        )?;
+        let ok: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+        if ok != "ok" {
+            return Err(IndexError::Reader(format!("integrity check: {ok}")));
+        }
+        Ok(())
+    }
+}
+
+fn remove_db_files(db_path: &Path) -> Result<(), IndexError> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = db_path.as_os_str().to_owned();
+        p.push(suffix);
+        let p = PathBuf::from(p);
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(IndexError::Remove { path: p, source }),
+        }
+    }
+    Ok(())
+}

@@ -1,1 +1,190 @@
+//! Listing the notes of a vault.
+//!
+//! A note is a regular `.md` file. Dot-entries (`.git/`, `.obsidian/`, `.trash/`, `.vaultchat/`,
+//! editor swap files, vaultchat's own temp files) are not notes, and symbolic links are not
+//! followed: a link could point outside the vault (its content would then leak into the index) or
+//! back into it (the same note twice, or a loop).
 
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+/// What the walker learns about one note from a single `stat`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteStat {
+    /// Vault-relative path with `/` separators.
+    pub rel: String,
+    /// Modification time in nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    pub size: u64,
+}
+
+/// Options that narrow a walk.
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions {
+    /// Vault-relative folders to skip entirely.
+    pub exclude_folders: Vec<String>,
+}
+
+/// A folder that could not be read during a walk; the rest of the vault is still listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkProblem {
+    pub rel: String,
+    pub message: String,
+}
+
+/// The result of walking a vault.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub notes: Vec<NoteStat>,
+    /// Vault-relative folders (not the root), in walk order.
+    pub folders: Vec<String>,
+    pub problems: Vec<WalkProblem>,
+}
+
+/// True for a file name vaultchat treats as a note.
+pub fn is_note_name(name: &str) -> bool {
+    !name.starts_with('.')
+        && name.len() > 3
+        && name
+            .get(name.len() - 3..)
+            .is_some_and(|ext| ext.eq_ignore_ascii_case(".md"))
+}
+
+/// True when a vault-relative path lies in a part of the vault that is never indexed.
+pub fn is_hidden_rel(rel: &str) -> bool {
+    rel.split('/').any(|c| c.starts_with('.'))
+}
+
+/// Modification time of `meta` in nanoseconds (0 when the platform cannot tell).
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Walk the vault rooted at `root` (already canonical).
+pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
+    let mut out = Walk::default();
+    let mut stack: Vec<String> = vec![String::new()];
+    while let Some(rel_dir) = stack.pop() {
+        let dir = if rel_dir.is_empty() {
+            root.to_path_buf()
+        } else {
+            root.join(&rel_dir)
+        };
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                out.problems.push(WalkProblem {
+                    rel: rel_dir.clone(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let mut subdirs = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                // A name that is not UTF-8 cannot be named in a tool call or shown faithfully.
+                out.problems.push(WalkProblem {
+                    rel: format!("{rel_dir}/{}", entry.file_name().to_string_lossy()),
+                    message: "the file name is not valid UTF-8; rename it to include it".into(),
+                });
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            // d_type from readdir: no extra stat for folders and links.
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let rel = if rel_dir.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel_dir}/{name}")
+            };
+            if file_type.is_dir() {
+                if !options.exclude_folders.iter().any(|ex| ex == &rel) {
+                    subdirs.push(rel);
+                }
+            } else if file_type.is_file() && is_note_name(&name) {
+                match entry.metadata() {
+                    Ok(meta) => out.notes.push(NoteStat {
+                        rel,
+                        mtime_ns: mtime_ns(&meta),
+                        size: meta.len(),
+                    }),
+                    Err(e) => out.problems.push(WalkProblem {
+                        rel,
+                        message: e.to_string(),
+                    }),
+                }
+            }
+        }
+        // Reverse so the stack pops folders in name order (stable output for tests and people).
+        subdirs.sort_unstable_by(|a, b| b.cmp(a));
+        out.folders.extend(subdirs.iter().rev().cloned());
+        stack.extend(subdirs);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn lists_notes_and_skips_dot_entries_links_and_excluded_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "a.md",
+            "B.MD",
+            "notes.txt",
+            ".hidden.md",
+            "Sub/c.md",
+            "Sub/Deep/d.md",
+            ".obsidian/w.md",
+            ".trash/old.md",
+            "Templates/t.md",
+            "Sub/.c.md.vaultchat-x.tmp",
+        ] {
+            let p = root.join(f);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, "x").unwrap();
+        }
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.md"), "s").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("linked")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.join("s.md")).unwrap();
+
+        let walk = walk(
+            root,
+            &WalkOptions {
+                exclude_folders: vec!["Templates".into()],
+            },
+        );
+        let mut rels: Vec<&str> = walk.notes.iter().map(|n| n.rel.as_str()).collect();
+        rels.sort_unstable();
+        assert_eq!(rels, ["B.MD", "Sub/Deep/d.md", "Sub/c.md", "a.md"]);
+        assert_eq!(walk.folders, ["Sub", "Sub/Deep"]);
+        assert!(walk.problems.is_empty());
+        assert!(walk.notes.iter().all(|n| n.size == 1 && n.mtime_ns > 0));
+    }
+
+    #[test]
+    fn note_names_and_hidden_paths() {
+        assert!(is_note_name("a.md"));
+        assert!(is_note_name("日本語.Md"));
+        assert!(!is_note_name(".md"));
+        assert!(!is_note_name("a.markdownx"));
+        assert!(!is_note_name(".swap.md"));
+        assert!(is_hidden_rel(".git/x.md"));
+        assert!(is_hidden_rel("a/.trash/x.md"));
+        assert!(!is_hidden_rel("a/b.md"));
+    }
+}

@@ -1,0 +1,122 @@
+//! `vaultchat doctor`: check what vaultchat depends on and say what to fix.
+
+use super::{Context, Failure};
+use crate::index::Index;
+use crate::store::{MIGRATIONS, Store, schema_version};
+use crate::vault::walk;
+use std::process::ExitCode;
+
+struct Report {
+    failures: usize,
+}
+
+impl Report {
+    fn ok(&self, what: &str, detail: impl std::fmt::Display) {
+        println!("ok    {what}: {detail}");
+    }
+    fn warn(&self, what: &str, detail: impl std::fmt::Display) {
+        println!("warn  {what}: {detail}");
+    }
+    fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
+        self.failures += 1;
+        println!("FAIL  {what}: {detail}");
+    }
+}
+
+pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
+    let mut report = Report { failures: 0 };
+    // The context only exists if the config loaded; say so explicitly.
+    if ctx.config_path.is_file() {
+        report.ok("config", format!("{} is valid", ctx.config_path.display()));
+    } else {
+        report.ok(
+            "config",
+            format!(
+                "no file at {}; using the defaults",
+                ctx.config_path.display()
+            ),
+        );
+    }
+
+    let vault = match ctx.vault() {
+        Ok(vault) => {
+            let walked = walk::walk(
+                vault.root(),
+                &walk::WalkOptions {
+                    exclude_folders: ctx.config.index.exclude_folders.clone(),
+                },
+            );
+            report.ok(
+                "vault",
+                format!(
+                    "{} — {} notes in {} folders",
+                    vault.root().display(),
+                    walked.notes.len(),
+                    walked.folders.len()
+                ),
+            );
+            for problem in walked.problems.iter().take(5) {
+                report.warn("vault", format!("{}: {}", problem.rel, problem.message));
+            }
+            Some(vault)
+        }
+        Err(Failure(message)) => {
+            report.fail("vault", message);
+            None
+        }
+    };
+
+    if let Some(vault) = &vault {
+        match Index::open(&ctx.paths.index_dir, vault, &ctx.config.index) {
+            Ok(mut index) => {
+                let status = index.status()?;
+                match (status.last_sync_unix, index.staleness()) {
+                    (None, _) => report.warn(
+                        "index",
+                        "not built yet; run `vaultchat index` (searches build it on first use)",
+                    ),
+                    (Some(_), Ok(s)) if s.new + s.changed + s.missing == 0 => report.ok(
+                        "index",
+                        format!("{} notes, up to date ({})", s.indexed, status.db_path.display()),
+                    ),
+                    (Some(_), Ok(s)) => report.warn(
+                        "index",
+                        format!(
+                            "{} notes indexed; {} new, {} changed, {} deleted since — run `vaultchat index`",
+                            s.indexed, s.new, s.changed, s.missing
+                        ),
+                    ),
+                    (Some(_), Err(e)) => report.fail("index", e),
+                }
+                if let Err(e) = index.integrity_check() {
+                    report.fail("index", format!("{e}; run `vaultchat index --rebuild`"));
+                }
+            }
+            Err(e) => report.fail("index", e),
+        }
+    }
+
+    let db = ctx.paths.database_file();
+    match Store::open(&db) {
+        Ok(store) => {
+            let version = schema_version(store.connection())?;
+            report.ok(
+                "database",
+                format!(
+                    "{} (schema {version} of {})",
+                    db.display(),
+                    MIGRATIONS.len()
+                ),
+            );
+        }
+        Err(e) => report.fail("database", e),
+    }
+    report.ok("log", ctx.paths.log_file().display());
+
+    if report.failures > 0 {
+        println!("{} problem(s) found", report.failures);
+        Ok(ExitCode::from(1))
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
+}

@@ -1,0 +1,78 @@
+//! `vaultchat search QUERY [--limit N] [--json]`.
+
+use super::{Context, Failure};
+use crate::index::Index;
+use clap::Args;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Words, "a phrase", a OR b, -exclude, prefix*, tag:x, folder:a/b
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub query: Vec<String>,
+    /// How many results to show (1 to 10000).
+    #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub limit: u32,
+    /// Print one JSON object: {"results": [{"path", "title", "snippet", "score"}], "total"}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode, Failure> {
+    let vault = ctx.vault()?;
+    let mut index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
+    if index.status()?.last_sync_unix.is_none() {
+        // Never indexed: build it once now (a later search reuses it).
+        let report = super::index_cmd::sync_with_progress(&mut index)?;
+        eprintln!("{}", super::index_cmd::summary(&report, index.db_path()));
+    }
+    let query = args.query.join(" ");
+    let results = index.search_fresh(&query, args.limit as usize)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &results)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let bold = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    for hit in &results.results {
+        writeln!(out, "{}  {}", hit.path, dim(&hit.title, bold))?;
+        if !hit.snippet.is_empty() {
+            writeln!(out, "    {}", emphasise(&hit.snippet, bold))?;
+        }
+    }
+    writeln!(
+        out,
+        "{} of {} matching notes",
+        results.results.len(),
+        results.total
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dim(text: &str, styled: bool) -> String {
+    if styled {
+        format!("\x1b[2m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Matches are marked `**like this**`; on a terminal they become bold.
+fn emphasise(snippet: &str, styled: bool) -> String {
+    if !styled {
+        return snippet.to_string();
+    }
+    let mut out = String::with_capacity(snippet.len() + 16);
+    for (i, part) in snippet.split("**").enumerate() {
+        if i % 2 == 1 {
+            out.push_str("\x1b[1m");
+            out.push_str(part);
+            out.push_str("\x1b[0m");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}

@@ -1,0 +1,398 @@
+//! `config.toml`: typed settings and validation.
+//!
+//! Unknown keys are errors, not silently ignored: a typo such as `modle = "…"` would otherwise
+//! leave the person wondering why their setting has no effect. Every error names the file, the
+//! line, the full key and what to write instead.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the config file {path}: {source}")]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: key `{key}`: {problem}\n  fix: {hint}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        key: String,
+        problem: String,
+        hint: String,
+    },
+}
+
+/// The whole user configuration. Every section is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub provider: ProviderConfig,
+    #[serde(default)]
+    pub index: IndexConfig,
+    pub embeddings: Option<EmbeddingsConfig>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    #[default]
+    Anthropic,
+    Openai,
+}
+
+/// `[provider]`: which LLM to talk to. Command-line flags override these.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    #[serde(default)]
+    pub kind: ProviderKind,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+}
+
+/// `[index]`: what the search index covers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexConfig {
+    /// Vault-relative folders whose notes are not indexed (dot-folders never are).
+    #[serde(default)]
+    pub exclude_folders: Vec<String>,
+    /// Milliseconds the watcher waits for a burst of file events to settle.
+    #[serde(default = "default_debounce_ms")]
+    pub debounce_ms: u64,
+    /// Above this many folders the watcher gives up on per-folder watches and reconciles by a
+    /// periodic stat pass instead (inotify watches are a limited kernel resource).
+    #[serde(default = "default_max_watched_folders")]
+    pub max_watched_folders: usize,
+}
+
+fn default_debounce_ms() -> u64 {
+    50
+}
+
+fn default_max_watched_folders() -> usize {
+    8192
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        Self {
+            exclude_folders: Vec::new(),
+            debounce_ms: default_debounce_ms(),
+            max_watched_folders: default_max_watched_folders(),
+        }
+    }
+}
+
+/// `[embeddings]`: an OpenAI-compatible `/v1/embeddings` endpoint for semantic search.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmbeddingsConfig {
+    pub base_url: String,
+    pub model: String,
+    pub api_key_env: Option<String>,
+}
+
+/// An example line for each known key, shown when that key is wrong.
+const KEY_HINTS: &[(&str, &str)] = &[
+    ("provider", "[provider]\nkind = \"anthropic\""),
+    (
+        "provider.kind",
+        "kind = \"anthropic\"   # or \"openai\" for any OpenAI-compatible server",
+    ),
+    ("provider.model", "model = \"claude-sonnet-4-5\""),
+    (
+        "provider.base_url",
+        "base_url = \"http://localhost:11434/v1\"",
+    ),
+    (
+        "provider.api_key_env",
+        "api_key_env = \"ANTHROPIC_API_KEY\"",
+    ),
+    ("index", "[index]\nexclude_folders = [\"Templates\"]"),
+    (
+        "index.exclude_folders",
+        "exclude_folders = [\"Templates\", \"Archive/old\"]",
+    ),
+    ("index.debounce_ms", "debounce_ms = 50"),
+    ("index.max_watched_folders", "max_watched_folders = 8192"),
+    (
+        "embeddings",
+        "[embeddings]\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"nomic-embed-text\"",
+    ),
+    (
+        "embeddings.base_url",
+        "base_url = \"http://localhost:11434/v1\"",
+    ),
+    ("embeddings.model", "model = \"nomic-embed-text\""),
+    ("embeddings.api_key_env", "api_key_env = \"OPENAI_API_KEY\""),
+];
+
+impl Config {
+    /// Load the config file at `path`. A missing file is the default configuration; an explicit
+    /// `--config FILE` that does not exist is checked by the caller.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => {
+                return Err(ConfigError::Unreadable {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        Self::parse(&text, path)
+    }
+
+    /// Parse config text; `path` is only used in error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let offset = e.span().map(|s| s.start).unwrap_or(0);
+            let (line, key) = locate_key(text, offset);
+            let key = refine_key(&key, e.message());
+            let hint = KEY_HINTS
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, h)| format!("write it like\n    {}", h.replace('\n', "\n    ")))
+                .unwrap_or_else(|| {
+                    let section = key.split('.').next().unwrap_or_default();
+                    let known: Vec<&str> = KEY_HINTS
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .filter(|k| k.starts_with(&format!("{section}.")) || !key.contains('.'))
+                        .filter(|k| key.contains('.') || !k.contains('.'))
+                        .collect();
+                    format!(
+                        "remove it or use one of the known keys: {}",
+                        known.join(", ")
+                    )
+                });
+            ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                key,
+                problem: e.message().trim().to_string(),
+                hint,
+            }
+        })?;
+        config.validate(text, path)?;
+        Ok(config)
+    }
+
+    /// Checks serde cannot express.
+    fn validate(&self, text: &str, path: &Path) -> Result<(), ConfigError> {
+        let invalid = |key: &str, problem: String| {
+            let line = line_of_key(text, key);
+            let hint = KEY_HINTS
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, h)| format!("write it like\n    {h}"))
+                .unwrap_or_default();
+            ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                key: key.to_string(),
+                problem,
+                hint,
+            }
+        };
+        for folder in &self.index.exclude_folders {
+            if folder.is_empty() || folder.starts_with('/') || folder.split('/').any(|c| c == "..")
+            {
+                return Err(invalid(
+                    "index.exclude_folders",
+                    format!("`{folder}` is not a folder inside the vault"),
+                ));
+            }
+        }
+        if self.index.debounce_ms > 10_000 {
+            return Err(invalid(
+                "index.debounce_ms",
+                format!(
+                    "{} ms is longer than 10 seconds; edits would take that long to reach the index",
+                    self.index.debounce_ms
+                ),
+            ));
+        }
+        if let Some(url) = &self.provider.base_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(invalid(
+                    "provider.base_url",
+                    format!("`{url}` is not an http:// or https:// URL"),
+                ));
+            }
+        }
+        if let Some(emb) = &self.embeddings {
+            if !(emb.base_url.starts_with("http://") || emb.base_url.starts_with("https://")) {
+                return Err(invalid(
+                    "embeddings.base_url",
+                    format!("`{}` is not an http:// or https:// URL", emb.base_url),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The 1-based line of `offset` and the dotted key written on that line (or the table header
+/// when the error points at a header).
+fn locate_key(text: &str, offset: usize) -> (usize, String) {
+    let offset = offset.min(text.len());
+    let line_no = text[..offset].matches('\n').count() + 1;
+    let mut section = String::new();
+    let mut key_on_line = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if let Some(header) = table_header(trimmed) {
+            section = header;
+            if i + 1 == line_no {
+                return (line_no, section);
+            }
+            continue;
+        }
+        if i + 1 == line_no {
+            key_on_line = trimmed
+                .split('=')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .trim_matches('"')
+                .to_string();
+            break;
+        }
+    }
+    let key = match (section.is_empty(), key_on_line.is_empty()) {
+        (true, _) => key_on_line,
+        (false, true) => section,
+        (false, false) => format!("{section}.{key_on_line}"),
+    };
+    (line_no, key)
+}
+
+fn table_header(trimmed: &str) -> Option<String> {
+    let inner = trimmed.strip_prefix('[')?.split(']').next()?;
+    Some(inner.trim_matches('[').trim().to_string())
+}
+
+/// serde reports a missing field at the table, not at a line: name the missing key itself.
+fn refine_key(key: &str, message: &str) -> String {
+    if let Some(rest) = message.split("missing field `").nth(1) {
+        if let Some(field) = rest.split('`').next() {
+            return if key.is_empty() {
+                field.to_string()
+            } else {
+                format!("{key}.{field}")
+            };
+        }
+    }
+    key.to_string()
+}
+
+fn line_of_key(text: &str, dotted: &str) -> usize {
+    let (section, key) = dotted.rsplit_once('.').unwrap_or(("", dotted));
+    let mut current = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if let Some(header) = table_header(trimmed) {
+            current = header;
+            continue;
+        }
+        if current == section && trimmed.split('=').next().map(str::trim) == Some(key) {
+            return i + 1;
+        }
+    }
+    1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("/home/p/.config/vaultchat/config.toml"))
+    }
+
+    #[test]
+    fn empty_config_is_the_default() {
+        assert_eq!(parse("").unwrap(), Config::default());
+        assert_eq!(Config::default().index.debounce_ms, 50);
+    }
+
+    #[test]
+    fn full_config_parses() {
+        let c = parse(
+            "[provider]\nkind = \"openai\"\nmodel = \"llama3\"\nbase_url = \"http://localhost:11434/v1\"\n\
+             [index]\nexclude_folders = [\"Templates\"]\ndebounce_ms = 100\n\
+             [embeddings]\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"nomic\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.provider.kind, ProviderKind::Openai);
+        assert_eq!(c.provider.model.as_deref(), Some("llama3"));
+        assert_eq!(c.index.exclude_folders, vec!["Templates".to_string()]);
+        assert_eq!(c.embeddings.unwrap().model, "nomic");
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_key_and_known_keys() {
+        let err = parse("[provider]\nkind = \"anthropic\"\nmodle = \"x\"\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("config.toml:3"), "{msg}");
+        assert!(msg.contains("`provider.modle`"), "{msg}");
+        assert!(msg.contains("provider.model"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_type_names_the_key_and_shows_an_example() {
+        let err = parse("[index]\ndebounce_ms = \"fast\"\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(":2: key `index.debounce_ms`"), "{msg}");
+        assert!(msg.contains("debounce_ms = 50"), "{msg}");
+    }
+
+    #[test]
+    fn bad_enum_value_lists_the_choices() {
+        let err = parse("[provider]\nkind = \"gemini\"\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("`provider.kind`"), "{msg}");
+        assert!(msg.contains("openai"), "{msg}");
+    }
+
+    #[test]
+    fn missing_required_key_is_named() {
+        let err = parse("[embeddings]\nbase_url = \"http://x/v1\"\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("`embeddings.model`"), "{msg}");
+        assert!(msg.contains("nomic-embed-text"), "{msg}");
+    }
+
+    #[test]
+    fn syntax_error_points_at_the_line() {
+        let err = parse("[index]\nexclude_folders = [\"a\"\n").unwrap_err();
+        assert!(err.to_string().contains("config.toml:"), "{err}");
+    }
+
+    #[test]
+    fn semantic_checks_name_the_key() {
+        let err = parse("[index]\nexclude_folders = [\"../outside\"]\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(":2: key `index.exclude_folders`"), "{msg}");
+        let err = parse("[provider]\nbase_url = \"localhost:8080\"\n").unwrap_err();
+        assert!(err.to_string().contains("`provider.base_url`"), "{err}");
+    }
+
+    #[test]
+    fn missing_file_is_default_but_unreadable_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            Config::load(&dir.path().join("nope.toml")).unwrap(),
+            Config::default()
+        );
+        let err = Config::load(dir.path()).unwrap_err();
+        assert!(matches!(err, ConfigError::Unreadable { .. }), "{err}");
+    }
+}

@@ -1,0 +1,85 @@
+//! One note turned into the fields the index stores.
+
+use super::cjk;
+use crate::vault::markdown;
+
+/// The indexed form of a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// The title as people see it.
+    pub title: String,
+    /// The title as the FTS index tokenises it.
+    pub title_fts: String,
+    pub aliases: String,
+    /// Tags as written (space-separated), for ranking words that are also tags.
+    pub tags_text: String,
+    /// Lower-cased tags for `tag:` filters.
+    pub tags: Vec<String>,
+    pub body: String,
+}
+
+/// Build the document for the note at `rel` from its bytes. Text that is not valid UTF-8 is
+/// indexed lossily: it can still be found, although vaultchat will refuse to edit it.
+pub fn build(rel: &str, bytes: &[u8]) -> Document {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let parsed = markdown::parse(text);
+    let title = parsed
+        .title
+        .clone()
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| stem_of(rel).to_string());
+    let body_text = text.get(parsed.body_start..).unwrap_or(text);
+    let body = cjk::segment(body_text).unwrap_or_else(|| body_text.to_string());
+    let mut tags: Vec<String> = parsed.tags.iter().map(|t| t.to_lowercase()).collect();
+    tags.sort_unstable();
+    tags.dedup();
+    Document {
+        title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),
+        title,
+        aliases: parsed.aliases.join(" "),
+        tags_text: parsed.tags.join(" "),
+        tags,
+        body,
+    }
+}
+
+/// The file name without folder and without the `.md` extension.
+pub fn stem_of(rel: &str) -> &str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    match name.len().checked_sub(3) {
+        Some(cut)
+            if name
+                .get(cut..)
+                .is_some_and(|e| e.eq_ignore_ascii_case(".md")) =>
+        {
+            name.get(..cut).unwrap_or(name)
+        }
+        _ => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems() {
+        assert_eq!(stem_of("a/b/Plan.md"), "Plan");
+        assert_eq!(stem_of("Plan.MD"), "Plan");
+        assert_eq!(stem_of("x"), "x");
+    }
+
+    #[test]
+    fn title_falls_back_to_the_file_stem() {
+        let doc = build("Folder/My Note.md", b"just text\n");
+        assert_eq!(doc.title, "My Note");
+        assert_eq!(doc.body, "just text\n");
+    }
+
+    #[test]
+    fn invalid_utf8_is_indexed_lossily() {
+        let doc = build("x.md", b"caf\xe9 au lait");
+        assert!(doc.body.contains("au lait"));
+    }
+}

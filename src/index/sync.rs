@@ -1,0 +1,512 @@
+//! Reconciling the index with the vault.
+
+use super::document::{self, Document};
+use super::{Index, IndexError};
+use crate::vault::walk::{self, NoteStat};
+use rusqlite::{Transaction, params};
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// A file modified less than this long before it was indexed may be modified again within the
+/// same timestamp tick without changing (mtime, size); such rows are re-hashed on the next sync
+/// (the "racy git" problem).
+const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressPhase {
+    Scanning,
+    Indexing,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub phase: ProgressPhase,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// A note that could not be indexed, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SyncReport {
+    /// Notes found in the vault.
+    pub scanned: u64,
+    pub added: u64,
+    pub updated: u64,
+    pub removed: u64,
+    pub renamed: u64,
+    pub unchanged: u64,
+    /// True when the index was empty and built from scratch.
+    pub cold: bool,
+    pub skipped: Vec<Skipped>,
+    #[serde(skip)]
+    pub elapsed: Duration,
+}
+
+impl SyncReport {
+    pub fn changed(&self) -> u64 {
+        self.added + self.updated + self.removed + self.renamed
+    }
+}
+
+/// A stored row, as far as change detection needs it.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    id: i64,
+    mtime_ns: i64,
+    size: u64,
+    hash: u64,
+    racy: bool,
+}
+
+/// A note that must be read: new, or changed by (mtime, size), or racy.
+struct Work {
+    stat: NoteStat,
+    existing: Option<Row>,
+}
+
+/// A note read from disk, ready to be written to the index.
+struct Loaded {
+    stat: NoteStat,
+    existing: Option<Row>,
+    hash: u64,
+    doc: Option<Document>,
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+impl Index {
+    /// Bring the index up to date with the whole vault.
+    pub fn sync(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<SyncReport, IndexError> {
+        let started = Instant::now();
+        let mut report = SyncReport::default();
+        // IMMEDIATE: take the write lock before reading the rows, so two processes syncing at
+        // once cannot both decide to insert the same note.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut rows = load_rows(&tx)?;
+        report.cold = rows.is_empty();
+        progress(Progress {
+            phase: ProgressPhase::Scanning,
+            done: 0,
+            total: 0,
+        });
+        let walked = walk::walk(&self.root, &self.walk_options);
+        report.scanned = walked.notes.len() as u64;
+        for problem in walked.problems {
+            report.skipped.push(Skipped {
+                path: problem.rel,
+                reason: problem.message,
+            });
+        }
+
+        let racy_cutoff = now_ns() - RACY_WINDOW_NS;
+        let mut work = Vec::new();
+        for stat in walked.notes {
+            match rows.remove(&stat.rel) {
+                Some(row)
+                    if row.mtime_ns == stat.mtime_ns && row.size == stat.size && !row.racy =>
+                {
+                    report.unchanged += 1;
+                }
+                existing => work.push(Work { stat, existing }),
+            }
+        }
+        // What is left in `rows` is gone from the vault: deleted, or renamed (matched by hash).
+        let mut gone_by_hash: HashMap<u64, Vec<(String, Row)>> = HashMap::new();
+        for (path, row) in rows {
+            gone_by_hash.entry(row.hash).or_default().push((path, row));
+        }
+
+        let total = work.len() as u64;
+        let mut done = 0u64;
+        write_loaded(
+            &tx,
+            &self.root,
+            work,
+            racy_cutoff,
+            &mut gone_by_hash,
+            &mut report,
+            &mut |n| {
+                done += n;
+                progress(Progress {
+                    phase: ProgressPhase::Indexing,
+                    done,
+                    total,
+                });
+            },
+        )?;
+        for (_, row) in gone_by_hash.into_values().flatten() {
+            delete_row(&tx, row.id)?;
+            report.removed += 1;
+        }
+        record_sync_time(&tx)?;
+        tx.commit()?;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// Update the index for a few vault-relative paths (from the watcher). Paths that no longer
+    /// exist are removed; paths that are not notes are ignored.
+    pub fn sync_paths(&mut self, rels: &[String]) -> Result<SyncReport, IndexError> {
+        let started = Instant::now();
+        let mut report = SyncReport::default();
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let racy_cutoff = now_ns() - RACY_WINDOW_NS;
+        let mut work = Vec::new();
+        let mut gone_by_hash: HashMap<u64, Vec<(String, Row)>> = HashMap::new();
+        for rel in rels {
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            if walk::is_hidden_rel(rel)
+                || !walk::is_note_name(name)
+                || is_excluded(&self.walk_options, rel)
+            {
+                continue;
+            }
+            let existing = load_row(&tx, rel)?;
+            // symlink_metadata: a link is not a note, whatever it points to.
+            match std::fs::symlink_metadata(self.root.join(rel)) {
+                Ok(meta) if meta.is_file() => {
+                    report.scanned += 1;
+                    let stat = NoteStat {
+                        rel: rel.clone(),
+                        mtime_ns: walk::mtime_ns(&meta),
+                        size: meta.len(),
+                    };
+                    match existing {
+                        Some(row)
+                            if row.mtime_ns == stat.mtime_ns
+                                && row.size == stat.size
+                                && !row.racy =>
+                        {
+                            report.unchanged += 1
+                        }
+                        existing => work.push(Work { stat, existing }),
+                    }
+                }
+                _ => {
+                    if let Some(row) = existing {
+                        gone_by_hash
+                            .entry(row.hash)
+                            .or_default()
+                            .push((rel.clone(), row));
+                    }
+                }
+            }
+        }
+        write_loaded(
+            &tx,
+            &self.root,
+            work,
+            racy_cutoff,
+            &mut gone_by_hash,
+            &mut report,
+            &mut |_| {},
+        )?;
+        for (_, row) in gone_by_hash.into_values().flatten() {
+            delete_row(&tx, row.id)?;
+            report.removed += 1;
+        }
+        tx.commit()?;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// True when every given note still has the (mtime, size) the index recorded; used to make
+    /// sure search results do not point at notes that changed since the last sync.
+    pub fn is_fresh(&self, rels: &[&str]) -> Result<bool, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT mtime_ns, size FROM notes WHERE path = ?1")?;
+        for rel in rels {
+            let stored: Option<(i64, i64)> =
+                stmt.query_row([rel], |r| Ok((r.get(0)?, r.get(1)?))).ok();
+            let on_disk = std::fs::symlink_metadata(self.root.join(rel))
+                .ok()
+                .map(|m| {
+                    (
+                        walk::mtime_ns(&m),
+                        i64::try_from(m.len()).unwrap_or(i64::MAX),
+                    )
+                });
+            if stored.is_none() || stored != on_disk {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+fn is_excluded(options: &crate::vault::walk::WalkOptions, rel: &str) -> bool {
+    options
+        .exclude_folders
+        .iter()
+        .any(|ex| rel.starts_with(ex.as_str()) && rel.as_bytes().get(ex.len()) == Some(&b'/'))
+}
+
+fn load_rows(tx: &Transaction<'_>) -> Result<HashMap<String, Row>, IndexError> {
+    let mut stmt = tx.prepare("SELECT path, id, mtime_ns, size, hash, racy FROM notes")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            Row {
+                id: r.get(1)?,
+                mtime_ns: r.get(2)?,
+                size: r.get::<_, i64>(3)?.unsigned_abs(),
+                hash: r.get::<_, i64>(4)? as u64,
+                racy: r.get(5)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn load_row(tx: &Transaction<'_>, rel: &str) -> Result<Option<Row>, IndexError> {
+    let mut stmt =
+        tx.prepare_cached("SELECT id, mtime_ns, size, hash, racy FROM notes WHERE path = ?1")?;
+    let mut rows = stmt.query([rel])?;
+    Ok(match rows.next()? {
+        Some(r) => Some(Row {
+            id: r.get(0)?,
+            mtime_ns: r.get(1)?,
+            size: r.get::<_, i64>(2)?.unsigned_abs(),
+            hash: r.get::<_, i64>(3)? as u64,
+            racy: r.get(4)?,
+        }),
+        None => None,
+    })
+}
+
+/// Read, parse and write the notes in `work`. Reading and parsing run on a second thread while
+/// this one writes to SQLite, so a cold build uses both cores.
+fn write_loaded(
+    tx: &Transaction<'_>,
+    root: &Path,
+    work: Vec<Work>,
+    racy_cutoff: i64,
+    gone_by_hash: &mut HashMap<u64, Vec<(String, Row)>>,
+    report: &mut SyncReport,
+    tick: &mut dyn FnMut(u64),
+) -> Result<(), IndexError> {
+    if work.is_empty() {
+        return Ok(());
+    }
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<Loaded, Skipped>>(128);
+    std::thread::scope(|scope| -> Result<(), IndexError> {
+        scope.spawn(move || {
+            for item in work {
+                let loaded = load(root, item);
+                if sender.send(loaded).is_err() {
+                    break; // the writer stopped on an error
+                }
+            }
+        });
+        let mut since_tick = 0;
+        for loaded in receiver {
+            match loaded {
+                Ok(loaded) => write_one(tx, loaded, racy_cutoff, gone_by_hash, report)?,
+                Err(skipped) => report.skipped.push(skipped),
+            }
+            since_tick += 1;
+            if since_tick == 64 {
+                tick(since_tick);
+                since_tick = 0;
+            }
+        }
+        tick(since_tick);
+        Ok(())
+    })
+}
+
+fn load(root: &Path, work: Work) -> Result<Loaded, Skipped> {
+    let bytes = std::fs::read(root.join(&work.stat.rel)).map_err(|e| Skipped {
+        path: work.stat.rel.clone(),
+        reason: e.to_string(),
+    })?;
+    let hash = crate::vault::note_io::content_hash(&bytes);
+    // Same bytes as indexed: only the timestamps moved (touch, a sync tool); skip the parse.
+    let doc = match work.existing {
+        Some(row) if row.hash == hash => None,
+        _ => Some(document::build(&work.stat.rel, &bytes)),
+    };
+    let mut stat = work.stat;
+    // The size recorded must be the size of the bytes hashed, even if the file grew meanwhile.
+    stat.size = bytes.len() as u64;
+    Ok(Loaded {
+        stat,
+        existing: work.existing,
+        hash,
+        doc,
+    })
+}
+
+fn write_one(
+    tx: &Transaction<'_>,
+    loaded: Loaded,
+    racy_cutoff: i64,
+    gone_by_hash: &mut HashMap<u64, Vec<(String, Row)>>,
+    report: &mut SyncReport,
+) -> Result<(), IndexError> {
+    let racy = loaded.stat.mtime_ns > racy_cutoff;
+    let Some(doc) = loaded.doc else {
+        // Unchanged content: refresh the stat fields only.
+        if let Some(row) = loaded.existing {
+            tx.prepare_cached(
+                "UPDATE notes SET mtime_ns = ?2, size = ?3, racy = ?4 WHERE id = ?1",
+            )?
+            .execute(params![
+                row.id,
+                loaded.stat.mtime_ns,
+                loaded.stat.size as i64,
+                racy
+            ])?;
+        }
+        report.unchanged += 1;
+        return Ok(());
+    };
+    let hash_bits = loaded.hash as i64;
+    let id = match loaded.existing {
+        Some(row) => {
+            tx.prepare_cached(
+                "UPDATE notes SET title = ?2, mtime_ns = ?3, size = ?4, hash = ?5, racy = ?6 WHERE id = ?1",
+            )?
+            .execute(params![
+                row.id,
+                doc.title,
+                loaded.stat.mtime_ns,
+                loaded.stat.size as i64,
+                hash_bits,
+                racy
+            ])?;
+            clear_note_terms(tx, row.id)?;
+            report.updated += 1;
+            row.id
+        }
+        None => {
+            // A new path with the content of a vanished one is a rename: keep the row's id.
+            let renamed_from = gone_by_hash.get_mut(&loaded.hash).and_then(Vec::pop);
+            match renamed_from {
+                Some((_, row)) => {
+                    tx.prepare_cached(
+                        "UPDATE notes SET path = ?2, title = ?3, mtime_ns = ?4, size = ?5, racy = ?6 WHERE id = ?1",
+                    )?
+                    .execute(params![
+                        row.id,
+                        loaded.stat.rel,
+                        doc.title,
+                        loaded.stat.mtime_ns,
+                        loaded.stat.size as i64,
+                        racy
+                    ])?;
+                    clear_note_terms(tx, row.id)?;
+                    report.renamed += 1;
+                    row.id
+                }
+                None => {
+                    tx.prepare_cached(
+                        "INSERT INTO notes (path, title, mtime_ns, size, hash, racy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    )?
+                    .execute(params![
+                        loaded.stat.rel,
+                        doc.title,
+                        loaded.stat.mtime_ns,
+                        loaded.stat.size as i64,
+                        hash_bits,
+                        racy
+                    ])?;
+                    report.added += 1;
+                    tx.last_insert_rowid()
+                }
+            }
+        }
+    };
+    tx.prepare_cached(
+        "INSERT INTO notes_fts (rowid, title, aliases, path, tags, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        id,
+        doc.title_fts,
+        doc.aliases,
+        loaded.stat.rel,
+        doc.tags_text,
+        doc.body
+    ])?;
+    let mut insert_tag =
+        tx.prepare_cached("INSERT OR IGNORE INTO note_tags (tag, note_id) VALUES (?1, ?2)")?;
+    for tag in &doc.tags {
+        insert_tag.execute(params![tag, id])?;
+    }
+    Ok(())
+}
+
+fn clear_note_terms(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
+    tx.prepare_cached("DELETE FROM notes_fts WHERE rowid = ?1")?
+        .execute([id])?;
+    tx.prepare_cached("DELETE FROM note_tags WHERE note_id = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+fn delete_row(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
+    clear_note_terms(tx, id)?;
+    tx.prepare_cached("DELETE FROM notes WHERE id = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+fn record_sync_time(tx: &Transaction<'_>) -> Result<(), IndexError> {
+    let now = now_ns() / 1_000_000_000;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_sync_unix', ?1)",
+        [now.to_string()],
+    )?;
+    Ok(())
+}
+
+/// How far the index is behind the vault, measured without changing anything.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Staleness {
+    pub indexed: u64,
+    pub new: u64,
+    pub changed: u64,
+    pub missing: u64,
+}
+
+impl Index {
+    /// Compare the vault with the index by (mtime, size), read-only (for `doctor`).
+    pub fn staleness(&mut self) -> Result<Staleness, IndexError> {
+        let tx = self.conn.transaction()?;
+        let mut rows = load_rows(&tx)?;
+        drop(tx);
+        let mut out = Staleness {
+            indexed: rows.len() as u64,
+            ..Staleness::default()
+        };
+        for stat in walk::walk(&self.root, &self.walk_options).notes {
+            match rows.remove(&stat.rel) {
+                None => out.new += 1,
+                Some(row) if row.mtime_ns != stat.mtime_ns || row.size != stat.size => {
+                    out.changed += 1
+                }
+                Some(_) => {}
+            }
+        }
+        out.missing = rows.len() as u64;
+        Ok(out)
+    }
+}

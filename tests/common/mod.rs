@@ -1,0 +1,90 @@
+//! Helpers shared by the integration tests: run the real binary, generate vaults.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_vaultchat")
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A `vaultchat` command with every file kept under `data` and no influence from the person's
+/// environment.
+pub fn cmd(data: &Path, vault: &Path) -> Command {
+    let mut c = Command::new(bin());
+    c.arg("--data-dir")
+        .arg(data)
+        .arg("--vault")
+        .arg(vault)
+        .env_remove("VAULTCHAT_VAULT")
+        .env_remove("VAULTCHAT_DATA_DIR")
+        .env("NO_COLOR", "1");
+    c
+}
+
+pub fn run(data: &Path, vault: &Path, args: &[&str]) -> Output {
+    cmd(data, vault).args(args).output().expect("run vaultchat")
+}
+
+/// Run and require success; returns stdout.
+pub fn ok(data: &Path, vault: &Path, args: &[&str]) -> String {
+    let out = run(data, vault, args);
+    assert!(
+        out.status.success(),
+        "vaultchat {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+pub fn search_json(data: &Path, vault: &Path, query: &str, limit: usize) -> serde_json::Value {
+    let limit = limit.to_string();
+    let out = ok(data, vault, &["search", query, "--json", "--limit", &limit]);
+    serde_json::from_str(&out).expect("search --json prints one JSON object")
+}
+
+pub fn result_paths(v: &serde_json::Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Generate a synthetic vault with the repo's copy of gen_vault.py; returns its manifest.
+pub fn gen_vault(out: &Path, notes: usize, seed: u64) -> serde_json::Value {
+    let status = Command::new("python3")
+        .arg(repo().join("scripts/gen_vault.py"))
+        .arg(out)
+        .args(["--notes", &notes.to_string(), "--seed", &seed.to_string()])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("python3 runs gen_vault.py");
+    assert!(status.success());
+    let manifest = std::fs::read_to_string(out.join(".vault-manifest.json")).unwrap();
+    serde_json::from_str(&manifest).unwrap()
+}
+
+/// Copy the shipped sample vault into `dest`.
+pub fn copy_sample_vault(dest: &Path) {
+    copy_dir(&repo().join("docs/sample-vault"), dest);
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! A note saved by another program while `vaultchat index --watch` runs is searchable within
+//! 200 ms of the save.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+struct KillOnDrop(std::process::Child);
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Wait for the watcher to print a line containing `needle`.
+fn wait_for_line(lines: &mut impl Iterator<Item = std::io::Result<String>>, needle: &str) {
+    for line in lines {
+        let line = line.unwrap();
+        if line.contains(needle) {
+            return;
+        }
+    }
+    panic!("the watcher exited before printing {needle:?}");
+}
+
+fn found(data: &std::path::Path, vault: &std::path::Path, query: &str) -> Vec<String> {
+    result_paths(&search_json(data, vault, query, 5))
+}
+
+#[test]
+fn external_saves_are_searchable_within_200_ms() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    copy_sample_vault(&vault);
+    let mut child = cmd(&data, &vault)
+        .args(["index", "--watch"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _guard = KillOnDrop(child);
+    let mut lines = BufReader::new(stdout).lines();
+    wait_for_line(&mut lines, "watching");
+
+    let mut worst = Duration::ZERO;
+    // A new note, an edit of an existing note, a note in a new folder, a rename, a delete.
+    let cases: Vec<(&str, Box<dyn Fn()>, &str, Option<&str>)> = vec![
+        (
+            "new note",
+            Box::new(|| {
+                std::fs::write(vault.join("Inbox/Fresh.md"), "the word xylophone\n").unwrap()
+            }),
+            "xylophone",
+            Some("Inbox/Fresh.md"),
+        ),
+        (
+            "edit",
+            Box::new(|| {
+                std::fs::write(vault.join("Inbox/Ideas.md"), "# Ideas\n\nquokka census\n").unwrap()
+            }),
+            "quokka",
+            Some("Inbox/Ideas.md"),
+        ),
+        (
+            "new folder",
+            Box::new(|| {
+                std::fs::create_dir_all(vault.join("New/Deep")).unwrap();
+                std::fs::write(vault.join("New/Deep/n.md"), "narwhal\n").unwrap();
+            }),
+            "narwhal",
+            Some("New/Deep/n.md"),
+        ),
+        (
+            "rename",
+            Box::new(|| {
+                std::fs::rename(vault.join("Inbox/Fresh.md"), vault.join("Inbox/Renamed.md"))
+                    .unwrap()
+            }),
+            "xylophone",
+            Some("Inbox/Renamed.md"),
+        ),
+        (
+            "delete",
+            Box::new(|| std::fs::remove_file(vault.join("Inbox/Renamed.md")).unwrap()),
+            "xylophone",
+            None,
+        ),
+    ];
+    for (what, save, query, expected) in cases {
+        let saved = Instant::now();
+        save();
+        loop {
+            let got = found(&data, &vault, query);
+            let ok = match expected {
+                Some(path) => got == [path],
+                None => got.is_empty(),
+            };
+            if ok {
+                worst = worst.max(saved.elapsed());
+                break;
+            }
+            assert!(
+                saved.elapsed() < Duration::from_secs(5),
+                "{what}: never reflected in search ({got:?})"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    eprintln!("worst save-to-searchable latency: {worst:?}");
+    assert!(
+        worst <= Duration::from_millis(200),
+        "a save took {worst:?} to become searchable"
+    );
+}
