@@ -51,7 +51,9 @@ fn external_saves_are_searchable_within_200_ms() {
 
     let mut worst = Duration::ZERO;
     // A new note, an edit of an existing note, a note in a new folder, a rename, a delete.
-    let cases: Vec<(&str, Box<dyn Fn()>, &str, Option<&str>)> = vec![
+    // (what, how another program saves, a word to search, the note it should then find)
+    type Case<'a> = (&'a str, Box<dyn Fn() + 'a>, &'a str, Option<&'a str>);
+    let cases: Vec<Case> = vec![
         (
             "new note",
             Box::new(|| {

@@ -219,19 +219,20 @@ impl Config {
                 ),
             ));
         }
-        if let Some(url) = &self.provider.base_url {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
+        let urls = [
+            ("provider.base_url", self.provider.base_url.as_deref()),
+            (
+                "embeddings.base_url",
+                self.embeddings.as_ref().map(|e| e.base_url.as_str()),
+            ),
+        ];
+        for (key, url) in urls {
+            if let Some(url) =
+                url.filter(|u| !(u.starts_with("http://") || u.starts_with("https://")))
+            {
                 return Err(invalid(
-                    "provider.base_url",
+                    key,
                     format!("`{url}` is not an http:// or https:// URL"),
-                ));
-            }
-        }
-        if let Some(emb) = &self.embeddings {
-            if !(emb.base_url.starts_with("http://") || emb.base_url.starts_with("https://")) {
-                return Err(invalid(
-                    "embeddings.base_url",
-                    format!("`{}` is not an http:// or https:// URL", emb.base_url),
                 ));
             }
         }
@@ -281,16 +282,15 @@ fn table_header(trimmed: &str) -> Option<String> {
 
 /// serde reports a missing field at the table, not at a line: name the missing key itself.
 fn refine_key(key: &str, message: &str) -> String {
-    if let Some(rest) = message.split("missing field `").nth(1) {
-        if let Some(field) = rest.split('`').next() {
-            return if key.is_empty() {
-                field.to_string()
-            } else {
-                format!("{key}.{field}")
-            };
-        }
+    let missing = message
+        .split("missing field `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next());
+    match missing {
+        Some(field) if key.is_empty() => field.to_string(),
+        Some(field) => format!("{key}.{field}"),
+        None => key.to_string(),
     }
-    key.to_string()
 }
 
 fn line_of_key(text: &str, dotted: &str) -> usize {
