@@ -22,7 +22,7 @@ pub struct SearchArgs {
 pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode, Failure> {
     let vault = ctx.vault()?;
     let mut index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
-    if index.status()?.last_sync_unix.is_none() {
+    if !index.has_synced()? {
         // Never indexed: build it once now (a later search reuses it).
         let report = super::index_cmd::sync_with_progress(&mut index)?;
         eprintln!("{}", super::index_cmd::summary(&report, index.db_path()));

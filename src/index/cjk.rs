@@ -31,14 +31,21 @@ pub fn segment(text: &str) -> Option<String> {
     let first = text.char_indices().find(|(_, c)| is_unsegmented(*c))?.0;
     let mut out = String::with_capacity(text.len() + text.len() / 2);
     out.push_str(&text[..first]);
-    let mut prev_unsegmented = false;
+    let mut prev: Option<char> = text[..first].chars().next_back();
     for c in text[first..].chars() {
-        let unseg = is_unsegmented(c);
-        if (unseg || prev_unsegmented) && !out.is_empty() && !out.ends_with(SEPARATOR) {
+        if is_unsegmented(c) {
+            // Split from a word glued to the left (`abc日`); after a space or another character
+            // of these scripts a separator is already there.
+            if prev.is_some_and(|p| !p.is_whitespace() && p != SEPARATOR && !is_unsegmented(p)) {
+                out.push(SEPARATOR);
+            }
+            out.push(c);
             out.push(SEPARATOR);
+            prev = Some(SEPARATOR);
+        } else {
+            out.push(c);
+            prev = Some(c);
         }
-        out.push(c);
-        prev_unsegmented = unseg;
     }
     Some(out)
 }
@@ -70,6 +77,11 @@ mod tests {
             "見\u{200B}て\u{200B}: 日\u{200B}本\u{200B}語\u{200B}の\u{200B}ノ\u{200B}ー\u{200B}ト\u{200B} ok"
         );
         assert_eq!(unsegment(&s), "見て: 日本語のノート ok");
+    }
+
+    #[test]
+    fn a_word_glued_to_cjk_is_split_from_it() {
+        assert_eq!(segment("abc日").unwrap(), "abc\u{200B}日\u{200B}");
     }
 
     #[test]

@@ -17,9 +17,10 @@ pub use search::{SearchHit, SearchResults};
 pub use sync::{Progress, ProgressPhase, Skipped, Staleness, SyncReport};
 
 use crate::config::IndexConfig;
-use crate::store::{StoreError, open_connection};
+use crate::store::{Journal, StoreError, open_connection};
 use crate::vault::Vault;
 use crate::vault::walk::WalkOptions;
+use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
@@ -114,13 +115,15 @@ impl Index {
 
     /// Open an index file and create its schema; `None` when it holds another schema version.
     fn open_checked(db_path: &Path) -> Result<Option<rusqlite::Connection>, IndexError> {
-        let conn = open_connection(db_path)?;
+        let conn = open_connection(db_path, Journal::Rollback)?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version != 0 && version != SCHEMA_VERSION {
             return Ok(None);
         }
         // A larger page cache keeps FTS5 segment merges in memory during big syncs.
-        conn.execute_batch("PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;")?;
+        conn.execute_batch(
+            "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456;",
+        )?;
         if version == 0 {
             conn.execute_batch(include_str!("schema.sql"))?;
             conn.execute(
@@ -150,6 +153,17 @@ impl Index {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// True once a sync has completed (cheap: one row of `meta`, no count).
+    pub fn has_synced(&self) -> Result<bool, IndexError> {
+        let found: Option<i64> = self
+            .conn
+            .query_row("SELECT 1 FROM meta WHERE key = 'last_sync_unix'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok(found.is_some())
     }
 
     pub fn status(&self) -> Result<IndexStatus, IndexError> {

@@ -34,6 +34,8 @@ impl Index {
     pub fn search(&self, text: &str, limit: usize) -> Result<SearchResults, IndexError> {
         let query = query::parse(text);
         let limit = i64::try_from(limit.max(1)).unwrap_or(i64::MAX);
+        // One read transaction for the hits and the count: one lock cycle, one consistent view.
+        let read = self.conn.unchecked_transaction()?;
         let (filters, mut args) = filter_sql(&query);
         let (results, total) = match &query.positive {
             Some(positive) => {
@@ -85,6 +87,7 @@ impl Index {
                 (hits, total)
             }
         };
+        read.commit()?;
         Ok(SearchResults { results, total })
     }
 

@@ -6,7 +6,7 @@ mod migrate;
 mod sqlite;
 
 pub use migrate::{Migration, MigrationError, apply_migrations, schema_version};
-pub use sqlite::{StoreError, open_connection};
+pub use sqlite::{Journal, StoreError, open_connection};
 
 use std::path::Path;
 
@@ -25,7 +25,7 @@ pub struct Store {
 impl Store {
     /// Open (or create) the app database and apply pending migrations.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let mut conn = open_connection(path)?;
+        let mut conn = open_connection(path, Journal::Wal)?;
         apply_migrations(&mut conn, MIGRATIONS).map_err(|source| StoreError::Migration {
             path: path.to_path_buf(),
             source,
@@ -109,7 +109,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("old.db");
             {
-                let mut conn = open_connection(&path).unwrap();
+                let mut conn = open_connection(&path, Journal::Wal).unwrap();
                 apply_migrations(&mut conn, &MIGRATIONS[..upto]).unwrap();
                 assert_eq!(schema_version(&conn).unwrap(), upto as i64);
             }

@@ -30,12 +30,24 @@ pub enum StoreError {
 /// How long a connection waits for another process's write lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Open a database file with WAL, `synchronous=NORMAL` and a busy timeout, creating its folder.
+/// How a database keeps its transactions atomic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Journal {
+    /// Write-ahead log: readers never block the writer. For the app database, which the TUI
+    /// writes to all day while other commands read it.
+    Wal,
+    /// Rollback journal (truncated after each commit). For the search index: a short-lived reader
+    /// (`vaultchat search`) then needs no `-wal`/`-shm` set-up, which on this machine cost about a
+    /// millisecond of a 5 ms search; writes are short batches from one indexer.
+    Rollback,
+}
+
+/// Open a database file with the given journal, `synchronous=NORMAL` and a busy timeout, creating
+/// its folder.
 ///
-/// WAL lets readers (a `vaultchat search` in another terminal) run while the TUI writes; NORMAL
-/// keeps every committed transaction across an application crash and only risks the last commits
-/// on power loss, which is the right trade for an index and for chat logs.
-pub fn open_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+/// NORMAL keeps every committed transaction across an application crash and only risks the last
+/// commits on power loss, which is the right trade for an index and for chat logs.
+pub fn open_connection(path: &Path, journal: Journal) -> Result<rusqlite::Connection, StoreError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
             path: parent.to_path_buf(),
@@ -48,12 +60,26 @@ pub fn open_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> 
     };
     let conn = rusqlite::Connection::open(path).map_err(open_err)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+    let mode = match journal {
+        Journal::Wal => "WAL",
+        Journal::Rollback => "TRUNCATE",
+    };
     // journal_mode answers with a row, so it is read rather than executed.
     let _mode: String = conn
-        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .query_row(&format!("PRAGMA journal_mode={mode}"), [], |r| r.get(0))
         .map_err(open_err)?;
     conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
         .map_err(open_err)?;
+    if journal == Journal::Wal {
+        // Keep the -wal and -shm files when the last connection closes, so the next short-lived
+        // process does not create, size and delete both again.
+        let mut persist = 1;
+        conn.file_control(
+            rusqlite::DEFAULT_NAME,
+            rusqlite::FileControl::PersistWal(&mut persist),
+        )
+        .map_err(open_err)?;
+    }
     Ok(conn)
 }
 
@@ -64,7 +90,12 @@ mod tests {
     #[test]
     fn pragmas_are_set() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = open_connection(&dir.path().join("a/b/t.db")).unwrap();
+        let rollback = open_connection(&dir.path().join("r.db"), Journal::Rollback).unwrap();
+        let mode: String = rollback
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "truncate");
+        let conn = open_connection(&dir.path().join("a/b/t.db"), Journal::Wal).unwrap();
         let mode: String = conn
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap();
@@ -88,7 +119,7 @@ mod tests {
             b"this is not sqlite, just some text that is long enough",
         )
         .unwrap();
-        let err = open_connection(&path).unwrap_err();
+        let err = open_connection(&path, Journal::Wal).unwrap_err();
         assert!(err.to_string().contains("junk.db"), "{err}");
     }
 }
