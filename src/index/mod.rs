@@ -126,10 +126,6 @@ impl Index {
         )?;
         if version == 0 {
             conn.execute_batch(include_str!("schema.sql"))?;
-            conn.execute(
-                "INSERT OR REPLACE INTO notes_fts (notes_fts, rank) VALUES ('rank', ?1)",
-                [search::RANK_FUNCTION],
-            )?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         Ok(Some(conn))

@@ -5,8 +5,10 @@ use super::{Index, IndexError, cjk};
 use rusqlite::types::Value;
 
 /// BM25 weights per column (title, aliases, path, tags, body): a word in the title or in an alias
-/// says far more about a note than the same word somewhere in its body.
-pub(super) const RANK_FUNCTION: &str = "bm25(10.0, 8.0, 3.0, 5.0, 1.0)";
+/// says far more about a note than the same word somewhere in its body. Called directly rather
+/// than configured as FTS5's `rank`: a configured rank makes FTS5 prepare an extra internal
+/// statement on every query, measured at a fifth of a short search's instructions.
+const BM25: &str = "bm25(notes_fts, 10.0, 8.0, 3.0, 5.0, 1.0)";
 
 /// Tokens of context on each side of a match in a snippet.
 const SNIPPET_TOKENS: i64 = 12;
@@ -46,10 +48,10 @@ impl Index {
                 let mut match_args = vec![Value::Text(expr)];
                 match_args.append(&mut args);
                 let hits_sql = format!(
-                    "SELECT n.path, n.title, snippet(notes_fts, -1, '**', '**', '…', {SNIPPET_TOKENS}), rank
+                    "SELECT n.path, n.title, snippet(notes_fts, -1, '**', '**', '…', {SNIPPET_TOKENS}), {BM25} AS score
                      FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
                      WHERE notes_fts MATCH ?1{filters}
-                     ORDER BY rank LIMIT {limit}"
+                     ORDER BY score LIMIT {limit}"
                 );
                 let hits = self.collect_hits(&hits_sql, &match_args, true)?;
                 let total = if (hits.len() as i64) < limit {

@@ -13,6 +13,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// (the "racy git" problem).
 const RACY_WINDOW_NS: i64 = 2_000_000_000;
 
+/// A sync that changes at least this many notes merges the FTS5 segments afterwards.
+const OPTIMIZE_AFTER_CHANGES: u64 = 500;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProgressPhase {
     Scanning,
@@ -153,7 +156,15 @@ impl Index {
             delete_row(&tx, row.id)?;
             report.removed += 1;
         }
-        record_sync_time(&tx)?;
+        // A sync that changed nothing writes nothing: no journal, no fsync (most refreshes).
+        if report.changed() > 0 || report.cold || !has_sync_time(&tx)? {
+            record_sync_time(&tx)?;
+        }
+        // A bulk insert leaves the full-text index in many segments, and every query term probes
+        // each of them; merging them once after a big sync makes later queries cheaper.
+        if report.changed() >= OPTIMIZE_AFTER_CHANGES {
+            tx.execute("INSERT INTO notes_fts (notes_fts) VALUES ('optimize')", [])?;
+        }
         tx.commit()?;
         report.elapsed = started.elapsed();
         Ok(report)
@@ -469,6 +480,16 @@ fn delete_row(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
     Ok(())
 }
 
+fn has_sync_time(tx: &Transaction<'_>) -> Result<bool, IndexError> {
+    let n: i64 = tx.query_row(
+        "SELECT count(*) FROM meta WHERE key = 'last_sync_unix'",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(n > 0)
+}
+
+/// Remember when the index last took in changes (`doctor` and `has_synced` read it).
 fn record_sync_time(tx: &Transaction<'_>) -> Result<(), IndexError> {
     let now = now_ns() / 1_000_000_000;
     tx.execute(
