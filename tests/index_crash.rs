@@ -27,7 +27,10 @@ fn killed_index_builds_converge_on_the_next_run() {
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
     }
-    assert!(killed_mid_run >= 2, "the builds finished too fast to be interrupted");
+    assert!(
+        killed_mid_run >= 2,
+        "the builds finished too fast to be interrupted"
+    );
 
     let summary = ok(&data, &vault, &["index"]);
     assert!(summary.contains("2008 notes"), "{summary}");
