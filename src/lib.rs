@@ -7,5 +7,7 @@
 pub mod cli;
 pub mod config;
 pub mod index;
+pub mod mcp;
 pub mod store;
+pub mod tools;
 pub mod vault;

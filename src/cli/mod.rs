@@ -4,7 +4,9 @@
 mod doctor;
 mod index_cmd;
 mod logging;
+mod mcp_cmd;
 mod search_cmd;
+mod tools_cmd;
 
 use crate::config::{Config, Paths};
 use crate::vault::Vault;
@@ -50,6 +52,10 @@ pub enum Command {
     Index(index_cmd::IndexArgs),
     /// Search the vault's notes.
     Search(search_cmd::SearchArgs),
+    /// List every tool with its tier, schema and annotations.
+    Tools(tools_cmd::ToolsArgs),
+    /// Serve the vault's tools over MCP on stdin/stdout (for Claude Desktop, IDEs, other agents).
+    Mcp(mcp_cmd::McpArgs),
     /// Check the configuration, the vault, the index and the database.
     Doctor,
 }
@@ -134,6 +140,8 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
         Some(Command::Index(args)) => index_cmd::run(&ctx, &args),
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
+        Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
+        Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
         Some(Command::Doctor) => doctor::run(&ctx),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
@@ -156,6 +164,8 @@ fn print_overview(ctx: &Context) {
         "vaultchat {} — the full-screen app is not built yet. Available now:\n\n\
          \x20 vaultchat index [--rebuild] [--watch]     build or refresh the search index\n\
          \x20 vaultchat search QUERY [--limit N] [--json]\n\
+         \x20 vaultchat tools [--json]                  list the tools the agent and MCP clients get\n\
+         \x20 vaultchat mcp [--allow-writes]            serve the vault's tools over MCP (stdio)\n\
          \x20 vaultchat doctor                          check config, vault, index and database\n\n\
          Vault: {}   (choose another with --vault DIR)\n\
          Query syntax: words, \"a phrase\", a OR b, -exclude, prefix*, tag:x, folder:a/b",

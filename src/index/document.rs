@@ -10,7 +10,10 @@ pub struct Document {
     pub title: String,
     /// The title as the FTS index tokenises it.
     pub title_fts: String,
+    /// Aliases space-joined, as the FTS index tokenises them.
     pub aliases: String,
+    /// Aliases as written, for resolving a name to a note.
+    pub alias_list: Vec<String>,
     /// Tags as written (space-separated), for ranking words that are also tags.
     pub tags_text: String,
     /// Lower-cased tags for `tag:` filters.
@@ -38,6 +41,7 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
         title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),
         title,
         aliases: parsed.aliases.join(" "),
+        alias_list: parsed.aliases.clone(),
         tags_text: parsed.tags.join(" "),
         tags,
         body,

@@ -24,7 +24,7 @@ use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -40,6 +40,9 @@ pub enum IndexError {
     #[error("the index reader thread failed: {0}")]
     Reader(String),
 }
+
+/// How a note can be named: by path, title or alias (for `[[links]]` and tools that accept a title).
+pub use crate::vault::links::NoteName;
 
 /// A summary of the index for `doctor` and status lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +183,22 @@ impl Index {
             last_sync_unix,
             db_path: self.db_path.clone(),
         })
+    }
+
+    /// Every note's path, title and aliases (for resolving a title or alias to a path).
+    pub fn note_names(&self) -> Result<Vec<NoteName>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, title, aliases FROM notes ORDER BY path")?;
+        let rows = stmt.query_map([], |r| {
+            let aliases: String = r.get(2)?;
+            Ok(NoteName {
+                path: r.get(0)?,
+                title: Some(r.get(1)?),
+                aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Check the FTS5 structures (used after crash tests and by `doctor`).

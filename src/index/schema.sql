@@ -4,6 +4,7 @@ CREATE TABLE IF NOT EXISTS notes (
     id        INTEGER PRIMARY KEY,
     path      TEXT NOT NULL UNIQUE,   -- vault-relative, '/' separators
     title     TEXT NOT NULL,
+    aliases   TEXT NOT NULL,          -- JSON array of the frontmatter aliases
     mtime_ns  INTEGER NOT NULL,
     size      INTEGER NOT NULL,
     hash      INTEGER NOT NULL,       -- xxh3-64 of the file's bytes, as i64 bits

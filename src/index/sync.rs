@@ -391,10 +391,11 @@ fn write_one(
         return Ok(());
     };
     let hash_bits = loaded.hash as i64;
+    let aliases_json = serde_json::to_string(&doc.alias_list).unwrap_or_else(|_| "[]".into());
     let id = match loaded.existing {
         Some(row) => {
             tx.prepare_cached(
-                "UPDATE notes SET title = ?2, mtime_ns = ?3, size = ?4, hash = ?5, racy = ?6 WHERE id = ?1",
+                "UPDATE notes SET title = ?2, mtime_ns = ?3, size = ?4, hash = ?5, racy = ?6, aliases = ?7 WHERE id = ?1",
             )?
             .execute(params![
                 row.id,
@@ -402,7 +403,8 @@ fn write_one(
                 loaded.stat.mtime_ns,
                 loaded.stat.size as i64,
                 hash_bits,
-                racy
+                racy,
+                aliases_json
             ])?;
             clear_note_terms(tx, row.id)?;
             report.updated += 1;
@@ -414,7 +416,7 @@ fn write_one(
             match renamed_from {
                 Some((_, row)) => {
                     tx.prepare_cached(
-                        "UPDATE notes SET path = ?2, title = ?3, mtime_ns = ?4, size = ?5, racy = ?6 WHERE id = ?1",
+                        "UPDATE notes SET path = ?2, title = ?3, mtime_ns = ?4, size = ?5, racy = ?6, aliases = ?7 WHERE id = ?1",
                     )?
                     .execute(params![
                         row.id,
@@ -422,7 +424,8 @@ fn write_one(
                         doc.title,
                         loaded.stat.mtime_ns,
                         loaded.stat.size as i64,
-                        racy
+                        racy,
+                        aliases_json
                     ])?;
                     clear_note_terms(tx, row.id)?;
                     report.renamed += 1;
@@ -430,7 +433,7 @@ fn write_one(
                 }
                 None => {
                     tx.prepare_cached(
-                        "INSERT INTO notes (path, title, mtime_ns, size, hash, racy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        "INSERT INTO notes (path, title, mtime_ns, size, hash, racy, aliases) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     )?
                     .execute(params![
                         loaded.stat.rel,
@@ -438,7 +441,8 @@ fn write_one(
                         loaded.stat.mtime_ns,
                         loaded.stat.size as i64,
                         hash_bits,
-                        racy
+                        racy,
+                        aliases_json
                     ])?;
                     report.added += 1;
                     tx.last_insert_rowid()

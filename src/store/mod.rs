@@ -3,7 +3,10 @@
 //! the tables themselves arrive with the features that use them, each as a new migration.
 
 mod migrate;
+mod revisions;
 mod sqlite;
+
+pub use revisions::{Actor, NewRevision, Revision};
 
 pub use migrate::{Migration, MigrationError, apply_migrations, schema_version};
 pub use sqlite::{Journal, StoreError, open_connection};
@@ -11,11 +14,18 @@ pub use sqlite::{Journal, StoreError, open_connection};
 use std::path::Path;
 
 /// Every migration of the app database, in order. Never edit a released migration; add a new one.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "vaults",
-    sql: include_str!("migrations/0001_vaults.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "vaults",
+        sql: include_str!("migrations/0001_vaults.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "revisions",
+        sql: include_str!("migrations/0002_revisions.sql"),
+    },
+];
 
 /// The opened app database with its schema up to date.
 pub struct Store {

@@ -1,0 +1,85 @@
+//! `vaultchat mcp [--http ADDR] [--allow-writes]`: serve the workspace tools over MCP, on stdio
+//! or on Streamable HTTP.
+
+use super::{Context, Failure};
+use crate::mcp::{HttpAuth, VaultServer, generate_token, serve_http, serve_stdio};
+use crate::store::Actor;
+use clap::Args;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Serve over Streamable HTTP on ADDR (e.g. 127.0.0.1:8765; port 0 picks a free one) instead
+    /// of stdio. Requests need the bearer token printed at start-up.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// With --http, accept connections from other machines (default: loopback only).
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// With --http on loopback, accept requests without a token. For local test harnesses (such
+    /// as the MCP conformance suite) that cannot send one.
+    #[arg(long, requires = "http", conflicts_with = "allow_remote")]
+    pub no_auth: bool,
+    /// Also offer the tools that change notes (create, update, delete, tags, folders). Without
+    /// it only read-only tools are listed, and calls to others are refused.
+    #[arg(long)]
+    pub allow_writes: bool,
+}
+
+pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
+    let registry = super::tools_cmd::registry(ctx, Actor::Agent)?;
+    let registry = if args.allow_writes {
+        registry
+    } else {
+        registry.filtered(|spec| spec.annotations.read_only_hint)
+    };
+    tracing::info!(
+        tools = registry.len(),
+        allow_writes = args.allow_writes,
+        "serving MCP on stdio"
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let server = VaultServer::new(registry);
+    let Some(addr) = args.http else {
+        runtime.block_on(serve_stdio(server))?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    if !addr.ip().is_loopback() && !args.allow_remote {
+        return Err(Failure(format!(
+            "{addr} is not a loopback address; the vault would be reachable from other machines. \
+             Use 127.0.0.1:PORT, or add --allow-remote if that is really what you want"
+        )));
+    }
+    let auth = if args.no_auth {
+        HttpAuth::None
+    } else {
+        HttpAuth::Bearer(match std::env::var("VAULTCHAT_MCP_TOKEN") {
+            Ok(token) if token.len() >= 16 => token,
+            Ok(_) => {
+                return Err(Failure(
+                    "VAULTCHAT_MCP_TOKEN is shorter than 16 characters; use a longer token".into(),
+                ));
+            }
+            Err(_) => generate_token()?,
+        })
+    };
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let bound = listener.local_addr()?;
+        // Printed once, on stdout, so scripts can read it; never logged.
+        match &auth {
+            HttpAuth::Bearer(token) => {
+                println!("MCP endpoint: http://{bound}/mcp");
+                println!("Bearer token: {token}");
+            }
+            HttpAuth::None => println!("MCP endpoint: http://{bound}/mcp (no token: --no-auth)"),
+        }
+        use std::io::Write;
+        std::io::stdout().flush()?;
+        serve_http(server, listener, auth).await
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

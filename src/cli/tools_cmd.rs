@@ -1,0 +1,56 @@
+//! `vaultchat tools [--json]`: every tool with its tier, schema and annotations.
+
+use super::{Context, Failure};
+use crate::store::Actor;
+use crate::tools::Registry;
+use crate::tools::workspace::{self, Workspace};
+use clap::Args;
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Print one JSON object: {"tools": [{"name", "title", "description", "inputSchema", "annotations", "tier"}]}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The registry of every tool available for the vault in `ctx`.
+pub fn registry(ctx: &Context, actor: Actor) -> Result<Registry, Failure> {
+    let vault = ctx.vault()?;
+    let ws = Workspace::open(vault, &ctx.paths, &ctx.config, actor)?;
+    let mut registry = Registry::new();
+    workspace::register(&mut registry, &ws);
+    Ok(registry)
+}
+
+pub fn run(ctx: &Context, args: &ToolsArgs) -> Result<ExitCode, Failure> {
+    let registry = registry(ctx, Actor::Agent)?;
+    let specs: Vec<_> = registry.specs().collect();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "tools": specs }))?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for spec in specs {
+        let a = spec.annotations;
+        let kind = if a.read_only_hint {
+            "read-only"
+        } else if a.destructive_hint {
+            "destructive"
+        } else {
+            "writes"
+        };
+        let tier = serde_json::to_value(spec.tier)?;
+        writeln!(
+            out,
+            "{:<28} {:<10} {:<12} {}",
+            spec.name,
+            tier.as_str().unwrap_or_default(),
+            kind,
+            spec.title
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

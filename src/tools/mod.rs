@@ -1,0 +1,176 @@
+//! Tools: one interface for everything the agent (and MCP clients) can call.
+//!
+//! A tool has a name, a description a model can route on, a JSON Schema for its input (always with
+//! `additionalProperties: false`), MCP annotations, and an async `call`. This module knows no
+//! protocol: the MCP server and the agent both wrap the same [`Registry`].
+//!
+//! Errors come in two kinds. A [`ToolError::Invalid`] means the caller did something wrong (a bad
+//! argument, a path outside the vault, a note that does not exist); its message says how to fix the
+//! call, and protocols return it as a tool result with `isError`, so a model can retry. A
+//! [`ToolError::Internal`] is vaultchat's own failure (a database error, a full disk).
+
+mod args;
+pub mod workspace;
+
+pub use args::{parse_args, schema_of};
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// A boxed, sendable future (tools are called from tokio tasks).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a tool comes from (DESIGN.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Acts on the note open in the editor; never served over MCP.
+    Session,
+    /// Works on the whole vault; served in-process and over MCP.
+    Workspace,
+    /// From an MCP server the vault or the person configured.
+    Plugin,
+}
+
+/// MCP tool annotations: hints for clients and for the permission layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    pub read_only_hint: bool,
+    pub destructive_hint: bool,
+    pub idempotent_hint: bool,
+    pub open_world_hint: bool,
+}
+
+impl Annotations {
+    /// Reads the vault and changes nothing.
+    pub const READ_ONLY: Self = Self {
+        read_only_hint: true,
+        destructive_hint: false,
+        idempotent_hint: true,
+        open_world_hint: false,
+    };
+    /// Adds or changes content without destroying any (creating a note or a folder).
+    pub const ADDITIVE: Self = Self {
+        read_only_hint: false,
+        destructive_hint: false,
+        idempotent_hint: false,
+        open_world_hint: false,
+    };
+    /// May replace or remove content.
+    pub const DESTRUCTIVE: Self = Self {
+        read_only_hint: false,
+        destructive_hint: true,
+        idempotent_hint: false,
+        open_world_hint: false,
+    };
+}
+
+/// Everything about a tool except how to run it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
+    pub annotations: Annotations,
+    pub tier: Tier,
+}
+
+/// What a successful call returns: text for a model or a person, and the same facts as JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub text: String,
+    pub structured: Value,
+}
+
+impl ToolOutput {
+    /// Structured output whose text form is its pretty JSON.
+    pub fn json(value: impl Serialize) -> Result<Self, ToolError> {
+        let structured =
+            serde_json::to_value(value).map_err(|e| ToolError::Internal(e.to_string()))?;
+        let text = serde_json::to_string_pretty(&structured)
+            .map_err(|e| ToolError::Internal(e.to_string()))?;
+        Ok(Self { text, structured })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// The call was wrong; the message says how to make it right.
+    #[error("{0}")]
+    Invalid(String),
+    /// vaultchat failed; the call may work later.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// A callable tool.
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> &ToolSpec;
+    fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>>;
+}
+
+/// The tools available in one process, by name.
+#[derive(Clone, Default)]
+pub struct Registry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add a tool; a second tool with the same name replaces the first.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.spec().name.clone(), tool);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    /// Every tool, sorted by name.
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.tools.values().map(|t| t.spec())
+    }
+
+    /// A registry with only the tools `keep` accepts (e.g. read-only tools for an MCP server
+    /// started without `--allow-writes`).
+    pub fn filtered(&self, keep: impl Fn(&ToolSpec) -> bool) -> Self {
+        Self {
+            tools: self
+                .tools
+                .iter()
+                .filter(|(_, t)| keep(t.spec()))
+                .map(|(n, t)| (n.clone(), Arc::clone(t)))
+                .collect(),
+        }
+    }
+
+    /// Call a tool by name. An unknown name is the caller's mistake, answered with the list of
+    /// names that exist.
+    pub async fn call(&self, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        match self.tools.get(name) {
+            Some(tool) => tool.call(args).await,
+            None => Err(ToolError::Invalid(format!(
+                "there is no tool named `{name}`; available tools: {}",
+                self.tools.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}

