@@ -2,6 +2,8 @@
 //! or on Streamable HTTP.
 
 use super::{Context, Failure};
+use crate::index::Index;
+use crate::index::watch::{LiveEvent, LiveIndex};
 use crate::mcp::{HttpAuth, VaultServer, generate_token, serve_http, serve_stdio};
 use crate::store::Actor;
 use clap::Args;
@@ -28,6 +30,15 @@ pub struct McpArgs {
 
 pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
     let registry = super::tools_cmd::registry(ctx, Actor::Agent)?;
+    // Keep the index live for the whole session, so a search sees notes other programs saved
+    // while the client was connected (the watcher has its own connection and thread).
+    let vault = ctx.vault()?;
+    let live_index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
+    let _live = LiveIndex::start(live_index, &vault, &ctx.config.index, |event| {
+        if let LiveEvent::Failed(message) = event {
+            tracing::warn!(%message, "live index update failed");
+        }
+    })?;
     let registry = if args.allow_writes {
         registry
     } else {
@@ -53,11 +64,15 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
              Use 127.0.0.1:PORT, or add --allow-remote if that is really what you want"
         )));
     }
+    let mut token_from_env = false;
     let auth = if args.no_auth {
         HttpAuth::None
     } else {
         HttpAuth::Bearer(match std::env::var("VAULTCHAT_MCP_TOKEN") {
-            Ok(token) if token.len() >= 16 => token,
+            Ok(token) if token.len() >= 16 => {
+                token_from_env = true;
+                token
+            }
             Ok(_) => {
                 return Err(Failure(
                     "VAULTCHAT_MCP_TOKEN is shorter than 16 characters; use a longer token".into(),
@@ -71,6 +86,10 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         let bound = listener.local_addr()?;
         // Printed once, on stdout, so scripts can read it; never logged.
         match &auth {
+            HttpAuth::Bearer(_) if token_from_env => {
+                println!("MCP endpoint: http://{bound}/mcp");
+                println!("Bearer token: the value of VAULTCHAT_MCP_TOKEN");
+            }
             HttpAuth::Bearer(token) => {
                 println!("MCP endpoint: http://{bound}/mcp");
                 println!("Bearer token: {token}");
@@ -79,7 +98,7 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         }
         use std::io::Write;
         std::io::stdout().flush()?;
-        serve_http(server, listener, auth).await
+        serve_http(server, listener, auth, args.allow_remote).await
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -31,10 +31,17 @@ pub async fn serve_http(
     server: VaultServer,
     listener: tokio::net::TcpListener,
     auth: HttpAuth,
+    allow_remote: bool,
 ) -> std::io::Result<()> {
-    let config = StreamableHttpServerConfig::default()
+    let config = StreamableHttpServerConfig::default();
+    let config = if allow_remote {
+        // Reached by this machine's address or name: the bearer token is the protection.
+        config.disable_allowed_hosts()
+    } else {
         // Host-header check (DNS rebinding): loopback names only.
-        .with_allowed_hosts(["localhost", "127.0.0.1", "::1", "[::1]"])
+        config.with_allowed_hosts(["localhost", "127.0.0.1", "::1", "[::1]"])
+    };
+    let config = config
         // Browser origins: only pages served from this machine's loopback.
         .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]);
     let service = StreamableHttpService::new(
@@ -69,6 +76,9 @@ async fn handle(
     peer: SocketAddr,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, Infallible>> {
+    if request.uri().path() != "/mcp" {
+        return plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
+    }
     if let HttpAuth::Bearer(token) = auth
         && !authorised(request.headers(), token)
     {

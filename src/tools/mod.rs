@@ -90,12 +90,14 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
-    /// Structured output whose text form is its pretty JSON.
+    /// Structured output whose text form is the same JSON, serialised compactly (MCP asks tools
+    /// that return structured content to repeat it as text for older clients; compact JSON
+    /// halves what a long note costs to send and parse).
     pub fn json(value: impl Serialize) -> Result<Self, ToolError> {
         let structured =
             serde_json::to_value(value).map_err(|e| ToolError::Internal(e.to_string()))?;
-        let text = serde_json::to_string_pretty(&structured)
-            .map_err(|e| ToolError::Internal(e.to_string()))?;
+        let text =
+            serde_json::to_string(&structured).map_err(|e| ToolError::Internal(e.to_string()))?;
         Ok(Self { text, structured })
     }
 }

@@ -140,9 +140,8 @@ fn syntax_error(rel: &str, text: &str, e: &toml::de::Error) -> String {
 /// `apiKey` and `API_KEY` all match `apikey`.
 pub(super) fn is_secret_key(key: &str) -> bool {
     const CONTAINS: &[&str] = &[
-        "password",
-        "passwd",
-        "passphrase",
+        // "pass" covers password, passwd, passphrase, db_pass, pass_word…
+        "pass",
         "secret",
         "token",
         "apikey",
@@ -154,13 +153,14 @@ pub(super) fn is_secret_key(key: &str) -> bool {
         "session",
         "cookie",
     ];
-    const EQUALS: &[&str] = &["key", "pass", "pwd"];
+    // Any kind of key (ssh_key, encryption_key, signing_key…) and short password names.
+    const ENDS_WITH: &[&str] = &["key", "pw", "pwd", "pin", "otp"];
     let squashed: String = key
         .chars()
         .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
         .flat_map(char::to_lowercase)
         .collect();
-    CONTAINS.iter().any(|p| squashed.contains(p)) || EQUALS.contains(&squashed.as_str())
+    CONTAINS.iter().any(|p| squashed.contains(p)) || ENDS_WITH.iter().any(|e| squashed.ends_with(e))
 }
 
 /// Whether a key names a table of secrets whose keys (but not values) may be shown.
@@ -240,6 +240,24 @@ pub(super) fn redact_table(
 /// `user:password@` and the values of secret-named query parameters (`?token=...`). `None` when
 /// there is nothing to hide.
 fn redact_in_string(s: &str) -> Option<String> {
+    // Connection strings (`Server=db;User Id=app;Password=…;`): a secret-named `key=value` pair
+    // anywhere in the text hides the whole value, since its boundaries vary by driver.
+    let lower = s.to_ascii_lowercase();
+    if [
+        "password=",
+        "pwd=",
+        "passwd=",
+        "secret=",
+        "token=",
+        "apikey=",
+        "api_key=",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+        && !s.contains("://")
+    {
+        return Some(REDACTED.to_string());
+    }
     let scheme_end = s.find("://")?;
     let rest_start = scheme_end + 3;
     let mut out = s.to_string();
@@ -588,6 +606,10 @@ mod tests {
             "api-key",
             "apiKey",
             "access_key_id",
+            "db_pass",
+            "pw",
+            "ssh_key",
+            "encryption_key",
             "token",
             "Authorization",
             "client_secret",

@@ -115,6 +115,14 @@ impl Workspace {
                     "`{name}` is hidden (a dot-file or inside a dot-folder such as .git, .obsidian or .trash); notes never live there"
                 )));
             }
+            // Only Markdown notes: `connections.toml` and `envs/*.toml` hold secrets that only
+            // the redacting connection and environment tools may show.
+            let file_name = path.rel().rsplit('/').next().unwrap_or_default();
+            if !crate::vault::walk::is_note_name(file_name) {
+                return Err(ToolError::Invalid(format!(
+                    "`{name}` is not a note (notes are `.md` files); connections and environments are read with list_connections / get_connection and list_environments / get_environment_variables"
+                )));
+            }
             return Ok(path);
         }
         let names = self.index().note_names().map_err(internal)?;

@@ -59,6 +59,10 @@ struct Notebook {
 }
 
 fn list_notebooks(ws: &Workspace, args: ListNotebooksArgs) -> Result<ToolOutput, ToolError> {
+    // `/` must be refused as absolute, not trimmed into "the whole vault".
+    if let Some(raw) = args.parent.as_deref().filter(|p| p.trim().starts_with('/')) {
+        ws.vault.check_pattern(raw.trim()).map_err(path_error)?;
+    }
     let parent = match args
         .parent
         .as_deref()

@@ -53,7 +53,8 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             "Create a new note at a vault-relative `path` (`.md` is added when missing; missing folders are \
              created) with `content` (Markdown, frontmatter included if wanted). Fails if the note exists unless \
              `overwrite` is true.",
-            Annotations::ADDITIVE,
+            // With `overwrite` it replaces a note, so clients must treat it as destructive.
+            Annotations::DESTRUCTIVE,
             create_note,
         ),
         tool(
@@ -61,7 +62,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             "update_note",
             "Update a note",
             "Change an existing note. Give exactly one of: `body` (replace the whole text), `append` (added at \
-             the end, on a new line), `prepend` (added after the frontmatter, before the rest), or \
+             the end as a new paragraph, after one blank line), `prepend` (added after the frontmatter, before the rest), or \
              `replace_text` {find, replace, expected_matches (default 1)} (exact text; fails unless it occurs \
              exactly expected_matches times). Pass `expected_revision` from read_note to fail instead of \
              overwriting a change you have not seen. Line endings, BOM and file mode are kept.",
@@ -94,6 +95,7 @@ struct ListNotesArgs {
     offset: Option<u32>,
     /// Notes per page, 1 to 500 (default 100).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 500))]
     limit: Option<u32>,
 }
 
@@ -207,6 +209,7 @@ struct ReadNoteArgs {
     offset: Option<u64>,
     /// At most this many characters (default 20000, at most 100000).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100000))]
     max_chars: Option<u32>,
 }
 
@@ -280,6 +283,7 @@ struct SearchNotesArgs {
     query: String,
     /// How many results, 1 to 100 (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
     limit: Option<u32>,
 }
 
@@ -341,6 +345,14 @@ fn note_path(input: &str) -> Result<String, ToolError> {
     let trimmed = input.trim();
     let name = trimmed.rsplit('/').next().unwrap_or(trimmed);
     let stem = name.strip_suffix(".md").unwrap_or(name);
+    if trimmed
+        .split('/')
+        .any(|c| c.starts_with('.') && c != "." && c != "..")
+    {
+        return Err(ToolError::Invalid(format!(
+            "`{input}` is in a hidden (dot) folder or is a dot-file; notes never live there, where no tool would find them"
+        )));
+    }
     if stem.is_empty() || name.starts_with('.') || name.ends_with('.') || name.ends_with(' ') {
         return Err(ToolError::Invalid(format!(
             "`{input}` is not a usable note name: give a file name such as `Inbox/My idea.md` (not empty, not starting or ending with a dot)"
@@ -465,11 +477,14 @@ fn apply_update(text: &str, args: &UpdateNoteArgs) -> Result<String, ToolError> 
         return Ok(body.clone());
     }
     if let Some(extra) = &args.append {
-        let mut out = text.to_string();
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
+        // One blank line between the old end and the new text, as `append_to_note` does: the
+        // addition starts its own paragraph instead of joining the last one (which would also
+        // move a trailing `^block-id` off the end of its paragraph).
+        let mut out = text.trim_end_matches('\n').to_string();
+        if !out.is_empty() {
+            out.push_str("\n\n");
         }
-        out.push_str(extra);
+        out.push_str(extra.trim_start_matches('\n'));
         if !extra.ends_with('\n') {
             out.push('\n');
         }
@@ -527,10 +542,17 @@ fn delete_note(ws: &Workspace, args: DeleteNoteArgs) -> Result<ToolOutput, ToolE
     }
     let target = trash_root.join(&target_rel);
     if let Some(parent) = target.parent() {
-        std::fs::create_dir_all(parent).map_err(internal)?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| ToolError::Internal(format!("cannot create {}: {e}", parent.display())))?;
     }
     // A rename inside one vault: atomic, and the content is never rewritten.
-    std::fs::rename(path.abs(), &target).map_err(internal)?;
+    std::fs::rename(path.abs(), &target).map_err(|e| {
+        ToolError::Internal(format!(
+            "cannot move {} to {}: {e}",
+            path.rel(),
+            target.display()
+        ))
+    })?;
     ws.after_write(WriteRecord {
         tool: "delete_note",
         rel: path.rel(),
@@ -563,16 +585,13 @@ mod tests {
     }
 
     #[test]
-    fn append_keeps_one_line_break() {
-        assert_eq!(
-            update("a", |a| a.append = Some("b".into())).unwrap(),
-            "a\nb\n"
-        );
-        assert_eq!(
-            update("a\n", |a| a.append = Some("b\n".into())).unwrap(),
-            "a\nb\n"
-        );
-        assert_eq!(update("", |a| a.append = Some("b".into())).unwrap(), "b\n");
+    fn append_starts_a_new_paragraph() {
+        let append =
+            |text: &str, extra: &str| update(text, |a| a.append = Some(extra.into())).unwrap();
+        assert_eq!(append("a", "b"), "a\n\nb\n");
+        assert_eq!(append("a\n", "b\n"), "a\n\nb\n");
+        assert_eq!(append("a\n\n\n", "b"), "a\n\nb\n");
+        assert_eq!(append("", "b"), "b\n");
     }
 
     #[test]

@@ -317,8 +317,21 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<ToolOutput, ToolE
         else {
             continue;
         };
-        let span = widen_over_space(&text, tag.span.clone());
-        text.replace_range(span, "");
+        // Inside a sentence ("merge #todo and #to-do") the word is part of the prose: keep it and
+        // drop only the `#`. Elsewhere (a line of tags, the end of a line) the tag goes entirely.
+        let before = text[..tag.span.start].trim_end_matches(' ');
+        let after = text[tag.span.end..].trim_start_matches(' ');
+        let in_prose = before
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, ',' | ';' | ':'))
+            && after.chars().next().is_some_and(char::is_alphanumeric);
+        if in_prose {
+            text.replace_range(tag.span.start..tag.span.start + 1, "");
+        } else {
+            let span = widen_over_space(&text, tag.span.clone());
+            text.replace_range(span, "");
+        }
         *removed_inline.entry(asked.clone()).or_default() += 1;
     }
     let not_found: Vec<&String> = remove
