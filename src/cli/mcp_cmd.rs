@@ -49,15 +49,19 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         allow_writes = args.allow_writes,
         "serving MCP on stdio"
     );
+    let server = VaultServer::new(registry);
+    let Some(addr) = args.http else {
+        // One client, one request at a time: a single thread answers with the fewest hand-offs.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(serve_stdio(server))?;
+        return Ok(ExitCode::SUCCESS);
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let server = VaultServer::new(registry);
-    let Some(addr) = args.http else {
-        runtime.block_on(serve_stdio(server))?;
-        return Ok(ExitCode::SUCCESS);
-    };
     if !addr.ip().is_loopback() && !args.allow_remote {
         return Err(Failure(format!(
             "{addr} is not a loopback address; the vault would be reachable from other machines. \

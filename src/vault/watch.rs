@@ -10,7 +10,8 @@
 
 use super::Vault;
 use super::walk::is_hidden_rel;
-use notify::RecursiveMode;
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -209,6 +210,13 @@ fn interpret(vault: &Vault, watches: &Watches, result: DebounceEventResult) -> O
     for event in events {
         if event.need_rescan() {
             rescan = true;
+        }
+        // Opening or reading a note (by vaultchat itself, an editor, a backup tool) changes
+        // nothing; only a close after writing does.
+        if let EventKind::Access(kind) = event.kind
+            && kind != AccessKind::Close(AccessMode::Write)
+        {
+            continue;
         }
         for path in &event.paths {
             let Some(rel) = vault.relative(path) else {

@@ -245,6 +245,14 @@ impl<A: DeserializeOwned + Send + 'static> Tool for WorkspaceTool<A> {
         let run = self.run;
         Box::pin(async move {
             let parsed: A = parse_args(&self.spec.name, args)?;
+            // On a single-threaded runtime (one stdio client, one request at a time) the body
+            // runs inline: handing sub-millisecond work to the blocking pool and back costs more
+            // than the work. A multi-threaded runtime (HTTP, the agent) keeps its workers free.
+            if tokio::runtime::Handle::try_current()
+                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
+            {
+                return run(&workspace, parsed);
+            }
             tokio::task::spawn_blocking(move || run(&workspace, parsed))
                 .await
                 .map_err(internal)?
