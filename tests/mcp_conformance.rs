@@ -5,8 +5,7 @@
 mod common;
 
 use common::*;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn node24() -> std::path::PathBuf {
     let out = Command::new(repo().join("target/test-venv/bin/python"))
@@ -30,24 +29,8 @@ fn conformance_suite_passes_with_justified_expected_failures() {
     let vault = tmp.path().join("vault");
     copy_sample_vault(&vault);
     let data = tmp.path().join("data");
-    let mut server = cmd(&data, &vault)
-        .args(["mcp", "--http", "127.0.0.1:0", "--no-auth"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let first = BufReader::new(server.stdout.take().unwrap())
-        .lines()
-        .next()
-        .unwrap()
-        .unwrap();
-    let url = first
-        .strip_prefix("MCP endpoint: ")
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let server = start_http(&data, &vault, &["--no-auth"]);
+    let url = server.url.clone();
     let out = Command::new(node)
         .arg(
             repo().join("tests/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js"),
@@ -59,8 +42,7 @@ fn conformance_suite_passes_with_justified_expected_failures() {
         .current_dir(repo().join("tests/peers"))
         .output()
         .unwrap();
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -5,9 +5,8 @@
 mod common;
 
 use common::*;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn inspector() -> PathBuf {
     let path = repo().join("tests/peers/node_modules/@modelcontextprotocol/inspector");
@@ -134,45 +133,6 @@ fn inspector_over_stdio_in_both_eras() {
         found["result"]["structuredContent"]["results"][0]["path"],
         "Runbooks/Deploy API.md"
     );
-}
-
-struct Server {
-    child: std::process::Child,
-    url: String,
-    token: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_http(data: &Path, vault: &Path, extra: &[&str]) -> Server {
-    let mut child = cmd(data, vault)
-        .args(["mcp", "--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let url = first
-        .strip_prefix("MCP endpoint: ")
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
-    let token = if extra.contains(&"--no-auth") {
-        String::new()
-    } else {
-        let second = lines.next().unwrap().unwrap();
-        second.strip_prefix("Bearer token: ").unwrap().to_string()
-    };
-    Server { child, url, token }
 }
 
 #[test]

@@ -392,13 +392,32 @@ fn write_one(
     };
     let hash_bits = loaded.hash as i64;
     let aliases_json = serde_json::to_string(&doc.alias_list).unwrap_or_else(|_| "[]".into());
-    let id = match loaded.existing {
+    // An existing row is updated in place; a new path with the content of a vanished one is a
+    // rename, which keeps that row's id; anything else is a new row.
+    let reused = match loaded.existing {
+        Some(row) => {
+            report.updated += 1;
+            Some(row)
+        }
+        None => {
+            let renamed_from = gone_by_hash
+                .get_mut(&loaded.hash)
+                .and_then(Vec::pop)
+                .map(|(_, row)| row);
+            if renamed_from.is_some() {
+                report.renamed += 1;
+            }
+            renamed_from
+        }
+    };
+    let id = match reused {
         Some(row) => {
             tx.prepare_cached(
-                "UPDATE notes SET title = ?2, mtime_ns = ?3, size = ?4, hash = ?5, racy = ?6, aliases = ?7 WHERE id = ?1",
+                "UPDATE notes SET path = ?2, title = ?3, mtime_ns = ?4, size = ?5, hash = ?6, racy = ?7, aliases = ?8 WHERE id = ?1",
             )?
             .execute(params![
                 row.id,
+                loaded.stat.rel,
                 doc.title,
                 loaded.stat.mtime_ns,
                 loaded.stat.size as i64,
@@ -407,47 +426,23 @@ fn write_one(
                 aliases_json
             ])?;
             clear_note_terms(tx, row.id)?;
-            report.updated += 1;
             row.id
         }
         None => {
-            // A new path with the content of a vanished one is a rename: keep the row's id.
-            let renamed_from = gone_by_hash.get_mut(&loaded.hash).and_then(Vec::pop);
-            match renamed_from {
-                Some((_, row)) => {
-                    tx.prepare_cached(
-                        "UPDATE notes SET path = ?2, title = ?3, mtime_ns = ?4, size = ?5, racy = ?6, aliases = ?7 WHERE id = ?1",
-                    )?
-                    .execute(params![
-                        row.id,
-                        loaded.stat.rel,
-                        doc.title,
-                        loaded.stat.mtime_ns,
-                        loaded.stat.size as i64,
-                        racy,
-                        aliases_json
-                    ])?;
-                    clear_note_terms(tx, row.id)?;
-                    report.renamed += 1;
-                    row.id
-                }
-                None => {
-                    tx.prepare_cached(
-                        "INSERT INTO notes (path, title, mtime_ns, size, hash, racy, aliases) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    )?
-                    .execute(params![
-                        loaded.stat.rel,
-                        doc.title,
-                        loaded.stat.mtime_ns,
-                        loaded.stat.size as i64,
-                        hash_bits,
-                        racy,
-                        aliases_json
-                    ])?;
-                    report.added += 1;
-                    tx.last_insert_rowid()
-                }
-            }
+            tx.prepare_cached(
+                "INSERT INTO notes (path, title, mtime_ns, size, hash, racy, aliases) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                loaded.stat.rel,
+                doc.title,
+                loaded.stat.mtime_ns,
+                loaded.stat.size as i64,
+                hash_bits,
+                racy,
+                aliases_json
+            ])?;
+            report.added += 1;
+            tx.last_insert_rowid()
         }
     };
     tx.prepare_cached(

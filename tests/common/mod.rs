@@ -88,3 +88,45 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A running `vaultchat mcp --http 127.0.0.1:0`, killed on drop.
+pub struct Server {
+    child: std::process::Child,
+    pub url: String,
+    pub token: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start the HTTP MCP server and read its endpoint (and token) from stdout.
+pub fn start_http(data: &Path, vault: &Path, extra: &[&str]) -> Server {
+    let mut child = cmd(data, vault)
+        .args(["mcp", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let url = first
+        .strip_prefix("MCP endpoint: ")
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let token = if extra.contains(&"--no-auth") {
+        String::new()
+    } else {
+        let second = lines.next().unwrap().unwrap();
+        second.strip_prefix("Bearer token: ").unwrap().to_string()
+    };
+    Server { child, url, token }
+}

@@ -297,6 +297,25 @@ pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
     }
 }
 
+/// Refuse a write when the caller's `expected_revision` is not the note's current revision.
+fn check_expected_revision(
+    path: &VaultPath,
+    current: &note_io::NoteText,
+    expected: Option<&str>,
+) -> Result<(), ToolError> {
+    let Some(expected) = expected else {
+        return Ok(());
+    };
+    let actual = current.fingerprint.to_revision_string();
+    if expected == actual {
+        return Ok(());
+    }
+    Err(ToolError::Invalid(format!(
+        "`{}` changed since revision {expected} (it is now {actual}); read it again and redo the change",
+        path.rel()
+    )))
+}
+
 /// A note's text and revision token, read through the guard.
 fn read_text(path: &VaultPath) -> Result<note_io::NoteText, ToolError> {
     note_io::read_note(path).map_err(note_error)

@@ -415,15 +415,7 @@ struct UpdateNoteArgs {
 fn update_note(ws: &Workspace, args: UpdateNoteArgs) -> Result<ToolOutput, ToolError> {
     let path = ws.resolve_note(&args.note, Access::Write)?;
     let current = read_text(&path)?;
-    if let Some(expected) = &args.expected_revision {
-        let actual = current.fingerprint.to_revision_string();
-        if *expected != actual {
-            return Err(ToolError::Invalid(format!(
-                "`{}` changed since revision {expected} (it is now {actual}); read it again and redo the change",
-                path.rel()
-            )));
-        }
-    }
+    super::check_expected_revision(&path, &current, args.expected_revision.as_deref())?;
     let new_text = apply_update(&current.text, &args)?;
     if new_text == current.text {
         return ToolOutput::json(json!({

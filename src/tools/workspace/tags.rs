@@ -256,15 +256,7 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<ToolOutput, ToolE
 
     let path = ws.resolve_note(&args.note, Access::Write)?;
     let current = read_text(&path)?;
-    if let Some(expected) = &args.expected_revision {
-        let actual = current.fingerprint.to_revision_string();
-        if *expected != actual {
-            return Err(ToolError::Invalid(format!(
-                "`{}` changed since revision {expected} (it is now {actual}); read it again and redo the change",
-                path.rel()
-            )));
-        }
-    }
+    super::check_expected_revision(&path, &current, args.expected_revision.as_deref())?;
     let parsed = markdown::parse(&current.text);
     // `tags`, else the singular `tag`, as the Markdown reader looks them up.
     if let Some(field) = parsed
