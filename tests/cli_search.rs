@@ -141,6 +141,8 @@ fn json_shape_and_limits() {
     let text = ok(&data, &vault, &["search", "garden"]);
     assert!(text.contains("Projects/Garden Planner.md"), "{text}");
     assert!(text.trim_end().ends_with("matching notes"), "{text}");
+    let none = ok(&data, &vault, &["search", "zzzyzzy"]);
+    assert_eq!(none, "no notes match \"zzzyzzy\"\n");
 }
 
 #[test]

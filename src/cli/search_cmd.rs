@@ -42,12 +42,16 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode, Failure> {
             writeln!(out, "    {}", emphasise(&hit.snippet, bold))?;
         }
     }
-    writeln!(
-        out,
-        "{} of {} matching notes",
-        results.results.len(),
-        results.total
-    )?;
+    if results.total == 0 {
+        writeln!(out, "no notes match {query:?}")?;
+    } else {
+        writeln!(
+            out,
+            "{} of {} matching notes",
+            results.results.len(),
+            results.total
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
