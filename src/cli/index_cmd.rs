@@ -27,6 +27,9 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
     let report = sync_with_progress(&mut index)?;
     println!("{}", summary(&report, index.db_path()));
     print_skipped(&report);
+    if let Some(config) = &ctx.config.embeddings {
+        index = embed_with_progress(index, config)?;
+    }
     if !args.watch {
         return Ok(ExitCode::SUCCESS);
     }
@@ -61,6 +64,47 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
     loop {
         std::thread::park();
     }
+}
+
+/// Embed the pieces of notes that changed since the last pass (semantic search), with a progress
+/// bar on a terminal.
+fn embed_with_progress(
+    index: Index,
+    config: &crate::config::EmbeddingsConfig,
+) -> Result<Index, Failure> {
+    use crate::index::embeddings::{HttpEmbedder, embed_pending};
+    let embedder = HttpEmbedder::new(config)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let index = std::sync::Mutex::new(index);
+    let bar = std::io::stderr()
+        .is_terminal()
+        .then(|| ProgressBar::new(0).with_message("embedding"));
+    if let Some(bar) = &bar {
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} pieces  {eta} left  {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+    }
+    let started = std::time::Instant::now();
+    let embedded = runtime.block_on(embed_pending(&index, &embedder, &mut |done, total| {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    }))?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let index = index.into_inner().unwrap_or_else(|p| p.into_inner());
+    println!(
+        "embedded {embedded} new or changed pieces with {} in {:.2} s ({} pieces in all)",
+        embedder.model(),
+        started.elapsed().as_secs_f64(),
+        index.embedded_chunks()?
+    );
+    Ok(index)
 }
 
 /// Sync, with a progress bar when stderr is a terminal.

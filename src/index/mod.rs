@@ -8,6 +8,7 @@
 
 pub mod cjk;
 mod document;
+pub mod embeddings;
 pub mod query;
 mod search;
 mod sync;
@@ -24,7 +25,7 @@ use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -138,7 +139,7 @@ impl Index {
     pub fn reset(&mut self) -> Result<(), IndexError> {
         let tx = self.conn.transaction()?;
         tx.execute_batch(
-            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta;",
+            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta; DELETE FROM chunks;",
         )?;
         tx.commit()?;
         // Reclaim the space now rather than leaving a file twice the size.

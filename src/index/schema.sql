@@ -8,7 +8,8 @@ CREATE TABLE IF NOT EXISTS notes (
     mtime_ns  INTEGER NOT NULL,
     size      INTEGER NOT NULL,
     hash      INTEGER NOT NULL,       -- xxh3-64 of the file's bytes, as i64 bits
-    racy      INTEGER NOT NULL        -- 1: modified too close to indexing for (mtime, size) to be trusted
+    racy      INTEGER NOT NULL,       -- 1: modified too close to indexing for (mtime, size) to be trusted
+    chunked_hash INTEGER              -- `hash` when the note's chunks were last embedded
 );
 CREATE TABLE IF NOT EXISTS note_tags (
     tag     TEXT NOT NULL,            -- lower-case, without '#'
@@ -26,3 +27,14 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+-- Semantic search: each note cut at its headings, each piece embedded by the configured model.
+CREATE TABLE IF NOT EXISTS chunks (
+    id      INTEGER PRIMARY KEY,
+    note_id INTEGER NOT NULL,
+    ord     INTEGER NOT NULL,         -- position in the note
+    heading TEXT,                     -- the heading the piece starts with, if any
+    text    TEXT NOT NULL,
+    hash    INTEGER NOT NULL,         -- xxh3 of `text`
+    vector  BLOB NOT NULL             -- little-endian f32, L2-normalised
+);
+CREATE INDEX IF NOT EXISTS chunks_by_note ON chunks (note_id);

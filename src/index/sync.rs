@@ -474,6 +474,8 @@ fn clear_note_terms(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
 
 fn delete_row(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
     clear_note_terms(tx, id)?;
+    tx.prepare_cached("DELETE FROM chunks WHERE note_id = ?1")?
+        .execute([id])?;
     tx.prepare_cached("DELETE FROM notes WHERE id = ?1")?
         .execute([id])?;
     Ok(())

@@ -36,7 +36,7 @@ EXPECTED_TOOLS = {
     "list_notes", "read_note", "search_notes", "create_note", "update_note", "delete_note",
     "list_notebooks", "create_notebook", "list_tags", "manage_tags",
     "list_connections", "get_connection", "list_environments", "get_environment_variables",
-    "list_blocks_in_note", "get_block_settings", "get_block_history",
+    "list_blocks_in_note", "get_block_settings", "get_block_history", "semantic_search_notes",
 }
 # Secrets this script plants itself while it runs (in config files it breaks on purpose).
 SCRIPT_SECRETS = ["PLANTED-CONNBROKEN-24", "PLANTED-BARE-25", "PLANTED-DUPKEY-26"]
@@ -177,6 +177,10 @@ async def notes_checks(c, by_name):
           f"{mode}: read_note paging")
     r = await call("read_note", {"note": "Index"})
     check(r.is_error and "no note" in text_of(r), f"{mode}: read_note missing")
+    # No [embeddings] endpoint in this fixture: semantic search says it answered by keywords.
+    r = await call("semantic_search_notes", {"query": "herb spiral", "limit": 3})
+    check(not r.is_error and sc(r).get("mode") == "keyword"
+          and sc(r)["results"][0]["path"] == "Projects/Garden Planner.md", f"{mode}: semantic_search_notes keyword fallback")
     r = await call("search_notes", {"query": "\"herb spiral\""})
     res = sc(r).get("results", [])
     check(res and res[0]["path"] == "Projects/Garden Planner.md", f"{mode}: search_notes")
@@ -677,6 +681,7 @@ async def bad_argument_checks(c, listed):
         "list_blocks_in_note": {"note": ops},
         "get_block_settings": {"note": ops, "id": "prod-check"},
         "get_block_history": {"note": ops, "id": "prod-check"},
+        "semantic_search_notes": {"query": "garden", "limit": 3, "relevance": "broad"},
     }
     for t in listed:
         name, schema = t.name, t.input_schema

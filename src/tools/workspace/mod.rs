@@ -10,6 +10,7 @@ mod blocks;
 mod config_files;
 mod notebooks;
 mod notes;
+mod semantic;
 mod tags;
 
 use super::{
@@ -36,6 +37,9 @@ pub struct Workspace {
     store: Mutex<Store>,
     /// Who the writes are attributed to in the revision log.
     actor: Actor,
+    /// The `[embeddings]` endpoint, when one is configured (else semantic search falls back to
+    /// keyword search and says so).
+    embeddings: Option<crate::config::EmbeddingsConfig>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +68,7 @@ impl Workspace {
             index: Mutex::new(index),
             store: Mutex::new(store),
             actor,
+            embeddings: config.embeddings.clone(),
         }))
     }
 
@@ -291,6 +296,7 @@ pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
         tags::tools(workspace),
         config_files::tools(workspace),
         blocks::tools(workspace),
+        vec![semantic::tool(workspace)],
     ];
     for t in families.into_iter().flatten() {
         registry.register(t);
