@@ -115,7 +115,7 @@ fn external_saves_are_searchable_within_200_ms() {
                 saved.elapsed() < Duration::from_secs(5),
                 "{what}: never reflected in search ({got:?})"
             );
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
     eprintln!("worst save-to-searchable latency: {worst:?}");
