@@ -410,37 +410,30 @@ fn write_one(
             renamed_from
         }
     };
+    // One upsert for all three cases: a reused row keeps its id (NULL lets SQLite pick one).
+    tx.prepare_cached(
+        "INSERT INTO notes (id, path, title, mtime_ns, size, hash, racy, aliases)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT(id) DO UPDATE SET path = excluded.path, title = excluded.title,
+           mtime_ns = excluded.mtime_ns, size = excluded.size, hash = excluded.hash,
+           racy = excluded.racy, aliases = excluded.aliases",
+    )?
+    .execute(params![
+        reused.map(|row| row.id),
+        loaded.stat.rel,
+        doc.title,
+        loaded.stat.mtime_ns,
+        loaded.stat.size as i64,
+        hash_bits,
+        racy,
+        aliases_json
+    ])?;
     let id = match reused {
         Some(row) => {
-            tx.prepare_cached(
-                "UPDATE notes SET path = ?2, title = ?3, mtime_ns = ?4, size = ?5, hash = ?6, racy = ?7, aliases = ?8 WHERE id = ?1",
-            )?
-            .execute(params![
-                row.id,
-                loaded.stat.rel,
-                doc.title,
-                loaded.stat.mtime_ns,
-                loaded.stat.size as i64,
-                hash_bits,
-                racy,
-                aliases_json
-            ])?;
             clear_note_terms(tx, row.id)?;
             row.id
         }
         None => {
-            tx.prepare_cached(
-                "INSERT INTO notes (path, title, mtime_ns, size, hash, racy, aliases) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                loaded.stat.rel,
-                doc.title,
-                loaded.stat.mtime_ns,
-                loaded.stat.size as i64,
-                hash_bits,
-                racy,
-                aliases_json
-            ])?;
             report.added += 1;
             tx.last_insert_rowid()
         }
