@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: run the real binary, generate vaults.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod fake_llm;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
