@@ -280,14 +280,20 @@ fn hunk_of(group: &[DiffOp], old: &[&str], new: &[&str]) -> Option<Hunk> {
     for op in group {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == similar::DiffTag::Equal {
-            hunk.lines
-                .extend(old[old_range].iter().map(|l| diff_line(LineKind::Context, l)));
+            hunk.lines.extend(
+                old[old_range]
+                    .iter()
+                    .map(|l| diff_line(LineKind::Context, l)),
+            );
             continue;
         }
         hunk.removed += old_range.len();
         hunk.added += new_range.len();
-        hunk.lines
-            .extend(old[old_range].iter().map(|l| diff_line(LineKind::Removed, l)));
+        hunk.lines.extend(
+            old[old_range]
+                .iter()
+                .map(|l| diff_line(LineKind::Removed, l)),
+        );
         hunk.lines
             .extend(new[new_range].iter().map(|l| diff_line(LineKind::Added, l)));
     }
@@ -372,7 +378,12 @@ mod tests {
         // Without context, every change is its own hunk and lines are only changes.
         let diff = TextDiff::with_context(&before, &near, 0);
         assert_eq!(diff.hunks.len(), 2);
-        assert!(diff.hunks[0].lines.iter().all(|l| l.kind != LineKind::Context));
+        assert!(
+            diff.hunks[0]
+                .lines
+                .iter()
+                .all(|l| l.kind != LineKind::Context)
+        );
     }
 
     #[test]
@@ -446,9 +457,7 @@ mod tests {
     #[test]
     fn missing_flags_count_as_rejected() {
         let before = numbered(30);
-        let after = before
-            .replace("line 2\n", "two\n")
-            .replace("line 28\n", "");
+        let after = before.replace("line 2\n", "two\n").replace("line 28\n", "");
         let diff = TextDiff::new(&before, &after);
         assert_eq!(diff.hunks.len(), 2);
         assert_eq!(
@@ -508,6 +517,33 @@ mod tests {
             let added: usize = diff.hunks.iter().map(|h| h.added).sum();
             assert_eq!(added, diff.added);
             assert_eq!(diff.is_empty(), before == after, "case {case}");
+        }
+    }
+
+    #[test]
+    fn generated_single_line_edits_merge_unless_adjacent() {
+        let base: String = (0..12).map(|i| format!("l{i}\n")).collect();
+        let edit = |text: &str, line: usize, with: &str| {
+            text.replace(&format!("l{line}\n"), &format!("{with}\n"))
+        };
+        let mut rng = Lcg(7);
+        for _ in 0..300 {
+            let (o, t) = (rng.next(12) as usize, rng.next(12) as usize);
+            let ours = edit(&base, o, "ours");
+            let theirs = edit(&base, t, "theirs");
+            let merged = merge3(&base, &ours, &theirs);
+            if o.abs_diff(t) <= 1 {
+                assert_eq!(
+                    merged,
+                    Err(MergeConflict {
+                        base_start: o.min(t),
+                        base_end: o.max(t) + 1
+                    }),
+                    "{o} {t}"
+                );
+            } else {
+                assert_eq!(merged, Ok(edit(&ours, t, "theirs")), "{o} {t}");
+            }
         }
     }
 
@@ -591,8 +627,10 @@ mod tests {
         let theirs = base.replace("# Title", "# Better title");
         assert_eq!(
             merge3(base, &ours, &theirs),
-            Ok("# Better title\n\nfirst paragraph\n\nsecond paragraph\n\nappended by the agent\n"
-                .to_string())
+            Ok(
+                "# Better title\n\nfirst paragraph\n\nsecond paragraph\n\nappended by the agent\n"
+                    .to_string()
+            )
         );
     }
 
