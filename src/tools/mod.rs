@@ -10,6 +10,7 @@
 //! [`ToolError::Internal`] is vaultchat's own failure (a database error, a full disk).
 
 mod args;
+pub mod session;
 pub mod workspace;
 
 pub use args::{parse_args, schema_of};

@@ -2,10 +2,12 @@
 //!
 //! * [`guard`] turns every path a tool or command receives into a checked, vault-relative path.
 //! * [`note_io`] reads notes and writes them atomically, preserving their format.
+//! * [`diff`] compares two versions of a note line by line (hunks, per-hunk apply, merges).
 //! * [`markdown`] extracts structure (frontmatter, tags, wikilinks, headings, code blocks).
 //! * [`links`] resolves wikilink targets to notes.
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
 
+pub mod diff;
 pub mod guard;
 pub mod links;
 pub mod markdown;
