@@ -7,6 +7,7 @@ use rusqlite::params;
 /// A stored permission rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRule {
+    /// The row id, for [`Store::remove_rule`].
     pub id: i64,
     /// An exact tool name, or `*` for every tool.
     pub tool: String,

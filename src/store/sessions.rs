@@ -14,11 +14,13 @@ const ID_ATTEMPTS: usize = 4;
 /// A session to create.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewSession<'a> {
+    /// The vault the session belongs to (`vaults.id`).
     pub vault_id: &'a str,
     /// The provider the session starts with; empty when not known.
     pub provider: &'a str,
     /// The model the session starts with; empty when not known.
     pub model: &'a str,
+    /// Creation time, unix milliseconds.
     pub now_ms: i64,
 }
 
@@ -31,6 +33,7 @@ pub struct StoredMessage {
     pub role: String,
     /// The JSON array of content blocks, as the agent stored it.
     pub content_json: String,
+    /// When it was appended, unix milliseconds.
     pub at_ms: i64,
 }
 
@@ -42,7 +45,9 @@ pub struct SessionSummary {
     pub title: String,
     pub provider: Option<String>,
     pub model: Option<String>,
+    /// Unix milliseconds.
     pub created_ms: i64,
+    /// Unix milliseconds of the last message (the creation time before any).
     pub updated_ms: i64,
     /// How many messages the session holds.
     pub messages: u64,

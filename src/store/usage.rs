@@ -7,6 +7,7 @@ use rusqlite::params;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageRecord<'a> {
     pub session_id: &'a str,
+    /// When the response finished, unix milliseconds.
     pub at_ms: i64,
     pub provider: &'a str,
     pub model: &'a str,
