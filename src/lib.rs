@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod index;
 pub mod mcp;
+pub mod permission;
 pub mod store;
 pub mod tools;
 pub mod vault;

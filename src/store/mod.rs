@@ -4,9 +4,15 @@
 
 mod migrate;
 mod revisions;
+mod rules;
+mod sessions;
 mod sqlite;
+mod usage;
 
 pub use revisions::{Actor, NewRevision, Revision};
+pub use rules::StoredRule;
+pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
+pub use usage::{DayUsage, TokenTotals, UsageRecord};
 
 pub use migrate::{Migration, MigrationError, apply_migrations, schema_version};
 pub use sqlite::{Journal, StoreError, open_connection};
@@ -24,6 +30,16 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 2,
         name: "revisions",
         sql: include_str!("migrations/0002_revisions.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "sessions",
+        sql: include_str!("migrations/0003_sessions.sql"),
+    },
+    Migration {
+        version: 4,
+        name: "permission_rules",
+        sql: include_str!("migrations/0004_permission_rules.sql"),
     },
 ];
 
@@ -128,6 +144,51 @@ mod tests {
                 schema_version(store.connection()).unwrap(),
                 MIGRATIONS.len() as i64
             );
+            // Every table of the latest schema works after the upgrade, cascade included.
+            store.touch_vault("v", Path::new("/v"), 1).unwrap();
+            let id = store
+                .create_session(&NewSession {
+                    vault_id: "v",
+                    provider: "p",
+                    model: "m",
+                    now_ms: 1,
+                })
+                .unwrap();
+            assert_eq!(store.append_message(&id, "user", "[]", "hi", 2).unwrap(), 1);
+            store.add_rule("v", "read_note", None, "deny", 3).unwrap();
+            assert!(store.delete_session(&id).unwrap());
+            let messages: i64 = store
+                .connection()
+                .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(messages, 0, "from version {upto}");
+            assert_eq!(store.rules("v").unwrap().len(), 1);
         }
+    }
+
+    /// Rows written at each older version survive the later migrations.
+    #[test]
+    fn older_rows_survive_the_upgrade() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let mut conn = open_connection(&path, Journal::Wal).unwrap();
+            apply_migrations(&mut conn, &MIGRATIONS[..3]).unwrap();
+            conn.execute_batch(
+                "INSERT INTO vaults VALUES ('v', '/v', 1, 2);
+                 INSERT INTO sessions (id, vault_id, created_ms, updated_ms)
+                     VALUES ('0123456789abcdef', 'v', 5, 6);
+                 INSERT INTO messages (session_id, seq, role, content, at_ms)
+                     VALUES ('0123456789abcdef', 1, 'user', '[]', 6);",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.known_vaults().unwrap(),
+            [("v".to_string(), "/v".to_string())]
+        );
+        let session = store.session("0123456789abcdef").unwrap().unwrap();
+        assert_eq!((session.messages, session.updated_ms), (1, 6));
     }
 }

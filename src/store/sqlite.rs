@@ -25,6 +25,26 @@ pub enum StoreError {
     },
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
+    #[error(
+        "there is no session `{id}`\n  fix: `vaultchat sessions list` shows the sessions there are"
+    )]
+    UnknownSession { id: String },
+    #[error(
+        "`{prefix}` is the start of several session ids ({}); type more of the id",
+        candidates.join(", ")
+    )]
+    AmbiguousSessionId {
+        prefix: String,
+        candidates: Vec<String>,
+    },
+    #[error("`{prefix}` is too short to pick a session: give at least {min} characters of its id")]
+    SessionIdPrefixTooShort { prefix: String, min: usize },
+    #[error("`{value}` is not a valid {what}: expected {allowed}")]
+    InvalidValue {
+        what: &'static str,
+        value: String,
+        allowed: &'static str,
+    },
 }
 
 /// How long a connection waits for another connection's lock before giving up.
@@ -120,6 +140,10 @@ mod tests {
             .query_row("PRAGMA synchronous", [], |r| r.get(0))
             .unwrap();
         assert_eq!(sync, 1, "NORMAL");
+        let foreign_keys: i64 = conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(foreign_keys, 1, "ON DELETE CASCADE needs foreign keys on");
         // A custom busy handler replaces the busy timeout: it retries every millisecond.
         assert!(retry_briefly(0));
         assert!(retry_briefly(9_999));

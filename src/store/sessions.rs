@@ -1,0 +1,679 @@
+//! Chat sessions and their messages.
+
+use super::usage::TokenTotals;
+use super::{Store, StoreError};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+/// The fewest characters of a session id that [`Store::resolve_session_id`] accepts as a prefix;
+/// shorter ones would match many sessions in a long history and pick one by accident.
+pub const MIN_SESSION_PREFIX: usize = 4;
+
+/// How many fresh ids [`Store::create_session`] tries before giving up on a collision.
+const ID_ATTEMPTS: usize = 4;
+
+/// A session to create.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSession<'a> {
+    /// The vault the session belongs to (`vaults.id`).
+    pub vault_id: &'a str,
+    /// The provider the session starts with; empty when not known.
+    pub provider: &'a str,
+    /// The model the session starts with; empty when not known.
+    pub model: &'a str,
+    /// Creation time, unix milliseconds.
+    pub now_ms: i64,
+}
+
+/// One stored message of a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMessage {
+    /// Position in the session: 1 for the first message.
+    pub seq: i64,
+    /// `user` or `assistant`.
+    pub role: String,
+    /// The JSON array of content blocks, as the agent stored it.
+    pub content_json: String,
+    /// When it was appended, unix milliseconds.
+    pub at_ms: i64,
+}
+
+/// A session with its counts, for `vaultchat sessions` and the session picker.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SessionSummary {
+    pub id: String,
+    pub vault_id: String,
+    pub title: String,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    /// Unix milliseconds.
+    pub created_ms: i64,
+    /// Unix milliseconds of the last message (the creation time before any).
+    pub updated_ms: i64,
+    /// How many messages the session holds.
+    pub messages: u64,
+    /// The tokens of every response in the session.
+    pub usage: TokenTotals,
+}
+
+/// The columns of a [`SessionSummary`], for every query that returns one (`s` is `sessions`).
+/// The counts are correlated subqueries so that a `LIMIT` bounds the work to the rows returned.
+const SUMMARY_COLUMNS: &str =
+    "s.id, s.vault_id, s.title, s.provider, s.model, s.created_ms, s.updated_ms,
+    (SELECT count(*) FROM messages m WHERE m.session_id = s.id),
+    (SELECT ifnull(sum(input_tokens), 0) FROM usage u WHERE u.session_id = s.id),
+    (SELECT ifnull(sum(output_tokens), 0) FROM usage u WHERE u.session_id = s.id),
+    (SELECT ifnull(sum(cache_read_tokens), 0) FROM usage u WHERE u.session_id = s.id),
+    (SELECT ifnull(sum(cache_write_tokens), 0) FROM usage u WHERE u.session_id = s.id),
+    (SELECT count(*) FROM usage u WHERE u.session_id = s.id)";
+
+/// Newest activity first; ties (same millisecond) by creation, then id, so the order is stable.
+const NEWEST_FIRST: &str = "ORDER BY s.updated_ms DESC, s.created_ms DESC, s.id DESC";
+
+fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
+    let count = |i| r.get::<_, i64>(i).map(i64::unsigned_abs);
+    Ok(SessionSummary {
+        id: r.get(0)?,
+        vault_id: r.get(1)?,
+        title: r.get(2)?,
+        provider: r.get(3)?,
+        model: r.get(4)?,
+        created_ms: r.get(5)?,
+        updated_ms: r.get(6)?,
+        messages: count(7)?,
+        usage: TokenTotals {
+            input_tokens: count(8)?,
+            output_tokens: count(9)?,
+            cache_read_tokens: count(10)?,
+            cache_write_tokens: count(11)?,
+            responses: count(12)?,
+        },
+    })
+}
+
+/// Sixteen lower-case hex digits: random from the kernel, or derived from the clock, the process
+/// id and a counter when `/dev/urandom` cannot be read.
+fn new_session_id() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    match random {
+        Ok(()) => format!("{:016x}", u64::from_be_bytes(bytes)),
+        Err(_) => fallback_session_id(),
+    }
+}
+
+/// An id from the clock, the process id and a per-process counter, hashed so that ids made in the
+/// same millisecond still differ in their first characters (people type prefixes).
+fn fallback_session_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut seed = Vec::with_capacity(28);
+    seed.extend_from_slice(&nanos.to_le_bytes());
+    seed.extend_from_slice(&std::process::id().to_le_bytes());
+    seed.extend_from_slice(&count.to_le_bytes());
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&seed))
+}
+
+fn is_primary_key_clash(err: &rusqlite::Error) -> bool {
+    matches!(
+        err,
+        rusqlite::Error::SqliteFailure(e, _)
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+    )
+}
+
+/// The roles the `messages` table accepts.
+fn check_role(role: &str) -> Result<(), StoreError> {
+    match role {
+        "user" | "assistant" => Ok(()),
+        _ => Err(StoreError::InvalidValue {
+            what: "message role",
+            value: role.to_string(),
+            allowed: "`user` or `assistant`",
+        }),
+    }
+}
+
+impl Store {
+    /// Create a session and return its new id.
+    pub fn create_session(&self, s: &NewSession<'_>) -> Result<String, StoreError> {
+        self.create_session_with_ids(s, new_session_id)
+    }
+
+    /// [`Store::create_session`] with the id source as a parameter, so that tests can force a
+    /// collision. A clash with an existing id (vanishingly rare with 64 random bits, possible with
+    /// the clock fallback) draws a new id.
+    fn create_session_with_ids(
+        &self,
+        s: &NewSession<'_>,
+        mut next_id: impl FnMut() -> String,
+    ) -> Result<String, StoreError> {
+        let mut attempt = 0;
+        loop {
+            let id = next_id();
+            let inserted = self.conn.execute(
+                "INSERT INTO sessions (id, vault_id, provider, model, created_ms, updated_ms)
+                 VALUES (?1, ?2, nullif(?3, ''), nullif(?4, ''), ?5, ?5)",
+                params![id, s.vault_id, s.provider, s.model, s.now_ms],
+            );
+            match inserted {
+                Ok(_) => return Ok(id),
+                Err(e) if is_primary_key_clash(&e) && attempt + 1 < ID_ATTEMPTS => attempt += 1,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Give a session its title (shown in lists and the picker).
+    pub fn set_session_title(&self, id: &str, title: &str) -> Result<(), StoreError> {
+        let changed = self.conn.execute(
+            "UPDATE sessions SET title = ?2 WHERE id = ?1",
+            params![id, title],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::UnknownSession { id: id.to_string() });
+        }
+        Ok(())
+    }
+
+    /// Append a message to a session and return its position (1 for the first). `search_text` is
+    /// the plain text of the message's text blocks, kept for full-text search; the session's
+    /// `updated_ms` moves to `now_ms` (never backwards).
+    pub fn append_message(
+        &self,
+        session_id: &str,
+        role: &str,
+        content_json: &str,
+        search_text: &str,
+        now_ms: i64,
+    ) -> Result<i64, StoreError> {
+        check_role(role)?;
+        // IMMEDIATE takes the write lock before reading the last seq, so two writers cannot both
+        // pick the same next seq.
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        let touched = tx.execute(
+            "UPDATE sessions SET updated_ms = max(updated_ms, ?2) WHERE id = ?1",
+            params![session_id, now_ms],
+        )?;
+        if touched == 0 {
+            return Err(StoreError::UnknownSession {
+                id: session_id.to_string(),
+            });
+        }
+        let seq: i64 = tx.query_row(
+            "SELECT ifnull(max(seq), 0) + 1 FROM messages WHERE session_id = ?1",
+            [session_id],
+            |r| r.get(0),
+        )?;
+        tx.execute(
+            "INSERT INTO messages (session_id, seq, role, content, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![session_id, seq, role, content_json, now_ms],
+        )?;
+        if !search_text.trim().is_empty() {
+            tx.execute(
+                "INSERT INTO message_text (rowid, text) VALUES (?1, ?2)",
+                params![tx.last_insert_rowid(), search_text],
+            )?;
+        }
+        tx.commit()?;
+        Ok(seq)
+    }
+
+    /// Every message of a session, in order (empty for an unknown session).
+    pub fn session_messages(&self, session_id: &str) -> Result<Vec<StoredMessage>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, role, content, at_ms FROM messages WHERE session_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([session_id], |r| {
+            Ok(StoredMessage {
+                seq: r.get(0)?,
+                role: r.get(1)?,
+                content_json: r.get(2)?,
+                at_ms: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The session with exactly this id, with its counts.
+    pub fn session(&self, id: &str) -> Result<Option<SessionSummary>, StoreError> {
+        let sql = format!("SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE s.id = ?1");
+        Ok(self
+            .conn
+            .query_row(&sql, [id], summary_from_row)
+            .optional()?)
+    }
+
+    /// The full id of the session whose id is `id_or_prefix` or starts with it (case-insensitive,
+    /// surrounding spaces ignored). `None` when no session matches; an error when several do, or
+    /// when a prefix shorter than [`MIN_SESSION_PREFIX`] is not a whole id.
+    pub fn resolve_session_id(&self, id_or_prefix: &str) -> Result<Option<String>, StoreError> {
+        let wanted = id_or_prefix.trim().to_ascii_lowercase();
+        let exact: Option<String> = self
+            .conn
+            .query_row("SELECT id FROM sessions WHERE id = ?1", [&wanted], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if exact.is_some() {
+            return Ok(exact);
+        }
+        if wanted.chars().count() < MIN_SESSION_PREFIX {
+            return Err(StoreError::SessionIdPrefixTooShort {
+                prefix: id_or_prefix.to_string(),
+                min: MIN_SESSION_PREFIX,
+            });
+        }
+        // substr rather than LIKE/GLOB: the prefix is compared literally, whatever it contains.
+        // Six rows are enough to name a few candidates in the error.
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 6",
+        )?;
+        let mut candidates = stmt
+            .query_map([&wanted], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        match candidates.len() {
+            0 => Ok(None),
+            1 => Ok(candidates.pop()),
+            _ => Err(StoreError::AmbiguousSessionId {
+                prefix: id_or_prefix.to_string(),
+                candidates,
+            }),
+        }
+    }
+
+    /// Sessions with the most recent activity first, of one vault or of all (`None`).
+    pub fn list_sessions(
+        &self,
+        vault_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<SessionSummary>, StoreError> {
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE ?1 IS NULL OR s.vault_id = ?1 {NEWEST_FIRST} LIMIT ?2"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(
+            params![vault_id, i64::try_from(limit).unwrap_or(i64::MAX)],
+            summary_from_row,
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The id of the vault's session with the most recent activity (for `--continue`).
+    pub fn latest_session(&self, vault_id: &str) -> Result<Option<String>, StoreError> {
+        let sql =
+            format!("SELECT s.id FROM sessions s WHERE s.vault_id = ?1 {NEWEST_FIRST} LIMIT 1");
+        Ok(self
+            .conn
+            .query_row(&sql, [vault_id], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Delete a session with its messages and usage rows; `false` when there was no such session.
+    pub fn delete_session(&self, id: &str) -> Result<bool, StoreError> {
+        // The messages and usage rows go by ON DELETE CASCADE (foreign_keys is on for every
+        // connection, see sqlite.rs), their search text by the trigger.
+        let deleted = self
+            .conn
+            .execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+        Ok(deleted > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::UsageRecord;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("app.db")).unwrap();
+        (dir, store)
+    }
+
+    fn new_session<'a>(vault_id: &'a str, now_ms: i64) -> NewSession<'a> {
+        NewSession {
+            vault_id,
+            provider: "anthropic",
+            model: "claude-x",
+            now_ms,
+        }
+    }
+
+    fn count(store: &Store, sql: &str) -> i64 {
+        store.connection().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn ids_are_sixteen_hex_digits_and_differ() {
+        for id in [
+            new_session_id(),
+            new_session_id(),
+            fallback_session_id(),
+            fallback_session_id(),
+        ] {
+            assert_eq!(id.len(), 16, "{id}");
+            assert!(
+                id.chars()
+                    .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+                "{id}"
+            );
+        }
+        assert_ne!(new_session_id(), new_session_id());
+        assert_ne!(fallback_session_id(), fallback_session_id());
+    }
+
+    #[test]
+    fn a_new_session_round_trips_with_empty_counts() {
+        let (_dir, store) = store();
+        let id = store.create_session(&new_session("v1", 1_000)).unwrap();
+        let s = store.session(&id).unwrap().unwrap();
+        assert_eq!(
+            s,
+            SessionSummary {
+                id: id.clone(),
+                vault_id: "v1".into(),
+                title: String::new(),
+                provider: Some("anthropic".into()),
+                model: Some("claude-x".into()),
+                created_ms: 1_000,
+                updated_ms: 1_000,
+                messages: 0,
+                usage: TokenTotals::default(),
+            }
+        );
+        assert_eq!(store.session("0000000000000000").unwrap(), None);
+    }
+
+    #[test]
+    fn an_unknown_provider_and_model_are_stored_as_null() {
+        let (_dir, store) = store();
+        let id = store
+            .create_session(&NewSession {
+                vault_id: "v",
+                provider: "",
+                model: "",
+                now_ms: 1,
+            })
+            .unwrap();
+        let s = store.session(&id).unwrap().unwrap();
+        assert_eq!((s.provider, s.model), (None, None));
+    }
+
+    #[test]
+    fn an_id_clash_draws_a_new_id_and_gives_up_after_a_few() {
+        let (_dir, store) = store();
+        let first = store
+            .create_session_with_ids(&new_session("v", 1), || "aaaaaaaaaaaaaaaa".into())
+            .unwrap();
+        assert_eq!(first, "aaaaaaaaaaaaaaaa");
+        let mut ids = ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"].into_iter();
+        let second = store
+            .create_session_with_ids(&new_session("v", 2), || ids.next().unwrap().into())
+            .unwrap();
+        assert_eq!(second, "bbbbbbbbbbbbbbbb");
+        let err = store
+            .create_session_with_ids(&new_session("v", 3), || "aaaaaaaaaaaaaaaa".into())
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Sql(_)), "{err}");
+        assert_eq!(count(&store, "SELECT count(*) FROM sessions"), 2);
+    }
+
+    #[test]
+    fn the_title_can_be_set_and_an_unknown_session_is_an_error() {
+        let (_dir, store) = store();
+        let id = store.create_session(&new_session("v", 1)).unwrap();
+        store.set_session_title(&id, "Plan the trip").unwrap();
+        assert_eq!(store.session(&id).unwrap().unwrap().title, "Plan the trip");
+        store.set_session_title(&id, "Renamed").unwrap();
+        assert_eq!(store.session(&id).unwrap().unwrap().title, "Renamed");
+        let err = store.set_session_title("nope", "x").unwrap_err();
+        assert!(
+            matches!(&err, StoreError::UnknownSession { id } if id == "nope"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn messages_get_consecutive_seqs_per_session_and_come_back_in_order() {
+        let (_dir, store) = store();
+        let a = store.create_session(&new_session("v", 1)).unwrap();
+        let b = store.create_session(&new_session("v", 1)).unwrap();
+        assert_eq!(
+            store
+                .append_message(&a, "user", r#"[{"type":"text","text":"hi"}]"#, "hi", 10)
+                .unwrap(),
+            1
+        );
+        assert_eq!(store.append_message(&b, "user", "[]", "", 11).unwrap(), 1);
+        assert_eq!(
+            store
+                .append_message(&a, "assistant", "[2]", "hello", 12)
+                .unwrap(),
+            2
+        );
+        assert_eq!(store.append_message(&a, "user", "[3]", "", 13).unwrap(), 3);
+        let got = store.session_messages(&a).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                StoredMessage {
+                    seq: 1,
+                    role: "user".into(),
+                    content_json: r#"[{"type":"text","text":"hi"}]"#.into(),
+                    at_ms: 10
+                },
+                StoredMessage {
+                    seq: 2,
+                    role: "assistant".into(),
+                    content_json: "[2]".into(),
+                    at_ms: 12
+                },
+                StoredMessage {
+                    seq: 3,
+                    role: "user".into(),
+                    content_json: "[3]".into(),
+                    at_ms: 13
+                },
+            ]
+        );
+        assert_eq!(store.session(&a).unwrap().unwrap().messages, 3);
+        assert_eq!(store.session(&b).unwrap().unwrap().messages, 1);
+        assert!(store.session_messages("nope").unwrap().is_empty());
+    }
+
+    #[test]
+    fn appending_bumps_updated_ms_but_never_backwards() {
+        let (_dir, store) = store();
+        let id = store.create_session(&new_session("v", 100)).unwrap();
+        store.append_message(&id, "user", "[]", "", 500).unwrap();
+        assert_eq!(store.session(&id).unwrap().unwrap().updated_ms, 500);
+        store
+            .append_message(&id, "assistant", "[]", "", 400)
+            .unwrap();
+        let s = store.session(&id).unwrap().unwrap();
+        assert_eq!((s.created_ms, s.updated_ms), (100, 500));
+    }
+
+    #[test]
+    fn appending_refuses_a_bad_role_and_an_unknown_session() {
+        let (_dir, store) = store();
+        let id = store.create_session(&new_session("v", 1)).unwrap();
+        let err = store
+            .append_message(&id, "system", "[]", "", 2)
+            .unwrap_err();
+        assert!(
+            matches!(&err, StoreError::InvalidValue { value, .. } if value == "system"),
+            "{err}"
+        );
+        let err = store
+            .append_message("nope", "user", "[]", "", 2)
+            .unwrap_err();
+        assert!(matches!(err, StoreError::UnknownSession { .. }), "{err}");
+        assert_eq!(count(&store, "SELECT count(*) FROM messages"), 0);
+        assert_eq!(store.session(&id).unwrap().unwrap().updated_ms, 1);
+    }
+
+    #[test]
+    fn message_text_is_searchable_and_blank_text_is_not_indexed() {
+        let (_dir, store) = store();
+        let id = store.create_session(&new_session("v", 1)).unwrap();
+        store
+            .append_message(&id, "user", "[]", "Where is the café?", 2)
+            .unwrap();
+        store
+            .append_message(&id, "assistant", "[]", "  ", 3)
+            .unwrap();
+        assert_eq!(count(&store, "SELECT count(*) FROM message_text"), 1);
+        let seq: i64 = store
+            .connection()
+            .query_row(
+                "SELECT m.seq FROM message_text t JOIN messages m ON m.id = t.rowid
+                 WHERE message_text MATCH 'cafe'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(seq, 1);
+    }
+
+    #[test]
+    fn deleting_a_session_cascades_to_its_messages_usage_and_text() {
+        let (_dir, store) = store();
+        let gone = store.create_session(&new_session("v", 1)).unwrap();
+        let kept = store.create_session(&new_session("v", 1)).unwrap();
+        for id in [&gone, &kept] {
+            store.append_message(id, "user", "[]", "words", 2).unwrap();
+            store
+                .record_usage(&UsageRecord {
+                    session_id: id,
+                    at_ms: 3,
+                    provider: "p",
+                    model: "m",
+                    input_tokens: 1,
+                    output_tokens: 1,
+                    cache_read_tokens: 0,
+                    cache_write_tokens: 0,
+                })
+                .unwrap();
+        }
+        assert!(store.delete_session(&gone).unwrap());
+        assert!(!store.delete_session(&gone).unwrap());
+        assert_eq!(store.session(&gone).unwrap(), None);
+        let left = |table: &str| count(&store, &format!("SELECT count(*) FROM {table}"));
+        assert_eq!(left("messages"), 1);
+        assert_eq!(left("usage"), 1);
+        assert_eq!(left("message_text"), 1);
+        assert_eq!(store.session_messages(&kept).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn lists_newest_activity_first_per_vault_or_all_with_a_limit() {
+        let (_dir, store) = store();
+        let old = store.create_session(&new_session("v1", 100)).unwrap();
+        let mid = store.create_session(&new_session("v1", 200)).unwrap();
+        let other = store.create_session(&new_session("v2", 300)).unwrap();
+        // A message makes the oldest session the most recently active one.
+        store.append_message(&old, "user", "[]", "", 400).unwrap();
+        let ids = |list: Vec<SessionSummary>| list.into_iter().map(|s| s.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(store.list_sessions(None, 10).unwrap()),
+            [old.as_str(), &other, &mid]
+        );
+        assert_eq!(
+            ids(store.list_sessions(Some("v1"), 10).unwrap()),
+            [old.as_str(), &mid]
+        );
+        assert_eq!(
+            ids(store.list_sessions(None, 2).unwrap()),
+            [old.as_str(), &other]
+        );
+        assert!(store.list_sessions(Some("v3"), 10).unwrap().is_empty());
+        assert_eq!(store.latest_session("v1").unwrap(), Some(old.clone()));
+        assert_eq!(store.latest_session("v2").unwrap(), Some(other));
+        assert_eq!(store.latest_session("v3").unwrap(), None);
+        assert_eq!(store.list_sessions(None, 10).unwrap()[0].messages, 1);
+    }
+
+    #[test]
+    fn a_summary_sums_the_sessions_usage() {
+        let (_dir, store) = store();
+        let id = store.create_session(&new_session("v", 1)).unwrap();
+        let other = store.create_session(&new_session("v", 1)).unwrap();
+        for (session_id, input) in [(&id, 10), (&id, 20), (&other, 1000)] {
+            store
+                .record_usage(&UsageRecord {
+                    session_id,
+                    at_ms: 5,
+                    provider: "p",
+                    model: "m",
+                    input_tokens: input,
+                    output_tokens: 2,
+                    cache_read_tokens: 3,
+                    cache_write_tokens: 4,
+                })
+                .unwrap();
+        }
+        assert_eq!(
+            store.session(&id).unwrap().unwrap().usage,
+            TokenTotals {
+                input_tokens: 30,
+                output_tokens: 4,
+                cache_read_tokens: 6,
+                cache_write_tokens: 8,
+                responses: 2,
+            }
+        );
+    }
+
+    #[test]
+    fn a_prefix_resolves_to_the_one_session_it_starts() {
+        let (_dir, store) = store();
+        let mut ids = [
+            "abcd000000000001",
+            "abcd000000000002",
+            "abce000000000003",
+            "ffff000000000004",
+        ]
+        .into_iter();
+        for _ in 0..4 {
+            store
+                .create_session_with_ids(&new_session("v", 1), || ids.next().unwrap().into())
+                .unwrap();
+        }
+        let resolve = |p: &str| store.resolve_session_id(p);
+        assert_eq!(
+            resolve("abcd000000000002").unwrap().as_deref(),
+            Some("abcd000000000002")
+        );
+        assert_eq!(
+            resolve("abce").unwrap().as_deref(),
+            Some("abce000000000003")
+        );
+        assert_eq!(
+            resolve(" FFFF0 ").unwrap().as_deref(),
+            Some("ffff000000000004")
+        );
+        assert_eq!(resolve("abcf").unwrap(), None);
+        // LIKE wildcards are not wildcards here.
+        assert_eq!(resolve("ab%_").unwrap(), None);
+        match resolve("abcd").unwrap_err() {
+            StoreError::AmbiguousSessionId { prefix, candidates } => {
+                assert_eq!(prefix, "abcd");
+                assert_eq!(candidates, ["abcd000000000001", "abcd000000000002"]);
+            }
+            other => panic!("{other}"),
+        }
+        let err = resolve("abc").unwrap_err();
+        assert!(
+            matches!(err, StoreError::SessionIdPrefixTooShort { min: 4, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("at least 4"), "{err}");
+    }
+}
