@@ -292,8 +292,7 @@ struct WireUsage {
 #[serde(tag = "type", rename_all = "snake_case")]
 enum WireStartBlock {
     Text {
-        #[serde(default)]
-        text: String,
+        text: Option<String>,
     },
     ToolUse {
         id: String,
@@ -398,6 +397,7 @@ impl AnthropicStream {
     fn start_block(&mut self, index: usize, block: WireStartBlock) -> Vec<StreamEvent> {
         match block {
             WireStartBlock::Text { text } => {
+                let text = text.unwrap_or_default();
                 let live = (!text.is_empty()).then(|| StreamEvent::TextDelta(text.clone()));
                 self.slots.insert(index, Slot::Text(text));
                 live.into_iter().collect()

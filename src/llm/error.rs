@@ -10,8 +10,11 @@ const MAX_QUOTED_MESSAGE: usize = 400;
 /// provider's request id when it is known.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
-    /// The HTTP client could not be built.
-    #[error("vaultchat could not set up its HTTP client: {0}")]
+    /// The HTTP client or the request could not be built (a TLS setup failure, a control
+    /// character in the API key).
+    #[error(
+        "vaultchat could not prepare the HTTP request ({0}); check the API key and base URL for stray characters"
+    )]
     Setup(String),
     /// The configured base URL is not a URL.
     #[error(

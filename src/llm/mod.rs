@@ -17,6 +17,7 @@ pub use types::{
     Block, Message, Request, Response, ResultPart, Role, StopReason, StreamEvent, ToolDef, Usage,
 };
 
+use bytes::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use sse::{SseEvent, SseParser};
 use std::time::Duration;
@@ -156,28 +157,27 @@ impl Provider {
         }
     }
 
-    fn post(&self, url: &str, body: String) -> reqwest::RequestBuilder {
+    fn post(&self, url: &str, body: Bytes) -> reqwest::RequestBuilder {
         let builder = self
             .client
             .post(url)
             .header(CONTENT_TYPE, "application/json")
             .body(body);
-        let key = self.settings.api_key.as_deref();
-        match (self.settings.kind, key) {
-            (ProviderKind::Anthropic, key) => {
-                let builder = builder.header("anthropic-version", anthropic::API_VERSION);
-                match key {
-                    Some(key) => builder.header("x-api-key", key),
-                    None => builder,
-                }
-            }
+        let builder = match self.settings.kind {
+            ProviderKind::Anthropic => builder.header("anthropic-version", anthropic::API_VERSION),
+            ProviderKind::OpenAi => builder,
+        };
+        match (self.settings.kind, self.settings.api_key.as_deref()) {
+            (ProviderKind::Anthropic, Some(key)) => builder.header("x-api-key", key),
             (ProviderKind::OpenAi, Some(key)) => builder.bearer_auth(key),
-            (ProviderKind::OpenAi, None) => builder,
+            (_, None) => builder,
         }
     }
 
     /// POST until a 2xx response's headers arrive, retrying per the policy in `retry`.
     async fn send(&self, url: &str, body: String) -> Result<reqwest::Response, LlmError> {
+        // Shared, so each attempt re-sends the (possibly image-heavy) body without copying it.
+        let body = Bytes::from(body);
         let idle = self.settings.idle_timeout;
         let mut retries = 0;
         loop {
@@ -203,6 +203,11 @@ impl Provider {
                     };
                     let retryable = retry::is_retryable_status(status, &headers, &text);
                     (error, retryable, Some(headers))
+                }
+                // The request itself cannot be built (e.g. a control character in the API key):
+                // no attempt will do better.
+                Ok(Err(e)) if e.is_builder() => {
+                    return Err(LlmError::Setup(transport_message(&e)));
                 }
                 Ok(Err(e)) => {
                     let error = LlmError::Unreachable {
@@ -670,6 +675,18 @@ mod tests {
             )
         );
         assert_eq!(seen.lock().unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn an_api_key_that_cannot_be_a_header_fails_without_retrying() {
+        let (base, seen) = fake_server(Vec::new()).await;
+        let mut settings = settings(ProviderKind::Anthropic, &base);
+        settings.api_key = Some("sk-ant\nbroken".into());
+        let provider = Provider::new(settings).unwrap();
+        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
+        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        assert!(matches!(error, LlmError::Setup(_)), "{error:?}");
+        assert!(seen.lock().unwrap().is_empty());
     }
 
     #[test]

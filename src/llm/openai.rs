@@ -342,8 +342,7 @@ struct WireFunctionCall<'a> {
 
 #[derive(Deserialize)]
 struct WireChunk {
-    #[serde(default)]
-    choices: Vec<WireChoice>,
+    choices: Option<Vec<WireChoice>>,
     usage: Option<WireUsage>,
 }
 
@@ -562,6 +561,7 @@ impl StreamAccumulator for OpenAiStream {
         // vaultchat asks for one choice; a server that sends more is read for the first only.
         for choice in chunk
             .choices
+            .unwrap_or_default()
             .into_iter()
             .filter(|c| c.index.unwrap_or(0) == 0)
         {
@@ -838,6 +838,19 @@ mod tests {
             run(vllm.as_bytes(), 5).0,
             Err(LlmError::MidStream { error_type, .. }) if error_type == "BadRequestError"
         ));
+    }
+
+    #[test]
+    fn null_fields_are_tolerated() {
+        let stream = [
+            "data: {\"choices\":null,\"usage\":null}\n\n".to_string(),
+            chunk(json!([{"index": 0, "delta": null, "finish_reason": null}])),
+            chunk(json!([{"index": 0, "delta": {"content": null, "tool_calls": null}, "finish_reason": "stop"}])),
+        ]
+        .concat();
+        let response = run(stream.as_bytes(), 9).0.unwrap();
+        assert_eq!(response.stop_reason, StopReason::EndTurn);
+        assert!(response.content.is_empty());
     }
 
     #[test]
