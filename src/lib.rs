@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod config;
 pub mod index;
+pub mod llm;
 pub mod mcp;
 pub mod permission;
 pub mod store;
