@@ -4,6 +4,8 @@
 //! only calls [`cli::run`]. Modules may import only modules below them in DESIGN.md's module map:
 //! `cli` → `index` → `store` → `vault` → `config`.
 
+pub mod agent;
+pub mod attach;
 pub mod cli;
 pub mod config;
 pub mod index;

@@ -1,12 +1,15 @@
 //! The command line (DESIGN.md §6): argument parsing, subcommands and exit codes. Business rules
 //! live in the modules below; this one wires them together.
 
+mod ask_cmd;
 mod doctor;
 mod index_cmd;
 mod logging;
 mod mcp_cmd;
 mod search_cmd;
+mod sessions_cmd;
 mod tools_cmd;
+mod usage_cmd;
 
 use crate::config::{Config, Paths};
 use crate::vault::Vault;
@@ -44,10 +47,25 @@ pub struct GlobalArgs {
     /// Read the configuration from FILE instead of the config folder's config.toml.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The LLM provider: `anthropic` or `openai` (any OpenAI-compatible server).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// The model name.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The provider's base URL (Anthropic: without /v1; OpenAI-compatible: ending in /v1).
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// One agent turn without the full-screen app; prints the reply as it streams.
+    Ask(ask_cmd::AskArgs),
+    /// List, show or delete stored sessions.
+    Sessions(sessions_cmd::SessionsArgs),
+    /// Token usage, cache hits and estimated cost.
+    Usage(usage_cmd::UsageArgs),
     /// Build or refresh the search index of the vault.
     Index(index_cmd::IndexArgs),
     /// Search the vault's notes.
@@ -138,6 +156,9 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
     let ctx = Context::new(&cli.global, cli.vault_positional.as_deref())?;
     let _log = logging::init(&ctx.paths.log_file());
     match cli.command {
+        Some(Command::Ask(args)) => ask_cmd::run(&ctx, &cli.global, &args),
+        Some(Command::Sessions(args)) => sessions_cmd::run(&ctx, &args),
+        Some(Command::Usage(args)) => usage_cmd::run(&ctx, &args),
         Some(Command::Index(args)) => index_cmd::run(&ctx, &args),
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),

@@ -33,6 +33,34 @@ pub struct Config {
     #[serde(default)]
     pub index: IndexConfig,
     pub embeddings: Option<EmbeddingsConfig>,
+    #[serde(default)]
+    pub permissions: PermissionsConfig,
+    /// `[prices.MODEL]`: what a model costs, for the cost estimate in `vaultchat usage`.
+    #[serde(default)]
+    pub prices: std::collections::BTreeMap<String, Price>,
+}
+
+/// `[permissions]`: rules that hold in every vault, as `"tool"` or `"tool:glob"` (`*` for every
+/// tool), e.g. `deny = ["*:Private/**"]`, `allow = ["update_note:Inbox/**"]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionsConfig {
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// US dollars per million tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    #[serde(default)]
+    pub cache_read: Option<f64>,
+    #[serde(default)]
+    pub cache_write: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -52,6 +80,16 @@ pub struct ProviderConfig {
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,
+    /// The most tokens one response may have.
+    pub max_tokens: Option<u32>,
+    /// The most model responses in one turn (each tool round trip is one).
+    pub max_steps: Option<u32>,
+    /// Seconds without a byte from the provider before a request is abandoned.
+    pub idle_timeout_secs: Option<u64>,
+    /// Seconds to wait for a connection to the provider.
+    pub connect_timeout_secs: Option<u64>,
+    /// Retries after a rate limit, an overload or a dropped connection (before any output).
+    pub max_retries: Option<u32>,
 }
 
 /// `[index]`: what the search index covers.
@@ -112,6 +150,21 @@ const KEY_HINTS: &[(&str, &str)] = &[
     (
         "provider.api_key_env",
         "api_key_env = \"ANTHROPIC_API_KEY\"",
+    ),
+    ("provider.max_tokens", "max_tokens = 4096"),
+    ("provider.max_steps", "max_steps = 8"),
+    ("provider.idle_timeout_secs", "idle_timeout_secs = 120"),
+    ("provider.connect_timeout_secs", "connect_timeout_secs = 5"),
+    ("provider.max_retries", "max_retries = 2"),
+    (
+        "permissions",
+        "[permissions]\ndeny = [\"*:Private/**\"]\nallow = [\"update_note:Inbox/**\"]",
+    ),
+    ("permissions.allow", "allow = [\"update_note:Inbox/**\"]"),
+    ("permissions.deny", "deny = [\"*:Private/**\"]"),
+    (
+        "prices",
+        "[prices.\"claude-sonnet-4-5\"]\ninput = 3.0\noutput = 15.0\ncache_read = 0.3\ncache_write = 3.75",
     ),
     ("index", "[index]\nexclude_folders = [\"Templates\"]"),
     (
@@ -218,6 +271,34 @@ impl Config {
                     self.index.debounce_ms
                 ),
             ));
+        }
+        if self.provider.max_steps == Some(0) {
+            return Err(invalid(
+                "provider.max_steps",
+                "0 steps would never call the model; use at least 1".to_string(),
+            ));
+        }
+        if self.provider.max_tokens == Some(0) {
+            return Err(invalid(
+                "provider.max_tokens",
+                "a response of 0 tokens says nothing; use at least 1".to_string(),
+            ));
+        }
+        for (key, specs) in [
+            ("permissions.allow", &self.permissions.allow),
+            ("permissions.deny", &self.permissions.deny),
+        ] {
+            if let Some(bad) = specs.iter().find(|s| {
+                let (tool, glob) = s.split_once(':').unwrap_or((s.as_str(), "x"));
+                tool.trim().is_empty() || glob.trim().is_empty() || glob.starts_with('/')
+            }) {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "`{bad}` is not a rule: write `tool` or `tool:vault-relative glob` (`*` for every tool)"
+                    ),
+                ));
+            }
         }
         let urls = [
             ("provider.base_url", self.provider.base_url.as_deref()),

@@ -4,5 +4,8 @@
 mod file;
 mod paths;
 
-pub use file::{Config, ConfigError, EmbeddingsConfig, IndexConfig, ProviderConfig, ProviderKind};
+pub use file::{
+    Config, ConfigError, EmbeddingsConfig, IndexConfig, PermissionsConfig, Price, ProviderConfig,
+    ProviderKind,
+};
 pub use paths::{Paths, PathsError};

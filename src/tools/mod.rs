@@ -117,6 +117,12 @@ pub enum ToolError {
 pub trait Tool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>>;
+    /// For a tool that writes to the vault: what the call would change, without changing
+    /// anything (the agent shows it as a diff and applies it only when approved). `None` for
+    /// tools that do not write through a plan.
+    fn plan(&self, _args: Value) -> Option<BoxFuture<'_, Result<workspace::Plan, ToolError>>> {
+        None
+    }
 }
 
 /// The tools available in one process, by name.

@@ -10,6 +10,7 @@ mod blocks;
 mod config_files;
 mod notebooks;
 mod notes;
+mod plan;
 mod semantic;
 mod tags;
 
@@ -17,6 +18,8 @@ use super::{
     Annotations, BoxFuture, Registry, Tier, Tool, ToolError, ToolOutput, ToolSpec, parse_args,
     schema_of,
 };
+pub use plan::{Applied, Change, Plan};
+
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};
 use crate::store::{Actor, NewRevision, Store, StoreError};
@@ -233,11 +236,40 @@ fn note_error(e: NoteError) -> ToolError {
     }
 }
 
+/// What a workspace tool does with its typed arguments.
+enum Body<A> {
+    /// Reads and answers.
+    Read(fn(&Workspace, A) -> Result<ToolOutput, ToolError>),
+    /// Plans a change; `call` applies the plan at once, the agent asks first (see [`Plan`]).
+    Write(fn(&Workspace, A) -> Result<Plan, ToolError>),
+}
+
 /// A workspace tool: typed arguments and a synchronous body.
 struct WorkspaceTool<A> {
     spec: ToolSpec,
     workspace: Arc<Workspace>,
-    run: fn(&Workspace, A) -> Result<ToolOutput, ToolError>,
+    body: Body<A>,
+}
+
+impl<A> WorkspaceTool<A> {
+    /// Run `work` on the workspace off the async threads.
+    async fn run_blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Workspace) -> Result<T, ToolError> + Send + 'static,
+    ) -> Result<T, ToolError> {
+        let workspace = Arc::clone(&self.workspace);
+        // On a single-threaded runtime (one stdio client, one request at a time) the body
+        // runs inline: handing sub-millisecond work to the blocking pool and back costs more
+        // than the work. A multi-threaded runtime (HTTP, the agent) keeps its workers free.
+        if tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
+        {
+            return work(&workspace);
+        }
+        tokio::task::spawn_blocking(move || work(&workspace))
+            .await
+            .map_err(internal)?
+    }
 }
 
 impl<A: DeserializeOwned + Send + 'static> Tool for WorkspaceTool<A> {
@@ -246,26 +278,30 @@ impl<A: DeserializeOwned + Send + 'static> Tool for WorkspaceTool<A> {
     }
 
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        let workspace = Arc::clone(&self.workspace);
-        let run = self.run;
         Box::pin(async move {
             let parsed: A = parse_args(&self.spec.name, args)?;
-            // On a single-threaded runtime (one stdio client, one request at a time) the body
-            // runs inline: handing sub-millisecond work to the blocking pool and back costs more
-            // than the work. A multi-threaded runtime (HTTP, the agent) keeps its workers free.
-            if tokio::runtime::Handle::try_current()
-                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
-            {
-                return run(&workspace, parsed);
+            match self.body {
+                Body::Read(run) => self.run_blocking(move |ws| run(ws, parsed)).await,
+                Body::Write(plan) => {
+                    self.run_blocking(move |ws| Ok(ws.apply(&plan(ws, parsed)?, None)?.output))
+                        .await
+                }
             }
-            tokio::task::spawn_blocking(move || run(&workspace, parsed))
-                .await
-                .map_err(internal)?
         })
+    }
+
+    fn plan(&self, args: Value) -> Option<BoxFuture<'_, Result<Plan, ToolError>>> {
+        let Body::Write(plan) = self.body else {
+            return None;
+        };
+        Some(Box::pin(async move {
+            let parsed: A = parse_args(&self.spec.name, args)?;
+            self.run_blocking(move |ws| plan(ws, parsed)).await
+        }))
     }
 }
 
-/// Build one workspace tool.
+/// Build one read-only workspace tool.
 fn tool<A: JsonSchema + DeserializeOwned + Send + 'static>(
     workspace: &Arc<Workspace>,
     name: &str,
@@ -273,6 +309,43 @@ fn tool<A: JsonSchema + DeserializeOwned + Send + 'static>(
     description: &str,
     annotations: Annotations,
     run: fn(&Workspace, A) -> Result<ToolOutput, ToolError>,
+) -> Arc<dyn Tool> {
+    build(
+        workspace,
+        name,
+        title,
+        description,
+        annotations,
+        Body::Read(run),
+    )
+}
+
+/// Build one workspace tool that writes (through a [`Plan`]).
+fn write_tool<A: JsonSchema + DeserializeOwned + Send + 'static>(
+    workspace: &Arc<Workspace>,
+    name: &str,
+    title: &str,
+    description: &str,
+    annotations: Annotations,
+    plan: fn(&Workspace, A) -> Result<Plan, ToolError>,
+) -> Arc<dyn Tool> {
+    build(
+        workspace,
+        name,
+        title,
+        description,
+        annotations,
+        Body::Write(plan),
+    )
+}
+
+fn build<A: JsonSchema + DeserializeOwned + Send + 'static>(
+    workspace: &Arc<Workspace>,
+    name: &str,
+    title: &str,
+    description: &str,
+    annotations: Annotations,
+    body: Body<A>,
 ) -> Arc<dyn Tool> {
     Arc::new(WorkspaceTool {
         spec: ToolSpec {
@@ -284,7 +357,7 @@ fn tool<A: JsonSchema + DeserializeOwned + Send + 'static>(
             tier: Tier::Workspace,
         },
         workspace: Arc::clone(workspace),
-        run,
+        body,
     })
 }
 
@@ -325,4 +398,31 @@ fn check_expected_revision(
 /// A note's text and revision token, read through the guard.
 fn read_text(path: &VaultPath) -> Result<note_io::NoteText, ToolError> {
     note_io::read_note(path).map_err(note_error)
+}
+
+impl Workspace {
+    /// The vault-relative path a tool argument names, for the permission check. `Err` carries the
+    /// guard's refusal (outside the vault, a protected folder for a write, …); `Ok(None)` when the
+    /// name resolves to nothing yet (the tool itself will say so, or create it).
+    pub fn target_path(
+        &self,
+        input: &str,
+        access: Access,
+        is_note: bool,
+    ) -> Result<Option<String>, String> {
+        match self.vault.resolve(input, access) {
+            Err(e) if REFUSALS.contains(&e.kind()) => return Err(e.to_string()),
+            Ok(path) if !is_note || path.abs().is_file() => {
+                return Ok(Some(path.rel().to_string()));
+            }
+            _ => {}
+        }
+        if !is_note {
+            return Ok(None);
+        }
+        match self.resolve_note(input, access) {
+            Ok(path) => Ok(Some(path.rel().to_string())),
+            Err(_) => Ok(None),
+        }
+    }
 }

@@ -1,13 +1,13 @@
 //! The notebooks family: list_notebooks, create_notebook. A notebook is a folder of the vault;
 //! dot-folders (`.git`, `.obsidian`, `.trash`, ...) are not notebooks.
 
-use super::{Workspace, internal, path_error, tool};
+use super::{Change, Plan, Workspace, internal, path_error, tool, write_tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
-use crate::vault::Access;
 use crate::vault::walk;
+use crate::vault::{Access, VaultPath};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Map, json};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -24,7 +24,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             Annotations::READ_ONLY,
             list_notebooks,
         ),
-        tool(
+        write_tool(
             ws,
             "create_notebook",
             "Create a notebook",
@@ -159,7 +159,7 @@ struct CreateNotebookArgs {
     path: String,
 }
 
-fn create_notebook(ws: &Workspace, args: CreateNotebookArgs) -> Result<ToolOutput, ToolError> {
+fn create_notebook(ws: &Workspace, args: CreateNotebookArgs) -> Result<Plan, ToolError> {
     // A trailing `/` is a natural way to write a folder; the guard refuses it for writes, so it is
     // dropped here (only one, so `//` still reads as absolute).
     let input = args.path.trim();
@@ -182,6 +182,16 @@ fn create_notebook(ws: &Workspace, args: CreateNotebookArgs) -> Result<ToolOutpu
             "`{input}` is or lies in a dot-folder, which vaultchat does not list as a notebook; choose a name that does not start with `.`"
         )));
     }
+    Ok(Plan {
+        tool: "create_notebook".into(),
+        change: Change::Folder { path },
+        extra: Map::new(),
+    })
+}
+
+/// Create the folder `path` and its missing parents; returns the folders created.
+pub(super) fn create_folders(ws: &Workspace, path: &VaultPath) -> Result<Vec<String>, ToolError> {
+    let rel = path.rel().to_string();
     let root = ws.vault.root();
     // Created one level at a time rather than with `create_dir_all`, so that a link or file that
     // appeared after the guard looked is found instead of followed.
@@ -223,9 +233,5 @@ fn create_notebook(ws: &Workspace, args: CreateNotebookArgs) -> Result<ToolOutpu
             )));
         }
     }
-    ToolOutput::json(json!({
-        "path": rel,
-        "created": !created.is_empty(),
-        "created_folders": created,
-    }))
+    Ok(created)
 }

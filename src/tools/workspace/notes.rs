@@ -1,10 +1,10 @@
 //! The notes family: list_notes, read_note, search_notes, create_note, update_note, delete_note.
 
-use super::{Workspace, WriteRecord, internal, note_error, read_text, tool};
+use super::{Change, Plan, Workspace, internal, read_text, tool, write_tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::Access;
 use crate::vault::markdown::{self, FrontmatterValue};
-use crate::vault::note_io::{self, Fingerprint};
+
 use crate::vault::walk;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -46,7 +46,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             Annotations::READ_ONLY,
             search_notes,
         ),
-        tool(
+        write_tool(
             ws,
             "create_note",
             "Create a note",
@@ -57,7 +57,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             Annotations::DESTRUCTIVE,
             create_note,
         ),
-        tool(
+        write_tool(
             ws,
             "update_note",
             "Update a note",
@@ -69,7 +69,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             Annotations::DESTRUCTIVE,
             update_note,
         ),
-        tool(
+        write_tool(
             ws,
             "delete_note",
             "Delete a note",
@@ -316,28 +316,31 @@ struct CreateNoteArgs {
     overwrite: bool,
 }
 
-fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<ToolOutput, ToolError> {
+fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<Plan, ToolError> {
     let rel = note_path(&args.path)?;
     let path = ws.resolve(&rel, Access::Write)?;
-    let before = match (args.overwrite, path.abs().is_file()) {
-        (true, true) => Some(read_text(&path)?),
-        _ => None,
+    let before = if path.abs().is_file() {
+        if !args.overwrite {
+            return Err(ToolError::Invalid(format!(
+                "`{}` already exists and was left as it is: choose another name, or pass overwrite: true to replace it",
+                path.rel()
+            )));
+        }
+        Some(read_text(&path)?)
+    } else {
+        None
     };
-    let fingerprint =
-        note_io::create_note(&path, &args.content, args.overwrite).map_err(note_error)?;
-    ws.after_write(WriteRecord {
-        tool: "create_note",
-        rel: path.rel(),
-        before: before.as_ref().map(|b| b.text.as_str()),
-        after: Some(&args.content),
-        before_rev: before.as_ref().map(|b| b.fingerprint.to_revision_string()),
-        after_rev: Some(fingerprint.to_revision_string()),
-    })?;
-    ToolOutput::json(json!({
-        "path": path.rel(),
-        "created": before.is_none(),
-        "revision": fingerprint.to_revision_string(),
-    }))
+    let mut extra = Map::new();
+    extra.insert("created".into(), json!(before.is_none()));
+    Ok(Plan {
+        tool: "create_note".into(),
+        change: Change::Write {
+            path,
+            before,
+            after: args.content,
+        },
+        extra,
+    })
 }
 
 /// A note path with the `.md` extension; other extensions are refused (notes are Markdown).
@@ -412,41 +415,20 @@ struct UpdateNoteArgs {
     expected_revision: Option<String>,
 }
 
-fn update_note(ws: &Workspace, args: UpdateNoteArgs) -> Result<ToolOutput, ToolError> {
+fn update_note(ws: &Workspace, args: UpdateNoteArgs) -> Result<Plan, ToolError> {
     let path = ws.resolve_note(&args.note, Access::Write)?;
     let current = read_text(&path)?;
     super::check_expected_revision(&path, &current, args.expected_revision.as_deref())?;
     let new_text = apply_update(&current.text, &args)?;
-    if new_text == current.text {
-        return ToolOutput::json(json!({
-            "path": path.rel(),
-            "changed": false,
-            "revision": current.fingerprint.to_revision_string(),
-        }));
-    }
-    let fingerprint: Fingerprint = note_io::write_note(
-        &path,
-        &new_text,
-        &current.format,
-        Some(&current.fingerprint),
-    )
-    .map_err(note_error)?;
-    let (added, removed) = super::line_stats(&current.text, &new_text);
-    ws.after_write(WriteRecord {
-        tool: "update_note",
-        rel: path.rel(),
-        before: Some(&current.text),
-        after: Some(&new_text),
-        before_rev: Some(current.fingerprint.to_revision_string()),
-        after_rev: Some(fingerprint.to_revision_string()),
-    })?;
-    ToolOutput::json(json!({
-        "path": path.rel(),
-        "changed": true,
-        "added": added,
-        "removed": removed,
-        "revision": fingerprint.to_revision_string(),
-    }))
+    Ok(Plan {
+        tool: "update_note".into(),
+        change: Change::Write {
+            path,
+            before: Some(current),
+            after: new_text,
+        },
+        extra: Map::new(),
+    })
 }
 
 /// The note's text after the requested change.
@@ -520,43 +502,14 @@ struct DeleteNoteArgs {
     note: String,
 }
 
-fn delete_note(ws: &Workspace, args: DeleteNoteArgs) -> Result<ToolOutput, ToolError> {
+fn delete_note(ws: &Workspace, args: DeleteNoteArgs) -> Result<Plan, ToolError> {
     let path = ws.resolve_note(&args.note, Access::Write)?;
-    let current = read_text(&path)?;
-    let trash_root = ws.vault.root().join(".trash");
-    let mut target_rel = path.rel().to_string();
-    let mut n = 1;
-    // Never overwrite an earlier deletion of a note with the same path.
-    while trash_root.join(&target_rel).exists() {
-        let stem = path.rel().strip_suffix(".md").unwrap_or(path.rel());
-        target_rel = format!("{stem} ({n}).md");
-        n += 1;
-    }
-    let target = trash_root.join(&target_rel);
-    if let Some(parent) = target.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| ToolError::Internal(format!("cannot create {}: {e}", parent.display())))?;
-    }
-    // A rename inside one vault: atomic, and the content is never rewritten.
-    std::fs::rename(path.abs(), &target).map_err(|e| {
-        ToolError::Internal(format!(
-            "cannot move {} to {}: {e}",
-            path.rel(),
-            target.display()
-        ))
-    })?;
-    ws.after_write(WriteRecord {
-        tool: "delete_note",
-        rel: path.rel(),
-        before: Some(&current.text),
-        after: None,
-        before_rev: Some(current.fingerprint.to_revision_string()),
-        after_rev: None,
-    })?;
-    ToolOutput::json(json!({
-        "path": path.rel(),
-        "moved_to": format!(".trash/{target_rel}"),
-    }))
+    let before = read_text(&path)?;
+    Ok(Plan {
+        tool: "delete_note".into(),
+        change: Change::Delete { path, before },
+        extra: Map::new(),
+    })
 }
 
 #[cfg(test)]

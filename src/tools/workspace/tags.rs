@@ -3,15 +3,14 @@
 //! Tags live in two places: the frontmatter `tags` list and inline `#tags` in the body. Obsidian
 //! treats tags case-insensitively, so both tools group and match them that way.
 
-use super::{Workspace, WriteRecord, note_error, read_text, tool};
+use super::{Change, Plan, Workspace, internal, read_text, tool, write_tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::Access;
 use crate::vault::markdown::{self, FrontmatterValue};
-use crate::vault::note_io;
 use crate::vault::walk;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -28,7 +27,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             Annotations::READ_ONLY,
             list_tags,
         ),
-        tool(
+        write_tool(
             ws,
             "manage_tags",
             "Add or remove tags",
@@ -232,7 +231,7 @@ fn contains_ci(list: &[String], tag: &str) -> bool {
     list.iter().any(|t| t.to_lowercase() == lower)
 }
 
-fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<ToolOutput, ToolError> {
+fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> {
     let add = args
         .add
         .iter()
@@ -356,25 +355,18 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<ToolOutput, ToolE
             "removed {total} inline #tag occurrence(s) from the body as well"
         ));
     }
-    if text == current.text {
-        out["changed"] = json!(false);
-        out["revision"] = json!(current.fingerprint.to_revision_string());
-        return ToolOutput::json(out);
-    }
-    let fingerprint =
-        note_io::write_note(&path, &text, &current.format, Some(&current.fingerprint))
-            .map_err(note_error)?;
-    ws.after_write(WriteRecord {
-        tool: "manage_tags",
-        rel: path.rel(),
-        before: Some(&current.text),
-        after: Some(&text),
-        before_rev: Some(current.fingerprint.to_revision_string()),
-        after_rev: Some(fingerprint.to_revision_string()),
-    })?;
-    out["changed"] = json!(true);
-    out["revision"] = json!(fingerprint.to_revision_string());
-    ToolOutput::json(out)
+    let Value::Object(extra) = out else {
+        return Err(internal("the tag report is not an object"));
+    };
+    Ok(Plan {
+        tool: "manage_tags".into(),
+        change: Change::Write {
+            path,
+            before: Some(current),
+            after: text,
+        },
+        extra,
+    })
 }
 
 /// The span of an inline tag plus one neighbouring space or tab, so removing `#b` from `a #b c`

@@ -1,0 +1,312 @@
+//! The agent: one task per session that takes [`Op`]s in, talks to the provider, runs tools
+//! through the permission cascade, and sends [`AgentEvent`]s out (DESIGN.md §2).
+//!
+//! The agent never draws anything and never waits on its front end except for a permission
+//! answer. The full-screen app and `vaultchat ask` are both front ends: they send a
+//! [`Op::UserTurn`], show the events, and answer every [`AgentEvent::PermissionRequested`] with an
+//! [`Op::Decision`] (`ask --approve all` answers "once" to each, `--approve none` denies each).
+
+mod dispatch;
+mod prompt;
+mod session;
+mod tool_list;
+mod turn;
+
+pub use session::SessionLog;
+pub use tool_list::build_tool_list;
+
+use crate::llm::{Message, Provider, Usage};
+use crate::permission::{Answer, RuleSet};
+use crate::tools::Registry;
+use crate::tools::session::EditorState;
+use crate::tools::workspace::Workspace;
+use crate::vault::diff::TextDiff;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// The default for the most model responses in one turn.
+pub const MAX_STEPS: u32 = 8;
+
+/// What the note side of the screen looks like when a turn starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NoteContext {
+    /// The focused note (vault-relative) and its editor state; `None` when no note is focused.
+    pub note: Option<FocusedNote>,
+}
+
+/// A note open in the editor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FocusedNote {
+    pub path: String,
+    pub editor: EditorState,
+}
+
+/// An image the person attached to a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    pub media_type: String,
+    /// Base64, without a `data:` prefix.
+    pub data: String,
+}
+
+/// Front end → agent.
+#[derive(Debug)]
+pub enum Op {
+    /// The person sent a message.
+    UserTurn {
+        text: String,
+        attachments: Vec<Attachment>,
+        context: NoteContext,
+    },
+    /// The answer to a permission request. `hunks` (one flag per hunk of the proposal's diff)
+    /// accepts only some of the hunks; `None` accepts all of them.
+    Decision {
+        request: u64,
+        answer: Answer,
+        hunks: Option<Vec<bool>>,
+    },
+    /// Stop the running turn: the stream is dropped and every parked request is denied.
+    Interrupt,
+    /// End the agent task.
+    Shutdown,
+}
+
+/// A write the agent wants to make, shown to the person before anything is written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Proposal {
+    /// "update Projects/Plan.md", "create Inbox/New.md".
+    pub summary: String,
+    pub path: String,
+    pub diff: TextDiff,
+}
+
+/// A call waiting for the person's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PermissionRequest {
+    /// Answer with `Op::Decision { request: id, .. }`.
+    pub id: u64,
+    pub call_id: String,
+    pub tool: String,
+    pub input: Value,
+    /// The vault-relative paths the call touches.
+    pub paths: Vec<String>,
+    /// The diff, for calls that write.
+    pub proposal: Option<Proposal>,
+    pub offer_session: bool,
+    pub offer_always: bool,
+    /// Why it asks: "update_note writes to the vault", "a tool from an MCP server ran earlier in this turn".
+    pub reason: String,
+}
+
+/// Agent → front end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// A turn began (the session exists from here on).
+    TurnStarted { session_id: String },
+    /// Text of the reply as it streams.
+    TextDelta(String),
+    /// The model asked for a tool.
+    ToolCallStarted {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    /// The person must decide; the agent waits for the matching `Op::Decision`.
+    PermissionRequested(PermissionRequest),
+    /// A tool call ended (run, refused or denied).
+    ToolCallFinished(ToolCallRecord),
+    /// Something the person should know that is not part of the reply (a retry, a step limit).
+    Notice(String),
+    /// One response's token usage.
+    Usage(Usage),
+    /// The turn ended.
+    TurnDone(TurnOutcome),
+}
+
+/// How a tool call was let through or stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallDecision {
+    /// Allowed without asking (a read-only tool, or an allow rule).
+    Allowed,
+    /// The person approved it once.
+    ApprovedOnce,
+    /// The person approved it for this session.
+    ApprovedSession,
+    /// The person approved it always (a rule was stored).
+    ApprovedAlways,
+    /// A deny rule or the person denied it.
+    Denied,
+    /// Refused before any rule was consulted: not offered this turn, a path outside the vault,
+    /// a protected folder, or bad arguments.
+    Refused,
+}
+
+/// One tool call of a turn, as `ask --json` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCallRecord {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+    pub is_error: bool,
+    pub decision: CallDecision,
+    /// The text the model got back.
+    #[serde(skip)]
+    pub result: String,
+}
+
+/// What happened to a proposed write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditStatus {
+    Applied,
+    Rejected,
+    Failed,
+}
+
+/// One proposed write of a turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EditRecord {
+    pub tool: String,
+    pub path: String,
+    pub status: EditStatus,
+    pub added: u64,
+    pub removed: u64,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model finished (`end_turn` / `stop_sequence`).
+    EndTurn,
+    /// The response hit the token limit.
+    MaxTokens,
+    /// The provider refused to answer.
+    Refusal,
+    /// The conversation no longer fits the model's context window.
+    ContextWindowExceeded,
+    /// MAX_STEPS responses without the model finishing.
+    MaxSteps,
+    /// The person interrupted it.
+    Interrupted,
+    /// The provider failed (the message says how).
+    Error,
+}
+
+/// The result of one turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnOutcome {
+    pub session_id: String,
+    pub reply: String,
+    pub stop_reason: TurnEnd,
+    pub steps: u32,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub edits: Vec<EditRecord>,
+    pub usage: Usage,
+    /// One sentence for the person when the turn ended badly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Settings of one agent.
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    pub provider_name: String,
+    pub model: String,
+    pub max_tokens: u32,
+    pub max_steps: u32,
+}
+
+/// Everything the agent task owns.
+pub struct Agent {
+    provider: Provider,
+    workspace: Arc<Workspace>,
+    /// Workspace tools and the tools of configured MCP servers (session tools are added per turn).
+    registry: Registry,
+    settings: AgentSettings,
+    /// Config rules, stored *always* rules of this vault, and rules granted for this session.
+    rules: RuleSet,
+    log: SessionLog,
+    /// The conversation as sent upstream.
+    history: Vec<Message>,
+    /// Notes the agent has read in this session, as it read them (for the freshness check).
+    seen: std::collections::HashMap<String, String>,
+    next_request: u64,
+    /// A `Shutdown` arrived during a turn: end after it.
+    shutting_down: bool,
+}
+
+impl Agent {
+    pub fn new(
+        provider: Provider,
+        workspace: Arc<Workspace>,
+        registry: Registry,
+        settings: AgentSettings,
+        rules: RuleSet,
+        log: SessionLog,
+    ) -> Self {
+        let history = log.history().to_vec();
+        Self {
+            provider,
+            workspace,
+            registry,
+            settings,
+            rules,
+            log,
+            history,
+            seen: Default::default(),
+            next_request: 1,
+            shutting_down: false,
+        }
+    }
+
+    /// The session's id (it exists once the first turn started, or from the start when resumed).
+    pub fn session_id(&self) -> Option<&str> {
+        self.log.id()
+    }
+
+    /// Run the agent: handle ops until `Shutdown` or until the front end goes away.
+    pub async fn run(
+        mut self,
+        mut ops: mpsc::Receiver<Op>,
+        events: mpsc::UnboundedSender<AgentEvent>,
+    ) {
+        while let Some(op) = ops.recv().await {
+            match op {
+                Op::UserTurn {
+                    text,
+                    attachments,
+                    context,
+                } => {
+                    let outcome = self
+                        .turn(&text, &attachments, context, &mut ops, &events)
+                        .await;
+                    let _ = events.send(AgentEvent::TurnDone(outcome));
+                    if self.shutting_down {
+                        break;
+                    }
+                }
+                // Nothing is running or parked between turns.
+                Op::Decision { .. } | Op::Interrupt => {}
+                Op::Shutdown => break,
+            }
+        }
+    }
+
+    /// Spawn the agent on the current tokio runtime; returns the op sender and the event receiver.
+    pub fn spawn(
+        self,
+    ) -> (
+        mpsc::Sender<Op>,
+        mpsc::UnboundedReceiver<AgentEvent>,
+        tokio::task::JoinHandle<()>,
+    ) {
+        let (op_tx, op_rx) = mpsc::channel(64);
+        let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+        let handle = tokio::spawn(self.run(op_rx, ev_tx));
+        (op_tx, ev_rx, handle)
+    }
+}

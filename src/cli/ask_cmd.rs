@@ -1,0 +1,455 @@
+//! `vaultchat ask PROMPT`: one agent turn without the full-screen app (DESIGN.md §6).
+//!
+//! This is a front end like the app: it sends one `Op::UserTurn`, prints the reply as it
+//! streams, and answers each permission request by the `--approve` policy — on a terminal it
+//! shows the diff and asks.
+
+use super::{Context, Failure};
+use crate::agent::{
+    Agent, AgentEvent, AgentSettings, Attachment, FocusedNote, NoteContext, Op, PermissionRequest,
+    SessionLog, TurnEnd, TurnOutcome,
+};
+use crate::llm::{Provider, ProviderKind, ProviderSettings};
+use crate::permission::{Answer, Effect, Rule, RuleScope, RuleSet, parse_rule_spec};
+use crate::store::{Actor, Store};
+use crate::tools::Registry;
+use crate::tools::session::EditorState;
+use crate::tools::workspace::{self, Workspace};
+use crate::vault::{Access, diff::LineKind, note_io};
+use clap::{Args, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// What to ask.
+    pub prompt: String,
+    /// The note to treat as open in the editor (its session tools edit it).
+    #[arg(long, value_name = "PATH")]
+    pub note: Option<String>,
+    /// The selected text of --note, as START..END in characters (end exclusive).
+    #[arg(long, value_name = "START..END", requires = "note")]
+    pub selection: Option<String>,
+    /// Continue the session with this id (or a unique prefix of it).
+    #[arg(long, value_name = "ID", conflicts_with = "continue_")]
+    pub session: Option<String>,
+    /// Continue the vault's most recent session.
+    #[arg(long = "continue")]
+    pub continue_: bool,
+    /// How to answer permission requests: ask on the terminal, deny them all, or approve them
+    /// all (paths outside the vault and protected folders stay refused).
+    #[arg(long, value_enum, default_value_t = Approve::Ask)]
+    pub approve: Approve,
+    /// Print one JSON object with the reply, tool calls, edits and usage instead of streaming.
+    #[arg(long)]
+    pub json: bool,
+    /// The most model responses in this turn.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: Option<u32>,
+    /// Attach an image (PNG, JPEG, GIF or WebP; repeatable).
+    #[arg(long = "image", value_name = "FILE")]
+    pub images: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Approve {
+    Ask,
+    None,
+    All,
+}
+
+/// A usage error: exit code 2.
+fn usage(message: String) -> Result<ExitCode, Failure> {
+    eprintln!("vaultchat: {message}");
+    Ok(ExitCode::from(2))
+}
+
+pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<ExitCode, Failure> {
+    let vault = ctx.vault()?;
+    let settings = match provider_settings(ctx, global) {
+        Ok(s) => s,
+        Err(message) => return usage(message),
+    };
+    let mut attachments = Vec::new();
+    for path in &args.images {
+        match crate::attach::load_image(path) {
+            Ok(image) => attachments.push(Attachment {
+                media_type: image.media_type.to_string(),
+                data: image.data,
+            }),
+            Err(e) => return usage(e.to_string()),
+        }
+    }
+    let workspace = Workspace::open(vault, &ctx.paths, &ctx.config, Actor::Agent)?;
+    let context = match note_context(&workspace, args) {
+        Ok(c) => c,
+        Err(message) => return usage(message),
+    };
+    let mut registry = Registry::new();
+    workspace::register(&mut registry, &workspace);
+
+    let store = Store::open(&ctx.paths.database_file())?;
+    let mut rules = RuleSet::default();
+    for (specs, effect) in [
+        (&ctx.config.permissions.allow, Effect::Allow),
+        (&ctx.config.permissions.deny, Effect::Deny),
+    ] {
+        for spec in specs {
+            rules.rules.push(parse_rule_spec(spec, effect).map_err(|e| {
+                Failure(format!("{}: [permissions]: {e}", ctx.config_path.display()))
+            })?);
+        }
+    }
+    for stored in store.rules(workspace.vault_id())? {
+        rules.rules.push(Rule {
+            tool: stored.tool,
+            path_glob: stored.path_glob,
+            effect: if stored.effect == "deny" {
+                Effect::Deny
+            } else {
+                Effect::Allow
+            },
+            scope: RuleScope::Always,
+        });
+    }
+
+    let provider_name = match settings.0.kind {
+        ProviderKind::Anthropic => "anthropic",
+        ProviderKind::OpenAi => "openai",
+    };
+    let model = settings.1.clone();
+    let log = match (&args.session, args.continue_) {
+        (Some(id), _) => {
+            SessionLog::resume(store, workspace.vault_id(), provider_name, &model, id)?
+        }
+        (None, true) => {
+            SessionLog::continue_latest(store, workspace.vault_id(), provider_name, &model)?
+        }
+        (None, false) => SessionLog::new(store, workspace.vault_id(), provider_name, &model),
+    };
+    let provider = Provider::new(settings.0)?;
+    let agent_settings = AgentSettings {
+        provider_name: provider_name.to_string(),
+        model,
+        max_tokens: ctx.config.provider.max_tokens.unwrap_or(4096),
+        max_steps: args
+            .max_steps
+            .or(ctx.config.provider.max_steps)
+            .unwrap_or(crate::agent::MAX_STEPS),
+    };
+    let agent = Agent::new(provider, workspace, registry, agent_settings, rules, log);
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(drive(agent, args, attachments, context))?;
+    if args.json {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, &outcome)?;
+        writeln!(out)?;
+    } else if !outcome.reply.is_empty() {
+        println!();
+    }
+    if let Some(error) = &outcome.error {
+        eprintln!("vaultchat: {error}");
+    }
+    Ok(match outcome.stop_reason {
+        TurnEnd::Error | TurnEnd::Interrupted => ExitCode::from(1),
+        TurnEnd::EndTurn
+        | TurnEnd::MaxTokens
+        | TurnEnd::Refusal
+        | TurnEnd::ContextWindowExceeded
+        | TurnEnd::MaxSteps => ExitCode::SUCCESS,
+    })
+}
+
+/// Run one turn, printing and answering as it goes.
+async fn drive(
+    agent: Agent,
+    args: &AskArgs,
+    attachments: Vec<Attachment>,
+    context: NoteContext,
+) -> Result<TurnOutcome, Failure> {
+    let (ops, mut events, task) = agent.spawn();
+    ops.send(Op::UserTurn {
+        text: args.prompt.clone(),
+        attachments,
+        context,
+    })
+    .await
+    .map_err(|_| Failure("the agent stopped before the turn began".into()))?;
+    let chatty = !args.json;
+    let show_tools = std::io::stderr().is_terminal();
+    let mut outcome = None;
+    while let Some(event) = events.recv().await {
+        match event {
+            AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) => {}
+            AgentEvent::TextDelta(text) => {
+                if chatty {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                }
+            }
+            AgentEvent::ToolCallStarted { name, input, .. } => {
+                if show_tools {
+                    eprintln!("\n· {name} {input}");
+                }
+            }
+            AgentEvent::ToolCallFinished(record) => {
+                tracing::info!(tool = %record.name, is_error = record.is_error, decision = ?record.decision, "tool call");
+            }
+            AgentEvent::Notice(text) => eprintln!("vaultchat: {text}"),
+            AgentEvent::PermissionRequested(request) => {
+                let (answer, hunks) = answer_for(args.approve, &request).await;
+                let _ = ops
+                    .send(Op::Decision {
+                        request: request.id,
+                        answer,
+                        hunks,
+                    })
+                    .await;
+            }
+            AgentEvent::TurnDone(done) => {
+                outcome = Some(done);
+                let _ = ops.send(Op::Shutdown).await;
+            }
+        }
+    }
+    let _ = task.await;
+    outcome.ok_or_else(|| Failure("the agent stopped without finishing the turn".into()))
+}
+
+/// The `--approve` policy's answer; `ask` asks on the terminal (and denies without one).
+async fn answer_for(approve: Approve, request: &PermissionRequest) -> (Answer, Option<Vec<bool>>) {
+    match approve {
+        Approve::All => (Answer::Once, None),
+        Approve::None => (
+            Answer::Deny {
+                reason: Some("vaultchat ask runs with --approve none".into()),
+            },
+            None,
+        ),
+        Approve::Ask => {
+            if !std::io::stdin().is_terminal() {
+                return (
+                    Answer::Deny {
+                        reason: Some(
+                            "no terminal to ask the person on (use --approve all to allow writes)"
+                                .into(),
+                        ),
+                    },
+                    None,
+                );
+            }
+            let request = request.clone();
+            tokio::task::spawn_blocking(move || prompt_on_terminal(&request))
+                .await
+                .unwrap_or((Answer::Deny { reason: None }, None))
+        }
+    }
+}
+
+/// Show the request with its coloured diff on stderr and read the answer from stdin.
+fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>) {
+    let colour = std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
+    let paint = |code: &str, text: &str| {
+        if colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    };
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "\nvaultchat wants to run {}", request.tool);
+    let _ = writeln!(err, "  why it asks: {}", request.reason);
+    match &request.proposal {
+        Some(proposal) => {
+            let _ = writeln!(
+                err,
+                "  {}  {}",
+                proposal.summary,
+                paint("1", &proposal.diff.summary())
+            );
+            for hunk in &proposal.diff.hunks {
+                let _ = writeln!(
+                    err,
+                    "{}",
+                    paint(
+                        "36",
+                        &format!(
+                            "@@ -{},{} +{},{} @@",
+                            hunk.old_start + 1,
+                            hunk.old_len,
+                            hunk.new_start + 1,
+                            hunk.new_len
+                        )
+                    )
+                );
+                for line in &hunk.lines {
+                    let (mark, code) = match line.kind {
+                        LineKind::Added => ("+", "32"),
+                        LineKind::Removed => ("-", "31"),
+                        LineKind::Context => (" ", "2"),
+                    };
+                    let _ = writeln!(err, "{}", paint(code, &format!("{mark}{}", line.text)));
+                }
+            }
+        }
+        None => {
+            let _ = writeln!(err, "  input: {}", request.input);
+        }
+    }
+    let mut options = vec!["[y] once"];
+    if request.offer_session {
+        options.push("[s] this session");
+    }
+    if request.offer_always {
+        options.push("[a] always");
+    }
+    options.push("[n] deny (default)");
+    let _ = write!(err, "{}: ", options.join("  "));
+    let _ = err.flush();
+    let mut line = String::new();
+    if std::io::stdin().read_line(&mut line).is_err() {
+        return (Answer::Deny { reason: None }, None);
+    }
+    // Enter alone (or anything unknown) denies.
+    match line.trim() {
+        "y" | "Y" => (Answer::Once, None),
+        "s" | "S" if request.offer_session => (Answer::Session, None),
+        "a" | "A" if request.offer_always => (Answer::Always { with_path: false }, None),
+        _ => {
+            let _ = write!(err, "reason for the model (optional): ");
+            let _ = err.flush();
+            let mut reason = String::new();
+            let _ = std::io::stdin().read_line(&mut reason);
+            let reason = reason.trim().to_string();
+            (
+                Answer::Deny {
+                    reason: (!reason.is_empty()).then_some(reason),
+                },
+                None,
+            )
+        }
+    }
+}
+
+/// `--note` and `--selection` as the agent's note context.
+fn note_context(workspace: &Workspace, args: &AskArgs) -> Result<NoteContext, String> {
+    let Some(name) = &args.note else {
+        return Ok(NoteContext::default());
+    };
+    let path = workspace
+        .resolve_note(name, Access::Write)
+        .map_err(|e| format!("--note: {e}"))?;
+    let note = note_io::read_note(&path).map_err(|e| format!("--note: {e}"))?;
+    let chars = note.text.chars().count();
+    let selection = match &args.selection {
+        None => None,
+        Some(spec) => {
+            let parsed = spec.split_once("..").and_then(|(a, b)| {
+                Some((
+                    a.trim().parse::<usize>().ok()?,
+                    b.trim().parse::<usize>().ok()?,
+                ))
+            });
+            match parsed {
+                Some((start, end)) if start < end && end <= chars => Some(start..end),
+                Some(_) => {
+                    return Err(format!(
+                        "--selection {spec}: the note has {chars} characters; give START..END with START < END ≤ {chars}"
+                    ));
+                }
+                None => {
+                    return Err(format!(
+                        "--selection {spec}: write it as START..END in characters, e.g. 0..42"
+                    ));
+                }
+            }
+        }
+    };
+    let cursor = selection.as_ref().map_or(0, |s| s.start);
+    Ok(NoteContext {
+        note: Some(FocusedNote {
+            path: path.rel().to_string(),
+            editor: EditorState {
+                text: note.text,
+                selection,
+                cursor,
+            },
+        }),
+    })
+}
+
+/// The provider from flags, config and environment, and the model name.
+fn provider_settings(
+    ctx: &Context,
+    global: &super::GlobalArgs,
+) -> Result<(ProviderSettings, String), String> {
+    let config = &ctx.config.provider;
+    let kind = match global.provider.as_deref() {
+        Some("anthropic") => ProviderKind::Anthropic,
+        Some("openai") => ProviderKind::OpenAi,
+        Some(other) => {
+            return Err(format!(
+                "--provider {other}: the providers are `anthropic` and `openai` (any OpenAI-compatible server)"
+            ));
+        }
+        None => match config.kind {
+            crate::config::ProviderKind::Anthropic => ProviderKind::Anthropic,
+            crate::config::ProviderKind::Openai => ProviderKind::OpenAi,
+        },
+    };
+    let (key_env, url_env, default_url, default_model) = match kind {
+        ProviderKind::Anthropic => (
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "https://api.anthropic.com",
+            "claude-sonnet-4-5",
+        ),
+        ProviderKind::OpenAi => (
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "https://api.openai.com/v1",
+            "gpt-4o-mini",
+        ),
+    };
+    let key_env = config.api_key_env.as_deref().unwrap_or(key_env);
+    let api_key = std::env::var(key_env).ok().filter(|k| !k.trim().is_empty());
+    if api_key.is_none() && kind == ProviderKind::Anthropic {
+        return Err(format!(
+            "no API key: set {key_env} (or name another variable with api_key_env in [provider])"
+        ));
+    }
+    let base_url = global
+        .base_url
+        .clone()
+        .or_else(|| config.base_url.clone())
+        .or_else(|| std::env::var(url_env).ok().filter(|u| !u.trim().is_empty()))
+        .unwrap_or_else(|| default_url.to_string());
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(format!(
+            "the base URL `{base_url}` is not an http:// or https:// URL"
+        ));
+    }
+    let model = global
+        .model
+        .clone()
+        .or_else(|| config.model.clone())
+        .unwrap_or_else(|| default_model.to_string());
+    Ok((
+        ProviderSettings {
+            kind,
+            base_url,
+            api_key,
+            connect_timeout: Duration::from_secs(config.connect_timeout_secs.unwrap_or(5)),
+            idle_timeout: Duration::from_secs(config.idle_timeout_secs.unwrap_or(120)),
+            max_retries: config.max_retries.unwrap_or(2),
+        },
+        model,
+    ))
+}

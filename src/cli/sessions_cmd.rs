@@ -1,0 +1,146 @@
+//! `vaultchat sessions [list|show ID|rm ID] [--json]`: the stored conversations.
+
+use super::{Context, Failure};
+use crate::llm::{Block, ResultPart};
+use crate::store::Store;
+use clap::{Args, Subcommand};
+use serde_json::json;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub action: Option<SessionsAction>,
+    /// Print JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// The sessions of this vault, most recent first.
+    List {
+        /// Every vault's sessions.
+        #[arg(long)]
+        all: bool,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// One session's messages.
+    Show { id: String },
+    /// Delete a session with its messages and usage.
+    Rm { id: String },
+}
+
+pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
+    let store = Store::open(&ctx.paths.database_file())?;
+    let action = args.action.as_ref().unwrap_or(&SessionsAction::List {
+        all: false,
+        limit: 50,
+    });
+    match action {
+        SessionsAction::List { all, limit } => {
+            let vault_id = if *all {
+                None
+            } else {
+                Some(crate::index::vault_id(&ctx.vault()?))
+            };
+            let sessions = store.list_sessions(vault_id.as_deref(), *limit)?;
+            if args.json {
+                println!("{}", json!({ "sessions": sessions }));
+            } else if sessions.is_empty() {
+                println!("no sessions yet; `vaultchat ask \"…\"` starts one");
+            } else {
+                for s in &sessions {
+                    let tokens = s.usage.input_tokens
+                        + s.usage.output_tokens
+                        + s.usage.cache_read_tokens
+                        + s.usage.cache_write_tokens;
+                    println!(
+                        "{}  {}  {:>3} messages  {:>8} tokens  {}",
+                        s.id,
+                        super::usage_cmd::day_of(s.updated_ms),
+                        s.messages,
+                        tokens,
+                        if s.title.is_empty() {
+                            "(untitled)"
+                        } else {
+                            &s.title
+                        }
+                    );
+                }
+            }
+        }
+        SessionsAction::Show { id } => {
+            let Some(full) = store.resolve_session_id(id)? else {
+                return Err(Failure(format!(
+                    "there is no session `{id}`; `vaultchat sessions list` shows them"
+                )));
+            };
+            let summary = store.session(&full)?;
+            let messages = store.session_messages(&full)?;
+            if args.json {
+                let messages: Vec<serde_json::Value> = messages
+                    .iter()
+                    .map(|m| {
+                        json!({
+                            "seq": m.seq,
+                            "role": m.role,
+                            "at_ms": m.at_ms,
+                            "content": serde_json::from_str::<serde_json::Value>(&m.content_json)
+                                .unwrap_or(serde_json::Value::Null),
+                        })
+                    })
+                    .collect();
+                println!("{}", json!({ "session": summary, "messages": messages }));
+            } else {
+                if let Some(s) = &summary {
+                    println!("{}  {}", s.id, s.title);
+                }
+                for m in &messages {
+                    let blocks: Vec<Block> =
+                        serde_json::from_str(&m.content_json).unwrap_or_default();
+                    for block in blocks {
+                        match block {
+                            Block::Text { text } => println!("{}: {text}", m.role),
+                            Block::Image { media_type, .. } => {
+                                println!("{}: [image {media_type}]", m.role)
+                            }
+                            Block::ToolUse { name, input, .. } => {
+                                println!("{}: → {name} {input}", m.role)
+                            }
+                            Block::ToolResult {
+                                content, is_error, ..
+                            } => {
+                                let text: String = content
+                                    .iter()
+                                    .map(|p| match p {
+                                        ResultPart::Text { text } => text.as_str(),
+                                        ResultPart::Image { .. } => "[image]",
+                                    })
+                                    .collect();
+                                let short: String = text.chars().take(160).collect();
+                                let mark = if is_error { "✗" } else { "←" };
+                                println!("{}: {mark} {short}", m.role);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        SessionsAction::Rm { id } => {
+            let Some(full) = store.resolve_session_id(id)? else {
+                return Err(Failure(format!(
+                    "there is no session `{id}`; `vaultchat sessions list` shows them"
+                )));
+            };
+            store.delete_session(&full)?;
+            if args.json {
+                println!("{}", json!({ "deleted": full }));
+            } else {
+                println!("deleted session {full}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,188 @@
+//! `vaultchat usage [--days N] [--json]`: tokens, cache hits and cost, per day and per session.
+
+use super::{Context, Failure};
+use crate::config::Price;
+use crate::store::{Store, TokenTotals};
+use clap::Args;
+use serde_json::{Value, json};
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct UsageArgs {
+    /// How many days back, today included.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    pub days: u32,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
+    let store = Store::open(&ctx.paths.database_file())?;
+    let now = crate::agent::SessionLog::now();
+    // Midnight UTC of the first day shown.
+    let since = (now / DAY_MS - i64::from(args.days) + 1) * DAY_MS;
+    let totals = store.usage_totals(since)?;
+    let days = store.usage_by_day(since)?;
+    let sessions = store.usage_by_session(since, 20)?;
+    let mut cost = 0.0;
+    let mut priced_all = true;
+    let by_day: Vec<Value> = days
+        .iter()
+        .map(|d| {
+            let mut day_cost = 0.0;
+            for (model, t) in &d.by_model {
+                match price_of(ctx, model) {
+                    Some(p) => day_cost += cost_of(t, &p),
+                    None => priced_all = false,
+                }
+            }
+            cost += day_cost;
+            json!({ "day": d.day, "usage": usage_json(&d.totals), "cost_usd": day_cost })
+        })
+        .collect();
+    let cost_json = if priced_all || cost > 0.0 {
+        json!(round_cents(cost))
+    } else {
+        Value::Null
+    };
+    if args.json {
+        let by_session: Vec<Value> = sessions
+            .iter()
+            .map(|(id, title, t)| json!({ "session_id": id, "title": title, "usage": usage_json(t) }))
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "days": args.days,
+                "usage": usage_json(&totals),
+                "responses": totals.responses,
+                "cache_hit_percent": cache_hit_percent(&totals),
+                "cost_usd": cost_json,
+                "cost_complete": priced_all,
+                "by_day": by_day,
+                "by_session": by_session,
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "last {} day(s): {} responses, {} input + {} output tokens, {} cache read, {} cache write; cache hits {:.1}%",
+        args.days,
+        totals.responses,
+        totals.input_tokens,
+        totals.output_tokens,
+        totals.cache_read_tokens,
+        totals.cache_write_tokens,
+        cache_hit_percent(&totals)
+    );
+    match cost_json.as_f64() {
+        Some(c) if priced_all => println!("estimated cost: ${c:.2}"),
+        Some(c) => println!("estimated cost: ${c:.2} (some models have no price in [prices])"),
+        None => println!("estimated cost: unknown (add the models to [prices] in the config)"),
+    }
+    for d in &days {
+        println!(
+            "  {}  in {:>9}  out {:>8}  cache {:>9}",
+            d.day,
+            d.totals.input_tokens,
+            d.totals.output_tokens,
+            d.totals.cache_read_tokens + d.totals.cache_write_tokens
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The same field names as `ask --json`'s `usage`.
+fn usage_json(t: &TokenTotals) -> Value {
+    json!({
+        "input_tokens": t.input_tokens,
+        "output_tokens": t.output_tokens,
+        "cache_read_input_tokens": t.cache_read_tokens,
+        "cache_creation_input_tokens": t.cache_write_tokens,
+    })
+}
+
+/// Cached input as a share of all input.
+fn cache_hit_percent(t: &TokenTotals) -> f64 {
+    let all = t.input_tokens + t.cache_read_tokens + t.cache_write_tokens;
+    if all == 0 {
+        0.0
+    } else {
+        (t.cache_read_tokens as f64 * 1000.0 / all as f64).round() / 10.0
+    }
+}
+
+/// The price of `provider/model` (looked up by the model name).
+fn price_of(ctx: &Context, provider_model: &str) -> Option<Price> {
+    let model = provider_model
+        .split_once('/')
+        .map_or(provider_model, |(_, m)| m);
+    ctx.config.prices.get(model).copied()
+}
+
+fn cost_of(t: &TokenTotals, p: &Price) -> f64 {
+    // Without explicit cache prices, Anthropic's ratios: reads 0.1×, writes 1.25× of input.
+    let read = p.cache_read.unwrap_or(p.input * 0.1);
+    let write = p.cache_write.unwrap_or(p.input * 1.25);
+    (t.input_tokens as f64 * p.input
+        + t.output_tokens as f64 * p.output
+        + t.cache_read_tokens as f64 * read
+        + t.cache_write_tokens as f64 * write)
+        / 1_000_000.0
+}
+
+fn round_cents(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds.
+pub fn day_of(ms: i64) -> String {
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let days = ms.div_euclid(DAY_MS);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_are_utc_calendar_days() {
+        assert_eq!(day_of(0), "1970-01-01");
+        assert_eq!(day_of(1_795_996_800_000), "2026-11-30");
+        assert_eq!(day_of(951_782_400_000), "2000-02-29");
+    }
+
+    #[test]
+    fn cache_hits_are_a_share_of_all_input() {
+        let t = TokenTotals {
+            input_tokens: 100,
+            output_tokens: 5,
+            cache_read_tokens: 300,
+            cache_write_tokens: 100,
+            responses: 1,
+        };
+        assert_eq!(cache_hit_percent(&t), 60.0);
+        let p = Price {
+            input: 3.0,
+            output: 15.0,
+            cache_read: None,
+            cache_write: None,
+        };
+        let expected = (100.0 * 3.0 + 5.0 * 15.0 + 300.0 * 0.3 + 100.0 * 3.75) / 1e6;
+        assert!((cost_of(&t, &p) - expected).abs() < 1e-12);
+    }
+}

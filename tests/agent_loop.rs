@@ -1,0 +1,442 @@
+//! The agent driven through `Op`/`AgentEvent` as the full-screen app drives it: per-hunk answers,
+//! notes changed while a request waits, interrupts of a stream and of a parked request. The
+//! provider is the local fake server speaking the Anthropic wire format.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use vaultchat::agent::{
+    Agent, AgentEvent, AgentSettings, NoteContext, Op, PermissionRequest, SessionLog, TurnEnd,
+    TurnOutcome,
+};
+use vaultchat::config::{Config, Paths};
+use vaultchat::llm::{Provider, ProviderKind, ProviderSettings};
+use vaultchat::permission::{Answer, RuleSet};
+use vaultchat::store::{Actor, Store};
+use vaultchat::tools::Registry;
+use vaultchat::tools::workspace::{self, Workspace};
+use vaultchat::vault::Vault;
+
+const NOTE: &str = "# Week\n\nMonday: gym.\n\nTuesday: read.\n\nWednesday: cook.\n\nThursday: swim.\n\nFriday: rest.\n\nSaturday: hike.\n\nSunday: sleep.\n";
+
+fn make_agent(vault: &Path, data: &Path, fake: &FakeLlm) -> (Agent, Arc<Workspace>) {
+    let paths = Paths::under(data);
+    let ws = Workspace::open(
+        Vault::open(vault).unwrap(),
+        &paths,
+        &Config::default(),
+        Actor::Agent,
+    )
+    .unwrap();
+    let mut registry = Registry::new();
+    workspace::register(&mut registry, &ws);
+    let log = SessionLog::new(
+        Store::open(&paths.database_file()).unwrap(),
+        ws.vault_id(),
+        "anthropic",
+        "m",
+    );
+    let mut settings = ProviderSettings::new(
+        ProviderKind::Anthropic,
+        fake.base_url.clone(),
+        Some("k".into()),
+    );
+    settings.idle_timeout = Duration::from_secs(5);
+    let provider = Provider::new(settings).unwrap();
+    let agent = Agent::new(
+        provider,
+        Arc::clone(&ws),
+        registry,
+        AgentSettings {
+            provider_name: "anthropic".into(),
+            model: "m".into(),
+            max_tokens: 1024,
+            max_steps: 8,
+        },
+        RuleSet::default(),
+        log,
+    );
+    (agent, ws)
+}
+
+fn u() -> FakeUsage {
+    FakeUsage {
+        input: 10,
+        output: 5,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+fn calls(calls: &[(&str, &str, Value)]) -> Reply {
+    Reply::Sse {
+        body: anthropic_tool_calls(None, calls, u()),
+        chunking: Chunking::Fixed(64),
+    }
+}
+
+fn text(t: &str) -> Reply {
+    Reply::Sse {
+        body: anthropic_text(t, u()),
+        chunking: Chunking::Whole,
+    }
+}
+
+/// Run one turn; `on_request` answers each permission request (None: interrupt instead).
+async fn turn(
+    agent: Agent,
+    prompt: &str,
+    mut on_request: impl FnMut(&PermissionRequest) -> Option<Op>,
+) -> (TurnOutcome, Vec<AgentEvent>) {
+    let (ops, mut events, task) = agent.spawn();
+    ops.send(Op::UserTurn {
+        text: prompt.into(),
+        attachments: vec![],
+        context: NoteContext::default(),
+    })
+    .await
+    .unwrap();
+    let mut seen = Vec::new();
+    let outcome = loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        seen.push(event.clone());
+        match event {
+            AgentEvent::PermissionRequested(request) => match on_request(&request) {
+                Some(op) => ops.send(op).await.unwrap(),
+                None => ops.send(Op::Interrupt).await.unwrap(),
+            },
+            AgentEvent::TurnDone(outcome) => break outcome,
+            _ => {}
+        }
+    };
+    ops.send(Op::Shutdown).await.unwrap();
+    task.await.unwrap();
+    (outcome, seen)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Week.md"), NOTE).unwrap();
+    let data = tmp.path().join("data");
+    (tmp, vault, data)
+}
+
+/// The tool result text the client sent for `id` in the last request.
+fn result_for(fake: &FakeLlm, id: &str) -> String {
+    let last = fake.requests().last().unwrap().body.clone();
+    let blocks = last["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let block = blocks.iter().find(|b| b["tool_use_id"] == id).unwrap();
+    block["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["text"].as_str())
+        .collect()
+}
+
+#[test]
+fn a_per_hunk_answer_applies_only_the_accepted_hunks_and_tells_the_model() {
+    let (_tmp, vault, data) = setup();
+    let new = NOTE
+        .replace("Monday: gym.", "Monday: gym at 7.")
+        .replace("Sunday: sleep.", "Sunday: sleep in.");
+    let fake = FakeLlm::start(vec![
+        calls(&[("w1", "update_note", json!({"note": "Week.md", "body": new}))]),
+        text("ok"),
+    ]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let (outcome, _) = runtime().block_on(turn(agent, "plan my week", |request| {
+        let proposal = request.proposal.as_ref().unwrap();
+        assert_eq!(proposal.path, "Week.md");
+        assert_eq!(proposal.diff.hunks.len(), 2, "two separate hunks");
+        assert_eq!(proposal.diff.summary(), "+2 -2");
+        Some(Op::Decision {
+            request: request.id,
+            answer: Answer::Once,
+            hunks: Some(vec![true, false]),
+        })
+    }));
+    assert_eq!(outcome.stop_reason, TurnEnd::EndTurn);
+    assert_eq!(
+        std::fs::read_to_string(vault.join("Week.md")).unwrap(),
+        NOTE.replace("Monday: gym.", "Monday: gym at 7.")
+    );
+    let result: Value = serde_json::from_str(&result_for(&fake, "w1")).unwrap();
+    assert_eq!(result["hunks_applied"], json!([1]));
+    assert_eq!(result["hunks_rejected"], json!([2]));
+    assert_eq!(outcome.edits[0].added, 1);
+}
+
+#[test]
+fn a_note_changed_while_the_request_waits_is_merged_or_refused() {
+    // Disjoint: the person edits Monday while the agent's Sunday change waits → both survive.
+    let (_tmp, vault, data) = setup();
+    let agents_text = NOTE.replace("Sunday: sleep.", "Sunday: sleep in.");
+    let fake = FakeLlm::start(vec![
+        calls(&[("r1", "read_note", json!({"note": "Week"}))]),
+        calls(&[(
+            "w1",
+            "update_note",
+            json!({"note": "Week.md", "body": agents_text}),
+        )]),
+        text("ok"),
+    ]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let note = vault.join("Week.md");
+    let (outcome, _) = runtime().block_on(turn(agent, "sleep in on sunday", |request| {
+        std::fs::write(&note, NOTE.replace("Monday: gym.", "Monday: yoga.")).unwrap();
+        Some(Op::Decision {
+            request: request.id,
+            answer: Answer::Once,
+            hunks: None,
+        })
+    }));
+    assert_eq!(
+        outcome.edits[0].status,
+        vaultchat::agent::EditStatus::Applied
+    );
+    assert_eq!(
+        std::fs::read_to_string(&note).unwrap(),
+        NOTE.replace("Monday: gym.", "Monday: yoga.")
+            .replace("Sunday: sleep.", "Sunday: sleep in.")
+    );
+    assert!(result_for(&fake, "w1").contains("merged_with_changes_on_disk"));
+
+    // Overlapping: the person rewrites the same line → refused, their text kept.
+    let (_tmp, vault, data) = setup();
+    let fake = FakeLlm::start(vec![
+        calls(&[(
+            "w1",
+            "update_note",
+            json!({"note": "Week.md", "body": NOTE.replace("Sunday: sleep.", "Sunday: sleep in.")}),
+        )]),
+        text("ok"),
+    ]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let note = vault.join("Week.md");
+    let theirs = NOTE.replace("Sunday: sleep.", "Sunday: family lunch.");
+    let (outcome, _) = runtime().block_on(turn(agent, "sleep in", |request| {
+        std::fs::write(&note, &theirs).unwrap();
+        Some(Op::Decision {
+            request: request.id,
+            answer: Answer::Once,
+            hunks: None,
+        })
+    }));
+    assert_eq!(
+        outcome.edits[0].status,
+        vaultchat::agent::EditStatus::Failed
+    );
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), theirs);
+    assert!(
+        result_for(&fake, "w1").contains("changed on disk"),
+        "{}",
+        result_for(&fake, "w1")
+    );
+}
+
+#[test]
+fn a_note_changed_after_the_agent_read_it_is_rebased_before_asking() {
+    // The agent reads the note, the person edits it, then the agent sends a whole new body based
+    // on what it read: the diff it shows keeps the person's edit instead of reverting it.
+    let (_tmp, vault, data) = setup();
+    let note = vault.join("Week.md");
+    let fake = FakeLlm::start(vec![
+        calls(&[("r1", "read_note", json!({"note": "Week.md"}))]),
+        calls(&[(
+            "w1",
+            "update_note",
+            json!({"note": "Week.md", "body": NOTE.replace("Friday: rest.", "Friday: party.")}),
+        )]),
+        text("ok"),
+    ]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let rt = runtime();
+    let (ops, mut events, task) = rt.block_on(async { agent.spawn() });
+    let outcome = rt.block_on(async {
+        ops.send(Op::UserTurn {
+            text: "party friday".into(),
+            attachments: vec![],
+            context: NoteContext::default(),
+        })
+        .await
+        .unwrap();
+        loop {
+            match events.recv().await.unwrap() {
+                // Once the read has finished, the person edits the note.
+                AgentEvent::ToolCallFinished(record) if record.id == "r1" => {
+                    std::fs::write(
+                        &note,
+                        NOTE.replace("Tuesday: read.", "Tuesday: read a novel."),
+                    )
+                    .unwrap();
+                }
+                AgentEvent::PermissionRequested(request) => {
+                    let diff = request.proposal.as_ref().unwrap().diff.unified();
+                    assert!(diff.contains("+Friday: party."), "{diff}");
+                    assert!(
+                        !diff.contains("Tuesday"),
+                        "the person's edit is not reverted: {diff}"
+                    );
+                    ops.send(Op::Decision {
+                        request: request.id,
+                        answer: Answer::Once,
+                        hunks: None,
+                    })
+                    .await
+                    .unwrap();
+                }
+                AgentEvent::TurnDone(outcome) => break outcome,
+                _ => {}
+            }
+        }
+    });
+    rt.block_on(async {
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+    });
+    assert_eq!(
+        outcome.edits[0].status,
+        vaultchat::agent::EditStatus::Applied
+    );
+    assert_eq!(
+        std::fs::read_to_string(&note).unwrap(),
+        NOTE.replace("Tuesday: read.", "Tuesday: read a novel.")
+            .replace("Friday: rest.", "Friday: party.")
+    );
+}
+
+#[test]
+fn interrupt_denies_the_parked_request_and_the_rest_of_the_calls() {
+    let (_tmp, vault, data) = setup();
+    let fake = FakeLlm::start(vec![calls(&[
+        (
+            "w1",
+            "update_note",
+            json!({"note": "Week.md", "append": "More."}),
+        ),
+        ("w2", "delete_note", json!({"note": "Week.md"})),
+    ])]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let (outcome, events) = runtime().block_on(turn(agent, "change things", |_| None));
+    assert_eq!(outcome.stop_reason, TurnEnd::Interrupted);
+    assert_eq!(
+        std::fs::read_to_string(vault.join("Week.md")).unwrap(),
+        NOTE
+    );
+    assert_eq!(outcome.tool_calls.len(), 2);
+    assert!(outcome.tool_calls.iter().all(|c| c.is_error));
+    // Only the first call was ever asked about.
+    let asked = events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::PermissionRequested(_)))
+        .count();
+    assert_eq!(asked, 1);
+    assert_eq!(fake.requests().len(), 1, "no request after the interrupt");
+}
+
+#[test]
+fn interrupt_cancels_a_running_stream() {
+    let (_tmp, vault, data) = setup();
+    let body = anthropic_text("This answer never finishes", u());
+    let fake = FakeLlm::start(vec![Reply::Stall {
+        prefix: body[..body.len() / 2].to_vec(),
+    }]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let rt = runtime();
+    let started = std::time::Instant::now();
+    let outcome = rt.block_on(async {
+        let (ops, mut events, task) = agent.spawn();
+        ops.send(Op::UserTurn {
+            text: "hi".into(),
+            attachments: vec![],
+            context: NoteContext::default(),
+        })
+        .await
+        .unwrap();
+        let outcome = loop {
+            match events.recv().await.unwrap() {
+                AgentEvent::TextDelta(_) => ops.send(Op::Interrupt).await.unwrap(),
+                AgentEvent::TurnDone(outcome) => break outcome,
+                _ => {}
+            }
+        };
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+        outcome
+    });
+    assert_eq!(outcome.stop_reason, TurnEnd::Interrupted);
+    assert!(outcome.reply.starts_with("This"), "{}", outcome.reply);
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "did not wait for the idle timeout"
+    );
+}
+
+#[test]
+fn session_and_always_answers_stop_the_questions() {
+    let (_tmp, vault, data) = setup();
+    let fake = FakeLlm::start(vec![
+        calls(&[(
+            "a1",
+            "update_note",
+            json!({"note": "Week.md", "append": "One."}),
+        )]),
+        calls(&[(
+            "a2",
+            "update_note",
+            json!({"note": "Week.md", "append": "Two."}),
+        )]),
+        text("ok"),
+    ]);
+    let (agent, ws) = make_agent(&vault, &data, &fake);
+    let mut asked = 0;
+    let (outcome, _) = runtime().block_on(turn(agent, "append twice", |request| {
+        asked += 1;
+        Some(Op::Decision {
+            request: request.id,
+            answer: Answer::Always { with_path: true },
+            hunks: None,
+        })
+    }));
+    assert_eq!(asked, 1, "the second append was allowed by the new rule");
+    assert!(
+        outcome
+            .edits
+            .iter()
+            .all(|e| e.status == vaultchat::agent::EditStatus::Applied)
+    );
+    let rules = Store::open(&Paths::under(&data).database_file())
+        .unwrap()
+        .rules(ws.vault_id())
+        .unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].tool, "update_note");
+    assert_eq!(rules[0].path_glob.as_deref(), Some("Week.md"));
+    assert!(
+        std::fs::read_to_string(vault.join("Week.md"))
+            .unwrap()
+            .ends_with("One.\n\nTwo.\n")
+    );
+}
