@@ -1293,3 +1293,37 @@ fn sessions_can_be_listed_shown_and_removed() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no session"));
 }
+
+#[test]
+fn tools_lists_every_tier_with_closed_schemas() {
+    let s = setup();
+    let v: Value =
+        serde_json::from_str(&common::ok(&s.data, &s.vault, &["tools", "--json"])).unwrap();
+    let tools = v["tools"].as_array().unwrap();
+    let tier_of = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["tier"].clone())
+    };
+    for name in [
+        "edit_selection",
+        "rewrite_paragraph",
+        "insert_before_anchor",
+        "insert_after_anchor",
+        "append_to_note",
+        "replace_structured_block",
+    ] {
+        assert_eq!(tier_of(name), Some(json!("session")), "{name}");
+    }
+    assert_eq!(tier_of("update_note"), Some(json!("workspace")));
+    assert_eq!(tools.len(), 18 + 6);
+    for t in tools {
+        assert_eq!(
+            t["inputSchema"]["additionalProperties"], false,
+            "{}",
+            t["name"]
+        );
+        assert_eq!(t["inputSchema"]["type"], "object");
+    }
+}

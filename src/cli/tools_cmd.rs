@@ -26,7 +26,9 @@ pub fn registry(ctx: &Context, actor: Actor) -> Result<Registry, Failure> {
 
 pub fn run(ctx: &Context, args: &ToolsArgs) -> Result<ExitCode, Failure> {
     let registry = registry(ctx, Actor::Agent)?;
-    let specs: Vec<_> = registry.specs().collect();
+    // The session tools act on the editor, so they are listed here but never served over MCP.
+    let session = crate::tools::session::all_session_tool_specs();
+    let specs: Vec<_> = registry.specs().chain(session.iter()).collect();
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "tools": specs }))?;

@@ -77,6 +77,11 @@ pub fn session_tool_specs(state: &EditorState) -> Vec<ToolSpec> {
     offered(state).into_iter().map(spec).collect()
 }
 
+/// Every session tool, whatever the editor state (for `vaultchat tools`).
+pub fn all_session_tool_specs() -> Vec<ToolSpec> {
+    ALL.iter().copied().map(spec).collect()
+}
+
 /// Run one session tool. An unknown name, or a tool not offered for this state, is the model's
 /// mistake ([`ToolError::Invalid`]); a selection outside the text is the caller's
 /// ([`ToolError::Internal`]).
