@@ -14,4 +14,5 @@ pub mod mcp;
 pub mod permission;
 pub mod store;
 pub mod tools;
+pub mod tui;
 pub mod vault;

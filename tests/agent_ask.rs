@@ -1327,3 +1327,26 @@ fn tools_lists_every_tier_with_closed_schemas() {
         assert_eq!(t["inputSchema"]["type"], "object");
     }
 }
+
+#[test]
+fn a_context_overflow_says_how_to_get_out() {
+    for p in BOTH {
+        let s = setup();
+        let fake = FakeLlm::start(vec![error_reply(
+            p,
+            400,
+            "invalid_request_error",
+            "prompt is too long: 214000 tokens > 200000 maximum",
+            None,
+        )]);
+        let out = ask(&s, &fake, p, &["hi", "--json"]);
+        assert_eq!(out.status.code(), Some(1));
+        let v = json_of(&out);
+        let error = v["error"].as_str().unwrap();
+        assert!(
+            error.contains("context window") && error.contains("new session"),
+            "{error}"
+        );
+        assert_eq!(fake.requests().len(), 1, "a 400 is not retried");
+    }
+}

@@ -224,7 +224,7 @@ fn status_sentence(
     };
     if status == 400 && mentions_context_overflow(error_type, code, message) {
         return format!(
-            "the conversation is longer than the model's context window; start a new session with /new or --session ({detail})"
+            "the conversation is longer than the model's context window; start a new session (/new in the app, or `vaultchat ask` without --continue and --session) ({detail})"
         );
     }
     let spend_limit = code == Some("enforced_spend_limit_reached");
@@ -385,7 +385,7 @@ mod tests {
         );
         assert!(error.is_context_overflow());
         assert!(error.to_string().starts_with(
-            "the conversation is longer than the model's context window; start a new session with /new or --session (HTTP 400"
+            "the conversation is longer than the model's context window; start a new session (/new in the app, or `vaultchat ask` without --continue and --session) (HTTP 400"
         ));
     }
 

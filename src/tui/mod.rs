@@ -1,0 +1,5 @@
+//! The full-screen app (DESIGN.md §1, §2): everything on screen. The only module that may use
+//! ratatui, crossterm, ratatui-textarea, syntect and arboard.
+
+pub mod keymap;
+pub mod theme;
