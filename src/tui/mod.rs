@@ -2,4 +2,6 @@
 //! ratatui, crossterm, ratatui-textarea, syntect and arboard.
 
 pub mod keymap;
+#[cfg(test)]
+pub mod testing;
 pub mod theme;

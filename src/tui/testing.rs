@@ -1,0 +1,47 @@
+//! Helpers for the screen tests: a rendered buffer as text for insta snapshots, and style probes.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+/// The buffer's symbols, one line per row, trailing spaces trimmed (what a person would read).
+pub fn buffer_text(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in area.top()..area.bottom() {
+        let mut line = String::new();
+        for x in area.left()..area.right() {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// An empty buffer of `width`×`height`.
+pub fn buffer(width: u16, height: u16) -> Buffer {
+    Buffer::empty(Rect::new(0, 0, width, height))
+}
+
+/// The style of the first cell whose row contains `needle`, at the needle's first character.
+pub fn style_at(buf: &Buffer, needle: &str) -> Option<Style> {
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        let mut row = String::new();
+        let mut columns = Vec::new();
+        for x in area.left()..area.right() {
+            let symbol = buf[(x, y)].symbol();
+            for _ in symbol.chars() {
+                columns.push(x);
+            }
+            row.push_str(symbol);
+        }
+        if let Some(byte) = row.find(needle) {
+            let char_index = row[..byte].chars().count();
+            let x = *columns.get(char_index)?;
+            return Some(buf[(x, y)].style());
+        }
+    }
+    None
+}
