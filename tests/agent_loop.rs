@@ -440,3 +440,91 @@ fn session_and_always_answers_stop_the_questions() {
             .ends_with("One.\n\nTwo.\n")
     );
 }
+
+/// In the app, edits to the open note go to the editor buffer (unsaved changes included), never
+/// to the file behind the person's back.
+#[test]
+fn edits_to_the_note_open_in_the_editor_go_to_the_buffer() {
+    use vaultchat::agent::FocusedNote;
+    use vaultchat::tools::session::EditorState;
+    let (_tmp, vault, data) = setup();
+    // The buffer has an unsaved change the file does not have.
+    let buffer = NOTE.replace("Monday: gym.", "Monday: gym (unsaved).");
+    let fake = FakeLlm::start(vec![
+        calls(&[("s1", "append_to_note", json!({"text": "Notes: none."}))]),
+        calls(&[(
+            "u1",
+            "update_note",
+            json!({"note": "Week.md", "replace_text": {"find": "Friday: rest.", "replace": "Friday: party."}}),
+        )]),
+        text("ok"),
+    ]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let context = NoteContext {
+        note: Some(FocusedNote {
+            path: "Week.md".into(),
+            editor: EditorState {
+                text: buffer.clone(),
+                selection: None,
+                cursor: 0,
+            },
+            in_editor: true,
+        }),
+    };
+    let rt = runtime();
+    let (edits, outcome) = rt.block_on(async {
+        let (ops, mut events, task) = agent.spawn();
+        ops.send(Op::UserTurn {
+            text: "tidy".into(),
+            attachments: vec![],
+            context,
+        })
+        .await
+        .unwrap();
+        let mut edits = Vec::new();
+        let outcome = loop {
+            match events.recv().await.unwrap() {
+                AgentEvent::PermissionRequested(request) => {
+                    let diff = request.proposal.as_ref().unwrap().diff.unified();
+                    assert!(
+                        !diff.contains("unsaved"),
+                        "the diff is against the buffer: {diff}"
+                    );
+                    ops.send(Op::Decision {
+                        request: request.id,
+                        answer: Answer::Once,
+                        hunks: None,
+                    })
+                    .await
+                    .unwrap();
+                }
+                AgentEvent::EditorEdit {
+                    path,
+                    before,
+                    after,
+                } => edits.push((path, before, after)),
+                AgentEvent::TurnDone(outcome) => break outcome,
+                _ => {}
+            }
+        };
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+        (edits, outcome)
+    });
+    assert_eq!(outcome.edits.len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(vault.join("Week.md")).unwrap(),
+        NOTE,
+        "the file is untouched"
+    );
+    assert_eq!(edits.len(), 2);
+    assert_eq!(edits[0].1, buffer);
+    assert_eq!(edits[0].2, format!("{buffer}\nNotes: none.\n"));
+    // The second edit builds on the first and keeps the unsaved change.
+    assert_eq!(edits[1].1, edits[0].2);
+    assert_eq!(
+        edits[1].2,
+        edits[0].2.replace("Friday: rest.", "Friday: party.")
+    );
+    assert!(result_for(&fake, "u1").contains("\"applied_to\":\"editor\""));
+}

@@ -10,6 +10,7 @@ use crate::tools::session::{EditorState, run_session_tool};
 use crate::tools::workspace::{Change, Plan};
 use crate::tools::{Tier, ToolError, ToolSpec};
 use crate::vault::Access;
+use crate::vault::diff::apply_hunks;
 use crate::vault::note_io;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
@@ -142,7 +143,10 @@ impl Agent {
             None
         };
         if let Some(planned) = planned {
-            let plan = match planned.and_then(|plan| self.rebase_on_what_was_read(plan)) {
+            let plan = match planned
+                .and_then(|plan| onto_editor_buffer(plan, context))
+                .and_then(|plan| self.rebase_on_what_was_read(plan))
+            {
                 Ok(plan) => plan,
                 Err(e) => {
                     record.result = e.to_string();
@@ -197,6 +201,58 @@ impl Agent {
                 record.result =
                     "The person rejected every hunk of this change; nothing was written.".into();
                 let edit = edit_for(EditStatus::Rejected, 0, 0, Some(&path));
+                return done(record, edit, false);
+            }
+            if let Some(note) = context
+                .note
+                .as_mut()
+                .filter(|n| n.in_editor && n.path == path)
+                && let Change::Write {
+                    before: Some(before),
+                    after,
+                    ..
+                } = &plan.change
+            {
+                // The note is open in the editor: the edit goes to the buffer (one undo step),
+                // and the person saves it.
+                let diff = plan.diff();
+                let text = match hunks.as_deref() {
+                    Some(flags) => apply_hunks(&before.text, after, &diff, flags),
+                    None => after.clone(),
+                };
+                let (added, removed) = crate::tools::workspace::line_stats(&before.text, &text);
+                let _ = events.send(AgentEvent::EditorEdit {
+                    path: path.clone(),
+                    before: before.text.clone(),
+                    after: text.clone(),
+                });
+                let mut result = serde_json::json!({
+                    "path": path,
+                    "applied_to": "editor",
+                    "saved": false,
+                    "added": added,
+                    "removed": removed,
+                });
+                if let Some(flags) = hunks.as_deref() {
+                    let numbered = |want: bool| {
+                        flags
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, f)| **f == want)
+                            .map(|(i, _)| i + 1)
+                            .collect::<Vec<_>>()
+                    };
+                    result["hunks_applied"] = serde_json::json!(numbered(true));
+                    result["hunks_rejected"] = serde_json::json!(numbered(false));
+                }
+                let chars = text.chars().count();
+                note.editor.selection = None;
+                note.editor.cursor = note.editor.cursor.min(chars);
+                note.editor.text = text.clone();
+                self.seen.insert(path.clone(), text);
+                record.is_error = false;
+                record.result = result.to_string();
+                let edit = edit_for(EditStatus::Applied, added, removed, Some(&path));
                 return done(record, edit, false);
             }
             let workspace = std::sync::Arc::clone(&self.workspace);
@@ -389,13 +445,17 @@ impl Agent {
             )));
         };
         let path = self.workspace.resolve(&note.path, Access::Write)?;
-        let current = {
+        let mut current = {
             let path = path.clone();
             tokio::task::spawn_blocking(move || note_io::read_note(&path))
                 .await
                 .map_err(|e| ToolError::Internal(e.to_string()))?
                 .map_err(|e| ToolError::Invalid(e.to_string()))?
         };
+        // In the app the buffer, unsaved changes included, is the note.
+        if note.in_editor {
+            current.text = note.editor.text.clone();
+        }
         let chars = current.text.chars().count();
         let state = EditorState {
             text: current.text.clone(),
@@ -471,6 +531,31 @@ impl Agent {
         self.next_request += 1;
         id
     }
+}
+
+/// A workspace write to the note open in the editor is planned against the file; re-base it onto
+/// the buffer, which may hold unsaved changes, so that the diff shown is buffer → result.
+fn onto_editor_buffer(plan: Plan, context: &NoteContext) -> Result<Plan, ToolError> {
+    let Some(note) = context
+        .note
+        .as_ref()
+        .filter(|n| n.in_editor && n.path == plan.path().rel())
+    else {
+        return Ok(plan);
+    };
+    let Change::Write {
+        before: Some(disk), ..
+    } = &plan.change
+    else {
+        return Ok(plan);
+    };
+    if disk.text == note.editor.text {
+        return Ok(plan);
+    }
+    let mut buffer = disk.clone();
+    buffer.text = note.editor.text.clone();
+    let base = disk.text.clone();
+    plan.rebase(&base, &buffer)
 }
 
 fn declined(reason: &Option<String>) -> String {

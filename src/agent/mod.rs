@@ -41,6 +41,11 @@ pub struct NoteContext {
 pub struct FocusedNote {
     pub path: String,
     pub editor: EditorState,
+    /// The note is open in the app's editor: edits to it (session tools, and workspace writes to
+    /// this path) go to the editor buffer as one undo step instead of to the file, and are
+    /// planned against the buffer's text (which may hold unsaved changes). `vaultchat ask` has
+    /// no buffer and edits the file.
+    pub in_editor: bool,
 }
 
 /// An image the person attached to a message.
@@ -117,6 +122,13 @@ pub enum AgentEvent {
     PermissionRequested(PermissionRequest),
     /// A tool call ended (run, refused or denied).
     ToolCallFinished(ToolCallRecord),
+    /// An approved edit of the note open in the editor: apply it to the buffer as one undo step.
+    /// `before` is the text the edit was made against; if the buffer changed since, merge.
+    EditorEdit {
+        path: String,
+        before: String,
+        after: String,
+    },
     /// Something the person should know that is not part of the reply (a retry, a step limit).
     Notice(String),
     /// One response's token usage.

@@ -78,6 +78,7 @@ mod tests {
                     selection: Some(6..11),
                     cursor: 6,
                 },
+                in_editor: false,
             }),
         };
         let message = user_message("fix it", &[], &context);

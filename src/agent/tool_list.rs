@@ -49,6 +49,7 @@ mod tests {
                     selection,
                     cursor: 0,
                 },
+                in_editor: false,
             }),
         }
     }

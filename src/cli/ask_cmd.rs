@@ -203,6 +203,10 @@ async fn drive(
                 tracing::info!(tool = %record.name, is_error = record.is_error, decision = ?record.decision, "tool call");
             }
             AgentEvent::Notice(text) => eprintln!("vaultchat: {text}"),
+            // `ask` opens no editor (its --note is not `in_editor`), so no edit is addressed to one.
+            AgentEvent::EditorEdit { path, .. } => {
+                tracing::warn!(%path, "an editor edit without an editor");
+            }
             AgentEvent::PermissionRequested(request) => {
                 let (answer, hunks) = answer_for(args.approve, &request).await;
                 let _ = ops
@@ -381,6 +385,7 @@ fn note_context(workspace: &Workspace, args: &AskArgs) -> Result<NoteContext, St
                 selection,
                 cursor,
             },
+            in_editor: false,
         }),
     })
 }
