@@ -1,0 +1,1873 @@
+//! The permission banner (DESIGN.md §4): a modal box that asks before a tool call runs. It shows
+//! why it asks, the target, the diff with per-hunk toggles (or the tool input when nothing is
+//! written), and the choices *once*, *session*, *always* (tool, or tool + path) and *deny* (with
+//! an optional reason for the model). Requests that arrive while one is shown wait in a queue.
+//!
+//! Safety rule: focus starts on *deny* and Enter activates the focused choice, so Enter alone
+//! never approves anything; approving takes a deliberate key.
+
+use crate::agent::PermissionRequest;
+use crate::permission::Answer;
+use crate::tui::diff_view::{
+    display_width, fit_spans, inline_diff_lines, inline_hunk_starts, inline_line_count, printable,
+    scrollbar, side_by_side, side_by_side_hunk_starts, side_by_side_row_count, truncate,
+};
+use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::theme::{Role, Theme};
+use crate::vault::diff::TextDiff;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Widget};
+use std::collections::VecDeque;
+
+/// Below this size the banner takes the whole width and height it needs (a box of 80% × 70%
+/// would leave too little room for the diff, on a classic 80×24 terminal for one).
+const MODAL_FROM_WIDTH: u16 = 100;
+const MODAL_FROM_HEIGHT: u16 = 30;
+/// The box is never shorter than this (unless the screen is): room for a few diff lines.
+const MIN_BOX_HEIGHT: u16 = 12;
+/// A reason is a sentence for the model; a runaway paste should not become a prompt of its own.
+const MAX_REASON_CHARS: usize = 2000;
+/// Rows the body scrolls by before the first frame told the banner how tall it is.
+const DEFAULT_PAGE: usize = 10;
+
+/// The person's answer to the request with id `request`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BannerOutcome {
+    /// The id of the answered [`PermissionRequest`].
+    pub request: u64,
+    /// What the person chose.
+    pub answer: Answer,
+    /// One flag per hunk of the proposal's diff when some hunks were rejected; `None` when every
+    /// hunk is accepted (or there is no diff, or the answer is a denial).
+    pub hunks: Option<Vec<bool>>,
+}
+
+/// One of the answers offered in the choices row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    Once,
+    Session,
+    Always,
+    Deny,
+}
+
+impl Choice {
+    fn action(self) -> Action {
+        match self {
+            Choice::Once => Action::ApproveOnce,
+            Choice::Session => Action::ApproveSession,
+            Choice::Always => Action::ApproveAlways,
+            Choice::Deny => Action::Deny,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Choice::Once => "once",
+            Choice::Session => "session",
+            Choice::Always => "always",
+            Choice::Deny => "deny",
+        }
+    }
+}
+
+/// The choices `request` offers, in the order they are shown (deny always last).
+fn choices(request: &PermissionRequest) -> Vec<Choice> {
+    let mut choices = vec![Choice::Once];
+    if request.offer_session {
+        choices.push(Choice::Session);
+    }
+    if request.offer_always {
+        choices.push(Choice::Always);
+    }
+    choices.push(Choice::Deny);
+    choices
+}
+
+/// What the banner is doing with the shown request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mode {
+    /// The diff and the choices row.
+    Choosing,
+    /// *always* was chosen for a one-path call: tool everywhere, or tool on this path?
+    Scope,
+    /// *deny* was chosen with its key: an optional reason is being typed.
+    Reason(String),
+    /// The full-screen side-by-side diff.
+    SideBySide,
+}
+
+/// The state of the request on screen; reset whenever another request comes to the front.
+#[derive(Debug, Clone)]
+struct Shown {
+    mode: Mode,
+    focus: Choice,
+    current_hunk: usize,
+    accepted: Vec<bool>,
+    /// First body line shown (the hunk list, or the tool input).
+    scroll: usize,
+    /// Set when the current hunk moved: the next frame scrolls it into view.
+    reveal: bool,
+    /// First row shown in the side-by-side view.
+    side_scroll: usize,
+}
+
+impl Shown {
+    fn for_request(request: Option<&PermissionRequest>) -> Shown {
+        let hunks = request.and_then(diff_of).map_or(0, |d| d.hunks.len());
+        Shown {
+            mode: Mode::Choosing,
+            focus: Choice::Deny,
+            current_hunk: 0,
+            accepted: vec![true; hunks],
+            scroll: 0,
+            reveal: true,
+            side_scroll: 0,
+        }
+    }
+}
+
+fn diff_of(request: &PermissionRequest) -> Option<&TextDiff> {
+    request.proposal.as_ref().map(|p| &p.diff)
+}
+
+fn hunk_count(request: &PermissionRequest) -> usize {
+    diff_of(request).map_or(0, |d| d.hunks.len())
+}
+
+/// The tool input as pretty JSON lines, for a request that writes nothing.
+fn input_lines(request: &PermissionRequest) -> Vec<String> {
+    serde_json::to_string_pretty(&request.input)
+        .unwrap_or_else(|_| request.input.to_string())
+        .lines()
+        .map(printable)
+        .collect()
+}
+
+/// Lines in the scrollable body of the modal.
+fn body_line_count(request: &PermissionRequest) -> usize {
+    match diff_of(request) {
+        Some(diff) if !diff.hunks.is_empty() => inline_line_count(diff),
+        Some(_) => 1,
+        None => input_lines(request).len(),
+    }
+}
+
+/// A key that types a character (no Ctrl or Alt), as opposed to Esc, Enter, arrows.
+fn typed_char(key: &KeyEvent) -> Option<char> {
+    match key.code {
+        KeyCode::Char(c)
+            if !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            Some(c)
+        }
+        _ => None,
+    }
+}
+
+/// The hunk whose lines include line `line` of a list whose hunks start at `starts`.
+fn hunk_at(starts: &[usize], line: usize) -> usize {
+    starts.iter().rposition(|&s| s <= line).unwrap_or(0)
+}
+
+/// The permission banner: a queue of requests, the front one shown.
+#[derive(Debug)]
+pub struct Banner {
+    queue: VecDeque<PermissionRequest>,
+    shown: Shown,
+    /// Rows of the modal body at the last frame (for paging).
+    body_height: usize,
+    /// Rows of the side-by-side view at the last frame.
+    side_height: usize,
+}
+
+impl Default for Banner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Banner {
+    /// An empty banner (nothing shown).
+    pub fn new() -> Self {
+        Banner {
+            queue: VecDeque::new(),
+            shown: Shown::for_request(None),
+            body_height: DEFAULT_PAGE,
+            side_height: DEFAULT_PAGE,
+        }
+    }
+
+    /// Queue a request; the first one shows at once, later ones wait their turn.
+    pub fn push(&mut self, request: PermissionRequest) {
+        self.queue.push_back(request);
+        if self.queue.len() == 1 {
+            self.shown = Shown::for_request(self.queue.front());
+        }
+    }
+
+    /// True while a request is shown.
+    pub fn is_active(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Requests waiting behind the shown one.
+    pub fn queued(&self) -> usize {
+        self.queue.len().saturating_sub(1)
+    }
+
+    /// The shown request.
+    pub fn current(&self) -> Option<&PermissionRequest> {
+        self.queue.front()
+    }
+
+    /// A key with its resolved action (`KeyContext::Banner`). Returns an outcome when the shown
+    /// request is answered (then the next queued one shows).
+    pub fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<BannerOutcome> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        // Taken out while handled so the state can change beside it; put back unless answered.
+        let request = self.queue.pop_front()?;
+        let answer = match self.shown.mode.clone() {
+            Mode::Choosing => self.handle_choosing(&request, action, key),
+            Mode::Scope => self.handle_scope(action, key),
+            Mode::Reason(text) => self.handle_reason(text, action, key),
+            Mode::SideBySide => {
+                self.handle_side(&request, action);
+                None
+            }
+        };
+        match answer {
+            Some(answer) => Some(self.finish(request, answer)),
+            None => {
+                self.queue.push_front(request);
+                None
+            }
+        }
+    }
+
+    /// Interrupt: every request, shown and queued, is denied; returns their ids.
+    pub fn cancel_all(&mut self) -> Vec<u64> {
+        let ids = self.queue.drain(..).map(|r| r.id).collect();
+        self.shown = Shown::for_request(None);
+        ids
+    }
+
+    fn finish(&mut self, request: PermissionRequest, answer: Answer) -> BannerOutcome {
+        let partial = self.shown.accepted.iter().any(|accepted| !accepted);
+        let hunks = match answer {
+            Answer::Deny { .. } => None,
+            _ if partial && request.proposal.is_some() => Some(self.shown.accepted.clone()),
+            _ => None,
+        };
+        self.shown = Shown::for_request(self.queue.front());
+        BannerOutcome {
+            request: request.id,
+            answer,
+            hunks,
+        }
+    }
+
+    fn handle_choosing(
+        &mut self,
+        request: &PermissionRequest,
+        action: Option<Action>,
+        key: &KeyEvent,
+    ) -> Option<Answer> {
+        let offered = choices(request);
+        match action {
+            Some(Action::ApproveOnce) => Some(Answer::Once),
+            Some(Action::ApproveSession) if request.offer_session => Some(Answer::Session),
+            Some(Action::ApproveAlways) if request.offer_always => self.always(request),
+            Some(Action::Deny) => {
+                if typed_char(key).is_some() {
+                    // The deny key asks for a reason; Esc (also bound to deny) denies at once.
+                    self.shown.mode = Mode::Reason(String::new());
+                    None
+                } else {
+                    Some(Answer::Deny { reason: None })
+                }
+            }
+            Some(Action::SideBySide) => {
+                if let Some(diff) = diff_of(request).filter(|d| !d.hunks.is_empty()) {
+                    let starts = side_by_side_hunk_starts(diff);
+                    self.shown.side_scroll =
+                        starts.get(self.shown.current_hunk).copied().unwrap_or(0);
+                    self.shown.mode = Mode::SideBySide;
+                }
+                None
+            }
+            Some(Action::NextHunk) => {
+                self.step_hunk(request, 1);
+                None
+            }
+            Some(Action::PrevHunk) => {
+                self.step_hunk(request, -1);
+                None
+            }
+            Some(Action::ToggleHunk) => {
+                let current = self.shown.current_hunk;
+                if let Some(flag) = self.shown.accepted.get_mut(current) {
+                    *flag = !*flag;
+                }
+                None
+            }
+            Some(Action::PageDown) => {
+                self.page(request, 1);
+                None
+            }
+            Some(Action::PageUp) => {
+                self.page(request, -1);
+                None
+            }
+            Some(Action::Confirm) => self.activate(request, self.shown.focus),
+            None => match key.code {
+                KeyCode::Left | KeyCode::BackTab => {
+                    self.move_focus(&offered, -1);
+                    None
+                }
+                KeyCode::Right | KeyCode::Tab => {
+                    self.move_focus(&offered, 1);
+                    None
+                }
+                KeyCode::Enter => self.activate(request, self.shown.focus),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn move_focus(&mut self, offered: &[Choice], step: isize) {
+        let at = offered
+            .iter()
+            .position(|&c| c == self.shown.focus)
+            .unwrap_or(offered.len().saturating_sub(1));
+        let next = (at as isize + step).rem_euclid(offered.len().max(1) as isize) as usize;
+        if let Some(&choice) = offered.get(next) {
+            self.shown.focus = choice;
+        }
+    }
+
+    /// Enter on the focused choice. Deny here denies at once: the reason prompt belongs to the
+    /// deny key, and Enter must never need a second press to take effect safely.
+    fn activate(&mut self, request: &PermissionRequest, choice: Choice) -> Option<Answer> {
+        match choice {
+            Choice::Once => Some(Answer::Once),
+            Choice::Session => Some(Answer::Session),
+            Choice::Always => self.always(request),
+            Choice::Deny => Some(Answer::Deny { reason: None }),
+        }
+    }
+
+    /// *always*: with exactly one path the scope is asked first; otherwise the tool everywhere
+    /// (a rule holds one path glob, and several paths cannot be narrowed to one).
+    fn always(&mut self, request: &PermissionRequest) -> Option<Answer> {
+        if request.paths.len() == 1 {
+            self.shown.mode = Mode::Scope;
+            None
+        } else {
+            Some(Answer::Always { with_path: false })
+        }
+    }
+
+    /// j/k: the next or previous hunk; without hunks (tool input) one line of scroll.
+    fn step_hunk(&mut self, request: &PermissionRequest, step: isize) {
+        let hunks = hunk_count(request);
+        if hunks == 0 {
+            let max = body_line_count(request).saturating_sub(self.body_height);
+            self.shown.scroll = self.shown.scroll.saturating_add_signed(step).min(max);
+            return;
+        }
+        let next = self.shown.current_hunk.saturating_add_signed(step);
+        if next < hunks {
+            self.shown.current_hunk = next;
+            self.shown.reveal = true;
+        } else {
+            // Past the last hunk: scroll, so the end of a long last hunk can be read.
+            let max = body_line_count(request).saturating_sub(self.body_height);
+            self.shown.scroll = (self.shown.scroll + 1).min(max);
+        }
+    }
+
+    /// PageUp/PageDown in the modal; the current hunk follows to the top of the page.
+    fn page(&mut self, request: &PermissionRequest, direction: isize) {
+        let page = self.body_height.saturating_sub(1).max(1);
+        let max = body_line_count(request).saturating_sub(self.body_height);
+        let before = self.shown.scroll;
+        self.shown.scroll = before
+            .saturating_add_signed(direction * page as isize)
+            .min(max);
+        if self.shown.scroll != before
+            && let Some(diff) = diff_of(request)
+        {
+            self.shown.current_hunk = hunk_at(&inline_hunk_starts(diff), self.shown.scroll);
+            self.shown.reveal = false;
+        }
+    }
+
+    fn handle_scope(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<Answer> {
+        match typed_char(key) {
+            Some('t') => return Some(Answer::Always { with_path: false }),
+            Some('p') => return Some(Answer::Always { with_path: true }),
+            _ => {}
+        }
+        if matches!(action, Some(Action::Deny | Action::Cancel)) || key.code == KeyCode::Esc {
+            self.shown.mode = Mode::Choosing;
+        }
+        None
+    }
+
+    fn handle_reason(
+        &mut self,
+        mut text: String,
+        action: Option<Action>,
+        key: &KeyEvent,
+    ) -> Option<Answer> {
+        if let Some(c) = typed_char(key) {
+            if text.chars().count() < MAX_REASON_CHARS {
+                text.push(c);
+            }
+            self.shown.mode = Mode::Reason(text);
+            return None;
+        }
+        match key.code {
+            KeyCode::Enter => {
+                let reason = text.trim();
+                Some(Answer::Deny {
+                    reason: (!reason.is_empty()).then(|| reason.to_string()),
+                })
+            }
+            KeyCode::Backspace => {
+                text.pop();
+                self.shown.mode = Mode::Reason(text);
+                None
+            }
+            KeyCode::Esc => Some(Answer::Deny { reason: None }),
+            _ if matches!(action, Some(Action::Deny | Action::Cancel)) => {
+                Some(Answer::Deny { reason: None })
+            }
+            _ => None,
+        }
+    }
+
+    fn handle_side(&mut self, request: &PermissionRequest, action: Option<Action>) {
+        let Some(diff) = diff_of(request) else {
+            self.shown.mode = Mode::Choosing;
+            return;
+        };
+        let page = self.side_height.saturating_sub(1).max(1) as isize;
+        let step = match action {
+            Some(Action::SideBySide | Action::Deny | Action::Cancel) => {
+                self.shown.mode = Mode::Choosing;
+                self.shown.reveal = true;
+                return;
+            }
+            Some(Action::ToggleHunk) => {
+                let current = self.shown.current_hunk;
+                if let Some(flag) = self.shown.accepted.get_mut(current) {
+                    *flag = !*flag;
+                }
+                return;
+            }
+            Some(Action::NextHunk | Action::ScrollDown | Action::Down) => 1,
+            Some(Action::PrevHunk | Action::ScrollUp | Action::Up) => -1,
+            Some(Action::PageDown) => page,
+            Some(Action::PageUp) => -page,
+            _ => return,
+        };
+        let max = side_by_side_row_count(diff).saturating_sub(self.side_height);
+        let before = self.shown.side_scroll.min(max);
+        self.shown.side_scroll = before.saturating_add_signed(step).min(max);
+        if self.shown.side_scroll != before {
+            let starts = side_by_side_hunk_starts(diff);
+            self.shown.current_hunk = hunk_at(&starts, self.shown.side_scroll);
+        }
+    }
+
+    /// Draw over `area` (the whole screen): a modal box (about 80% wide, up to 70% high,
+    /// centred; full screen when the terminal is small) — or the full-screen side-by-side view
+    /// when toggled.
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, keymap: &Keymap) {
+        let area = area.intersection(buf.area);
+        let queued = self.queued();
+        let Banner {
+            queue,
+            shown,
+            body_height,
+            side_height,
+        } = self;
+        let Some(request) = queue.front() else {
+            return;
+        };
+        if area.is_empty() {
+            return;
+        }
+        let screen = Screen {
+            buf,
+            theme,
+            keymap,
+            queued,
+        };
+        match shown.mode {
+            Mode::SideBySide => screen.side(area, request, shown, side_height),
+            _ => screen.modal(area, request, shown, body_height),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drawing
+
+/// What every drawing step needs.
+struct Screen<'a> {
+    buf: &'a mut Buffer,
+    theme: &'a Theme,
+    keymap: &'a Keymap,
+    queued: usize,
+}
+
+/// The rows of the modal's content, top to bottom; rows that do not fit are `None`.
+struct ModalRows {
+    reason: Option<Rect>,
+    target: Option<Rect>,
+    body: Rect,
+    choices: Option<Rect>,
+    hints: Option<Rect>,
+}
+
+impl ModalRows {
+    /// Rows of a modal whose body has `body_lines` lines (borders included).
+    fn wanted_height(body_lines: usize) -> usize {
+        body_lines + 6 + 2
+    }
+
+    /// The rows in `area`, giving up (in this order) spacers, the reason, the hints, the
+    /// target, when there is not room for everything; the choices row goes last.
+    fn split(area: Rect) -> ModalRows {
+        let h = area.height;
+        let row = |y: u16| Rect::new(area.x, y, area.width, 1);
+        let has_reason = h >= 4;
+        let has_hints = h >= 3;
+        let has_target = h >= 2;
+        let has_choices = h >= 1;
+        let spacers = h >= 9;
+        let mut y = area.y;
+        let reason = has_reason.then(|| {
+            y += 1;
+            row(y - 1)
+        });
+        let target = has_target.then(|| {
+            y += 1;
+            row(y - 1)
+        });
+        if spacers {
+            y += 1;
+        }
+        let bottom_rows = u16::from(has_choices) + u16::from(has_hints);
+        let bottom = area.bottom().saturating_sub(bottom_rows);
+        let body_end = bottom.saturating_sub(u16::from(spacers)).max(y);
+        let body = Rect::new(area.x, y, area.width, body_end - y);
+        ModalRows {
+            reason,
+            target,
+            body,
+            choices: has_choices.then(|| row(bottom)),
+            hints: has_hints.then(|| row(bottom + 1)),
+        }
+    }
+}
+
+/// Where the modal box goes: centred, about 80% wide and up to 70% high, as tall as its content
+/// needs; on a small screen the full width and up to the full height.
+fn modal_rect(area: Rect, wanted_height: usize) -> Rect {
+    let small = area.width < MODAL_FROM_WIDTH || area.height < MODAL_FROM_HEIGHT;
+    let (width, max_height) = if small {
+        (area.width, area.height)
+    } else {
+        (
+            (u32::from(area.width) * 4 / 5) as u16,
+            (u32::from(area.height) * 7 / 10) as u16,
+        )
+    };
+    let height = u16::try_from(wanted_height)
+        .unwrap_or(u16::MAX)
+        .clamp(MIN_BOX_HEIGHT.min(max_height), max_height);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    )
+}
+
+/// How a choice button is written, from roomy to narrow.
+#[derive(Debug, Clone, Copy)]
+enum ButtonForm {
+    /// ` [y] once ` (the padding makes the focused button a block).
+    Padded,
+    /// `[y] once`
+    Plain,
+    /// `y once`
+    Tight,
+    /// `[y]`
+    KeyOnly,
+}
+
+impl ButtonForm {
+    /// Spaces between two buttons: two where the buttons have no brackets or padding of
+    /// their own to keep them apart.
+    fn gap(self) -> usize {
+        match self {
+            ButtonForm::Padded | ButtonForm::Tight => 2,
+            ButtonForm::Plain | ButtonForm::KeyOnly => 1,
+        }
+    }
+
+    fn text(self, key: Option<&str>, label: &str) -> String {
+        match (self, key) {
+            (ButtonForm::Padded, Some(key)) => format!(" [{key}] {label} "),
+            (ButtonForm::Padded, None) => format!(" {label} "),
+            (ButtonForm::Plain, Some(key)) => format!("[{key}] {label}"),
+            (ButtonForm::Plain | ButtonForm::Tight, None) => label.to_string(),
+            (ButtonForm::Tight, Some(key)) => format!("{key} {label}"),
+            (ButtonForm::KeyOnly, Some(key)) => format!("[{key}]"),
+            (ButtonForm::KeyOnly, None) => label.chars().take(2).collect(),
+        }
+    }
+}
+
+/// `text` cut from the start to `width` columns (`…/deep/folder/Note.md`): the end of a path
+/// is the part that names it.
+fn truncate_start(text: &str, width: usize) -> String {
+    if display_width(text) <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = display_width(c.encode_utf8(&mut [0; 4]));
+        if used + w > width - 1 {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
+}
+
+/// The first key bound to `action` in the banner, for hints (`y`, `space`, `pgdn`).
+fn key_label(keymap: &Keymap, action: Action) -> Option<String> {
+    keymap
+        .keys_for(KeyContext::Banner, action)
+        .into_iter()
+        .next()
+        .map(|key| short_key(&key))
+}
+
+/// Key names as hints show them: the short forms people know from keyboards.
+fn short_key(key: &str) -> String {
+    match key {
+        "pageup" => "pgup".to_string(),
+        "pagedown" => "pgdn".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The key that closes or goes back: the first named key bound to deny (`esc`), else the first.
+fn back_key_label(keymap: &Keymap) -> String {
+    let keys = keymap.keys_for(KeyContext::Banner, Action::Deny);
+    keys.iter()
+        .find(|k| k.chars().count() > 1)
+        .or(keys.first())
+        .cloned()
+        .unwrap_or_else(|| "esc".to_string())
+}
+
+impl Screen<'_> {
+    fn style(&self, role: Role) -> Style {
+        self.theme.style(role)
+    }
+
+    /// Dims what is behind a box, so the box reads as on top.
+    fn dim_behind(&mut self, area: Rect) {
+        self.buf
+            .set_style(area, Style::new().add_modifier(Modifier::DIM));
+    }
+
+    /// A rounded box titled `title`, with `right` drawn at the right end of its bottom border.
+    /// Returns the inside.
+    fn frame(&mut self, rect: Rect, title: Vec<Span<'static>>, right: Vec<Span<'static>>) -> Rect {
+        Clear.render(rect, self.buf);
+        let block = Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(self.style(Role::BannerBorder));
+        let inner = block.inner(rect);
+        block.render(rect, self.buf);
+        if rect.width > 4 && rect.height > 0 {
+            let width = usize::from(rect.width - 4);
+            self.buf
+                .set_line(rect.x + 2, rect.y, &fit_spans(title, width), rect.width - 4);
+        }
+        if rect.height > 1 {
+            self.bottom_right(rect, right);
+        }
+        inner
+    }
+
+    /// Text at the right end of a box's bottom border.
+    fn bottom_right(&mut self, rect: Rect, spans: Vec<Span<'static>>) {
+        let width: usize = spans.iter().map(Span::width).sum();
+        let room = usize::from(rect.width.saturating_sub(4));
+        if width == 0 || width > room {
+            return;
+        }
+        let x = rect.right() - 2 - width as u16;
+        self.buf
+            .set_line(x, rect.bottom() - 1, &Line::from(spans), width as u16);
+    }
+
+    fn queue_label(&self) -> Vec<Span<'static>> {
+        if self.queued == 0 {
+            return Vec::new();
+        }
+        vec![Span::styled(
+            format!(" {} more waiting ", self.queued),
+            self.style(Role::Notice),
+        )]
+    }
+
+    fn line(&mut self, row: Rect, spans: Vec<Span<'static>>) {
+        let line = fit_spans(spans, usize::from(row.width));
+        self.buf.set_line(row.x, row.y, &line, row.width);
+    }
+
+    // -- the modal ----------------------------------------------------------------------------
+
+    fn modal(
+        mut self,
+        area: Rect,
+        request: &PermissionRequest,
+        shown: &mut Shown,
+        body_height: &mut usize,
+    ) {
+        let body_lines = body_line_count(request);
+        let rect = modal_rect(area, ModalRows::wanted_height(body_lines));
+        if rect != area {
+            self.dim_behind(area);
+        }
+        let title = vec![Span::styled(
+            format!(" Allow {}? ", printable(&request.tool)),
+            self.style(Role::BannerTitle),
+        )];
+        let queue = self.queue_label();
+        let inner = self.frame(rect, title, queue);
+        // One column of padding inside the border when there is room for it.
+        let content = if inner.width >= 12 {
+            Rect::new(inner.x + 1, inner.y, inner.width - 2, inner.height)
+        } else {
+            inner
+        };
+        if content.is_empty() {
+            return;
+        }
+        let rows = ModalRows::split(content);
+        if let Some(row) = rows.reason {
+            let reason = vec![Span::styled(
+                printable(&request.reason),
+                self.style(Role::Text),
+            )];
+            self.line(row, reason);
+        }
+        if let Some(row) = rows.target {
+            let target = self.target_spans(request, shown, usize::from(row.width));
+            self.line(row, target);
+        }
+        *body_height = usize::from(rows.body.height).max(1);
+        self.body(rows.body, request, shown, body_lines);
+        match &shown.mode {
+            Mode::Reason(text) => {
+                if let Some(row) = rows.choices {
+                    let full =
+                        "Reason for the model (optional), Enter to send, Esc to deny without one:";
+                    let short = "Reason (optional) · Enter: send · Esc: deny without";
+                    let label = if display_width(full) <= usize::from(row.width) {
+                        full
+                    } else {
+                        short
+                    };
+                    self.line(row, vec![Span::styled(label, self.style(Role::Text))]);
+                }
+                if let Some(row) = rows.hints {
+                    self.reason_input(row, text);
+                }
+            }
+            Mode::Scope => {
+                if let Some(row) = rows.choices {
+                    self.scope_prompt(row, rows.hints, request);
+                }
+            }
+            Mode::Choosing | Mode::SideBySide => {
+                if let Some(row) = rows.choices {
+                    self.choice_buttons(row, request, shown.focus);
+                }
+                if let Some(row) = rows.hints {
+                    let overflow = body_lines > usize::from(rows.body.height);
+                    self.hints(row, request, overflow);
+                }
+            }
+        }
+    }
+
+    /// `update Projects/Plan.md  +3 -1  · hunk 2 of 5`, or the paths of a call without a diff.
+    fn target_spans(
+        &self,
+        request: &PermissionRequest,
+        shown: &Shown,
+        width: usize,
+    ) -> Vec<Span<'static>> {
+        let strong = self.style(Role::Text).add_modifier(Modifier::BOLD);
+        let Some(proposal) = &request.proposal else {
+            return match request.paths.as_slice() {
+                [] => vec![Span::styled(
+                    format!("{} wants to run with this input:", printable(&request.tool)),
+                    self.style(Role::Dim),
+                )],
+                paths => {
+                    let joined = paths
+                        .iter()
+                        .map(|p| printable(p))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    vec![
+                        Span::styled("on ", self.style(Role::Dim)),
+                        Span::styled(truncate_start(&joined, width.saturating_sub(3)), strong),
+                    ]
+                }
+            };
+        };
+        let diff = &proposal.diff;
+        let path = printable(&proposal.path);
+        let summary = printable(&proposal.summary);
+        // "update Projects/Plan.md": the verb plain, the path bold.
+        let verb = summary
+            .strip_suffix(path.as_str())
+            .filter(|v| !v.trim().is_empty())
+            .map(str::to_string);
+        let mut tail = vec![
+            Span::raw("  "),
+            Span::styled(format!("+{}", diff.added), self.style(Role::DiffAdded)),
+            Span::raw(" "),
+            Span::styled(format!("-{}", diff.removed), self.style(Role::DiffRemoved)),
+        ];
+        let hunks = diff.hunks.len();
+        let position = match hunks {
+            0 => String::new(),
+            1 => "  · 1 hunk".to_string(),
+            n => format!("  · hunk {} of {n}", shown.current_hunk + 1),
+        };
+        if !position.is_empty() {
+            tail.push(Span::styled(position, self.style(Role::Dim)));
+        }
+        let mut spans = Vec::new();
+        let mut used: usize = tail.iter().map(Span::width).sum();
+        if let Some(verb) = verb {
+            used += display_width(&verb);
+            spans.push(Span::styled(verb, self.style(Role::Text)));
+        }
+        spans.push(Span::styled(
+            truncate_start(&path, width.saturating_sub(used).max(8)),
+            strong,
+        ));
+        spans.extend(tail);
+        spans
+    }
+
+    /// The hunk list (or the tool input) with a scroll bar when it overflows.
+    fn body(&mut self, area: Rect, request: &PermissionRequest, shown: &mut Shown, total: usize) {
+        if area.is_empty() {
+            return;
+        }
+        let height = usize::from(area.height);
+        let overflow = total > height;
+        let text_width = if overflow && area.width > 1 {
+            area.width - 1
+        } else {
+            area.width
+        };
+        let max_scroll = total.saturating_sub(height);
+        let lines: Vec<Line<'static>> = match diff_of(request) {
+            Some(diff) if !diff.hunks.is_empty() => {
+                let starts = inline_hunk_starts(diff);
+                shown.current_hunk = shown.current_hunk.min(starts.len() - 1);
+                let start = starts[shown.current_hunk];
+                let end = starts.get(shown.current_hunk + 1).copied().unwrap_or(total);
+                let hidden = end <= shown.scroll || start >= shown.scroll + height;
+                if shown.reveal || hidden {
+                    // The header goes to the top, so what follows the marker is the hunk that
+                    // space toggles (clamped to the last page below).
+                    shown.scroll = start;
+                    shown.reveal = false;
+                }
+                shown.scroll = shown.scroll.min(max_scroll);
+                inline_diff_lines(
+                    diff,
+                    self.theme,
+                    text_width,
+                    Some(shown.current_hunk),
+                    &shown.accepted,
+                )
+            }
+            Some(_) => vec![Line::from(Span::styled(
+                "No line changes.",
+                self.style(Role::Dim),
+            ))],
+            None => {
+                shown.scroll = shown.scroll.min(max_scroll);
+                let style = self.style(Role::Text);
+                input_lines(request)
+                    .into_iter()
+                    .map(|l| Line::from(Span::styled(truncate(&l, usize::from(text_width)), style)))
+                    .collect()
+            }
+        };
+        for (offset, line) in lines.iter().skip(shown.scroll).take(height).enumerate() {
+            self.buf
+                .set_line(area.x, area.y + offset as u16, line, text_width);
+        }
+        if overflow && area.width > 1 {
+            let bar = Rect::new(area.right() - 1, area.y, 1, area.height);
+            scrollbar(bar, self.buf, self.theme, total, shown.scroll);
+        }
+    }
+
+    /// `[y] once  [s] session  [a] always  [n] deny`, the focused one highlighted; shorter
+    /// forms when the row is narrow.
+    fn choice_buttons(&mut self, row: Rect, request: &PermissionRequest, focus: Choice) {
+        let offered = choices(request);
+        let width = usize::from(row.width);
+        let labelled: Vec<(Choice, Option<String>)> = offered
+            .iter()
+            .map(|&c| (c, key_label(self.keymap, c.action())))
+            .collect();
+        let forms = [
+            ButtonForm::Padded,
+            ButtonForm::Plain,
+            ButtonForm::Tight,
+            ButtonForm::KeyOnly,
+        ];
+        for (index, form) in forms.iter().enumerate() {
+            let texts: Vec<String> = labelled
+                .iter()
+                .map(|(c, key)| form.text(key.as_deref(), c.label()))
+                .collect();
+            let gap = form.gap();
+            let total: usize = texts.iter().map(|t| display_width(t)).sum::<usize>()
+                + gap * texts.len().saturating_sub(1);
+            if total <= width || index == forms.len() - 1 {
+                let mut spans = Vec::new();
+                for ((choice, _), text) in labelled.iter().zip(texts) {
+                    let role = if *choice == focus {
+                        Role::ButtonFocused
+                    } else {
+                        Role::Button
+                    };
+                    spans.push(Span::styled(text, self.style(role)));
+                    spans.push(Span::raw(" ".repeat(gap)));
+                }
+                spans.pop();
+                self.line(row, spans);
+                return;
+            }
+        }
+    }
+
+    /// Key hints for the choosing mode; items that do not fit are left off from the end.
+    fn hints(&mut self, row: Rect, request: &PermissionRequest, overflow: bool) {
+        let hunks = hunk_count(request);
+        let key = |action| key_label(self.keymap, action);
+        let mut items: Vec<(String, &str)> = Vec::new();
+        if hunks > 1
+            && let (Some(next), Some(prev)) = (key(Action::NextHunk), key(Action::PrevHunk))
+        {
+            items.push((format!("{next}/{prev}"), "hunk"));
+        }
+        if hunks > 0 {
+            if let Some(k) = key(Action::ToggleHunk) {
+                items.push((k, "toggle hunk"));
+            }
+            if let Some(k) = key(Action::SideBySide) {
+                items.push((k, "side by side"));
+            }
+        }
+        if overflow && let (Some(up), Some(down)) = (key(Action::PageUp), key(Action::PageDown)) {
+            items.push((format!("{up}/{down}"), "scroll"));
+        }
+        items.push(("←/→".to_string(), "choose"));
+        items.push(("enter".to_string(), "confirm"));
+        self.hint_items(row, items);
+    }
+
+    fn hint_items(&mut self, row: Rect, items: Vec<(String, &str)>) {
+        let spans = self.hint_spans(items, usize::from(row.width));
+        self.line(row, spans);
+    }
+
+    /// `[key] what` items in at most `width` columns; items that do not fit are left off.
+    fn hint_spans(&self, items: Vec<(String, &str)>, width: usize) -> Vec<Span<'static>> {
+        let mut spans = Vec::new();
+        let mut used = 0;
+        for (key, label) in items {
+            let key = format!("[{key}]");
+            let sep = if spans.is_empty() { 0 } else { 2 };
+            let item_width = sep + display_width(&key) + 1 + display_width(label);
+            if used + item_width > width {
+                break;
+            }
+            if sep > 0 {
+                spans.push(Span::raw("  "));
+            }
+            spans.push(Span::styled(key, self.style(Role::Text)));
+            spans.push(Span::styled(format!(" {label}"), self.style(Role::Dim)));
+            used += item_width;
+        }
+        spans
+    }
+
+    /// `Always allow: [t] this tool everywhere  [p] this tool on <path>  [esc] back` on one
+    /// row when it fits; otherwise the way back moves to the second row, and on a narrow screen
+    /// the choices get shorter.
+    fn scope_prompt(&mut self, row: Rect, hints: Option<Rect>, request: &PermissionRequest) {
+        let path = request
+            .paths
+            .first()
+            .map(|p| printable(p))
+            .unwrap_or_default();
+        let back = format!("[{}] back", back_key_label(self.keymap));
+        let width = usize::from(row.width);
+        let full = |path: &str| {
+            (
+                "Always allow: ",
+                "[t] this tool everywhere".to_string(),
+                format!("[p] this tool on {path}"),
+            )
+        };
+        let short = |path: &str| {
+            (
+                "Always: ",
+                "[t] everywhere".to_string(),
+                format!("[p] on {path}"),
+            )
+        };
+        let row_width = |(lead, everywhere, on_path): &(&str, String, String)| {
+            display_width(lead) + display_width(everywhere) + 2 + display_width(on_path)
+        };
+        let mut parts = full(&path);
+        if row_width(&parts) > width {
+            // Short forms, with the path cut from the start to what is left.
+            let room = width.saturating_sub(row_width(&short("")));
+            parts = short(&truncate_start(&path, room.max(8)));
+        }
+        let together = row_width(&parts) + 2 + display_width(&back) <= width || hints.is_none();
+        let (lead, everywhere, on_path) = parts;
+        let mut spans = vec![
+            Span::styled(lead, self.style(Role::Text)),
+            Span::styled(everywhere, self.style(Role::Button)),
+            Span::raw("  "),
+            Span::styled(on_path, self.style(Role::Button)),
+        ];
+        let note = "An always rule is kept for this vault, in later sessions too.";
+        let mut second = Vec::new();
+        if together {
+            spans.push(Span::raw("  "));
+            spans.push(Span::styled(back, self.style(Role::Dim)));
+        } else {
+            second.push(Span::styled(back, self.style(Role::Dim)));
+            second.push(Span::raw("  "));
+        }
+        second.push(Span::styled(note, self.style(Role::Dim)));
+        self.line(row, spans);
+        if let Some(hints) = hints {
+            self.line(hints, second);
+        }
+    }
+
+    /// The reason being typed, its end visible, with a block cursor.
+    fn reason_input(&mut self, row: Rect, text: &str) {
+        let input = self.style(Role::Input);
+        let prompt = "› ";
+        let room = usize::from(row.width).saturating_sub(display_width(prompt) + 1);
+        let shown = truncate_start(&printable(text), room);
+        let spans = vec![
+            Span::styled(prompt, self.style(Role::Dim)),
+            Span::styled(shown, input),
+            Span::styled(" ", input.add_modifier(Modifier::REVERSED)),
+        ];
+        self.line(row, spans);
+    }
+
+    // -- side by side -------------------------------------------------------------------------
+
+    fn side(
+        mut self,
+        area: Rect,
+        request: &PermissionRequest,
+        shown: &mut Shown,
+        side_height: &mut usize,
+    ) {
+        let Some(proposal) = &request.proposal else {
+            return;
+        };
+        let diff = &proposal.diff;
+        let title = vec![
+            Span::styled(
+                format!(" Allow {}? ", printable(&request.tool)),
+                self.style(Role::BannerTitle),
+            ),
+            Span::styled("· ", self.style(Role::Dim)),
+            Span::styled(
+                format!("{}  ", printable(&proposal.path)),
+                self.style(Role::Text).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("+{}", diff.added), self.style(Role::DiffAdded)),
+            Span::raw(" "),
+            Span::styled(format!("-{}", diff.removed), self.style(Role::DiffRemoved)),
+            Span::styled(" · side by side ", self.style(Role::Dim)),
+        ];
+        let total = side_by_side_row_count(diff);
+        // Borders and the column labels take three rows.
+        let body_rows = usize::from(area.height.saturating_sub(3));
+        let max = total.saturating_sub(body_rows);
+        shown.side_scroll = shown.side_scroll.min(max);
+        let last = (shown.side_scroll + body_rows).min(total);
+        let mut right = vec![Span::styled(
+            format!(" rows {}–{last} of {total} ", shown.side_scroll + 1),
+            self.style(Role::Dim),
+        )];
+        right.extend(self.queue_label());
+        let right_width: usize = right.iter().map(Span::width).sum();
+        let inner = self.frame(area, title, right);
+        if area.height > 2 && area.width > 4 {
+            self.side_hints(area, right_width);
+        }
+        if inner.is_empty() {
+            return;
+        }
+        let overflow = total > body_rows;
+        let width = if overflow && inner.width > 1 {
+            inner.width - 1
+        } else {
+            inner.width
+        };
+        // Column labels above the two halves, where their text starts.
+        let left_width = width.saturating_sub(1) / 2;
+        let label = self.style(Role::Title);
+        self.buf.set_stringn(
+            inner.x + 1,
+            inner.y,
+            "before",
+            usize::from(left_width.saturating_sub(1)),
+            label,
+        );
+        if width > left_width + 2 {
+            let x = inner.x + left_width;
+            self.buf
+                .set_string(x, inner.y, "│", self.style(Role::Border));
+            self.buf.set_stringn(
+                x + 2,
+                inner.y,
+                "after",
+                usize::from(width - left_width - 2),
+                label,
+            );
+        }
+        let body = Rect::new(inner.x, inner.y + 1, width, inner.height.saturating_sub(1));
+        *side_height = usize::from(body.height).max(1);
+        side_by_side(
+            body,
+            self.buf,
+            diff,
+            self.theme,
+            u16::try_from(shown.side_scroll).unwrap_or(u16::MAX),
+            Some(shown.current_hunk),
+            &shown.accepted,
+        );
+        if overflow && inner.width > 1 {
+            let bar = Rect::new(inner.right() - 1, body.y, 1, body.height);
+            scrollbar(bar, self.buf, self.theme, total, shown.side_scroll);
+        }
+    }
+
+    /// The side-by-side view's keys, on its bottom border, left of the `right_width` columns
+    /// the row counter takes.
+    fn side_hints(&mut self, area: Rect, right_width: usize) {
+        let key = |action| key_label(self.keymap, action);
+        let mut items: Vec<(String, &str)> = Vec::new();
+        let back = match key(Action::SideBySide) {
+            Some(k) => format!("{k}/{}", back_key_label(self.keymap)),
+            None => back_key_label(self.keymap),
+        };
+        items.push((back, "back"));
+        if let (Some(down), Some(up)) = (key(Action::NextHunk), key(Action::PrevHunk)) {
+            items.push((format!("{down}/{up}"), "scroll"));
+        }
+        if let (Some(up), Some(down)) = (key(Action::PageUp), key(Action::PageDown)) {
+            items.push((format!("{up}/{down}"), "page"));
+        }
+        if let Some(k) = key(Action::ToggleHunk) {
+            items.push((k, "toggle hunk"));
+        }
+        // Two columns of border at each end, and a gap before the counter.
+        let room = usize::from(area.width)
+            .saturating_sub(4 + right_width + 2)
+            .saturating_sub(2);
+        let mut spans = vec![Span::raw(" ")];
+        spans.extend(self.hint_spans(items, room));
+        spans.push(Span::raw(" "));
+        if spans.len() <= 2 {
+            return;
+        }
+        let width: usize = spans.iter().map(Span::width).sum();
+        let row = Rect::new(area.x + 2, area.bottom() - 1, width as u16, 1);
+        self.line(row, spans);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::Proposal;
+    use crate::tui::testing::{buffer, buffer_text, style_at};
+    use serde_json::json;
+
+    const PLAN_BEFORE: &str = "# Plan\n\nShip the importer by Friday.\nWrite the tests.\nAsk Dana about the API limits.\n\n## Notes\n- keep it small\n";
+    const PLAN_AFTER: &str = "# Plan\n\nShip the importer by Monday.\nWrite the tests.\nWrite the docs.\nAsk Dana about the API limits.\n\n## Notes\n- keep it small\n";
+
+    fn write_request(id: u64, path: &str, before: &str, after: &str) -> PermissionRequest {
+        PermissionRequest {
+            id,
+            call_id: format!("call_{id}"),
+            tool: "update_note".into(),
+            input: json!({"note": path, "body": after}),
+            paths: vec![path.into()],
+            proposal: Some(Proposal {
+                summary: format!("update {path}"),
+                path: path.into(),
+                diff: TextDiff::new(before, after),
+            }),
+            offer_session: true,
+            offer_always: true,
+            reason: "update_note writes to the vault".into(),
+        }
+    }
+
+    fn small_request(id: u64) -> PermissionRequest {
+        write_request(id, "Projects/Plan.md", PLAN_BEFORE, PLAN_AFTER)
+    }
+
+    /// `lines` lines of meeting notes with every `every`-th line reworded.
+    fn changed_every(lines: usize, every: usize) -> (String, String) {
+        let before: String = (1..=lines)
+            .map(|n| format!("- [ ] item {n}: follow up with the team about the roadmap\n"))
+            .collect();
+        let after: String = (1..=lines)
+            .map(|n| {
+                if n % every == 0 {
+                    format!(
+                        "- [x] item {n}: done, notes in Meetings/2024-05-{:02}.md\n",
+                        n % 28 + 1
+                    )
+                } else {
+                    format!("- [ ] item {n}: follow up with the team about the roadmap\n")
+                }
+            })
+            .collect();
+        (before, after)
+    }
+
+    fn huge_request(id: u64) -> PermissionRequest {
+        let (before, after) = changed_every(240, 20);
+        write_request(id, "Meetings/Weekly sync.md", &before, &after)
+    }
+
+    fn three_hunk_request(id: u64) -> PermissionRequest {
+        let (before, after) = changed_every(30, 10);
+        let request = write_request(id, "Tasks.md", &before, &after);
+        assert_eq!(hunk_count(&request), 3);
+        request
+    }
+
+    fn mcp_request(id: u64) -> PermissionRequest {
+        PermissionRequest {
+            id,
+            call_id: format!("call_{id}"),
+            tool: "github__create_issue".into(),
+            input: json!({
+                "repo": "acme/importer",
+                "title": "Importer drops rows with empty dates",
+                "labels": ["bug", "importer"],
+                "body": "Found while reviewing Projects/Plan.md: rows without a date are skipped silently."
+            }),
+            paths: vec![],
+            proposal: None,
+            offer_session: true,
+            offer_always: false,
+            reason: "github__create_issue is an MCP tool that does not declare readOnlyHint".into(),
+        }
+    }
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    /// Press a key the way the App does: resolve it with the key map, then hand both over.
+    fn press(banner: &mut Banner, code: KeyCode) -> Option<BannerOutcome> {
+        let event = key(code);
+        let action = Keymap::default_map().action(KeyContext::Banner, &event);
+        banner.handle(action, &event)
+    }
+
+    fn type_text(banner: &mut Banner, text: &str) {
+        for c in text.chars() {
+            assert_eq!(press(banner, KeyCode::Char(c)), None, "typing {c:?}");
+        }
+    }
+
+    fn banner_with(requests: Vec<PermissionRequest>) -> Banner {
+        let mut banner = Banner::new();
+        for request in requests {
+            banner.push(request);
+        }
+        banner
+    }
+
+    fn draw(banner: &mut Banner, width: u16, height: u16) -> Buffer {
+        let mut buf = buffer(width, height);
+        let area = buf.area;
+        banner.render(
+            area,
+            &mut buf,
+            &Theme::builtin_dark(),
+            &Keymap::default_map(),
+        );
+        buf
+    }
+
+    /// What a style looks like on screen (a buffer cell also carries an underline colour).
+    fn look(
+        style: Option<Style>,
+    ) -> Option<(
+        Option<ratatui::style::Color>,
+        Option<ratatui::style::Color>,
+        Modifier,
+    )> {
+        // An unset colour and `Reset` look the same: the terminal's default.
+        let colour = |c: Option<ratatui::style::Color>| c.or(Some(ratatui::style::Color::Reset));
+        style.map(|s| (colour(s.fg), colour(s.bg), s.add_modifier))
+    }
+
+    // -- behaviour ------------------------------------------------------------------------
+
+    #[test]
+    fn focus_starts_on_deny_and_enter_denies() {
+        let mut banner = banner_with(vec![small_request(7)]);
+        assert_eq!(banner.shown.focus, Choice::Deny);
+        let outcome = press(&mut banner, KeyCode::Enter);
+        assert_eq!(
+            outcome,
+            Some(BannerOutcome {
+                request: 7,
+                answer: Answer::Deny { reason: None },
+                hunks: None
+            })
+        );
+        assert!(!banner.is_active());
+    }
+
+    #[test]
+    fn y_approves_once_with_every_hunk() {
+        let mut banner = banner_with(vec![three_hunk_request(3)]);
+        let outcome = press(&mut banner, KeyCode::Char('y'));
+        assert_eq!(
+            outcome,
+            Some(BannerOutcome {
+                request: 3,
+                answer: Answer::Once,
+                hunks: None
+            })
+        );
+    }
+
+    #[test]
+    fn a_toggled_hunk_is_reported_as_rejected() {
+        let mut banner = banner_with(vec![three_hunk_request(1)]);
+        assert_eq!(press(&mut banner, KeyCode::Char('j')), None);
+        assert_eq!(banner.shown.current_hunk, 1);
+        assert_eq!(press(&mut banner, KeyCode::Char(' ')), None);
+        let outcome = press(&mut banner, KeyCode::Char('y'));
+        assert_eq!(
+            outcome.map(|o| o.hunks),
+            Some(Some(vec![true, false, true]))
+        );
+    }
+
+    #[test]
+    fn toggling_twice_accepts_again_and_every_hunk_may_be_rejected() {
+        let mut banner = banner_with(vec![three_hunk_request(1), three_hunk_request(2)]);
+        press(&mut banner, KeyCode::Char(' '));
+        press(&mut banner, KeyCode::Char(' '));
+        let outcome = press(&mut banner, KeyCode::Char('s'));
+        assert_eq!(
+            outcome,
+            Some(BannerOutcome {
+                request: 1,
+                answer: Answer::Session,
+                hunks: None
+            })
+        );
+        for _ in 0..3 {
+            press(&mut banner, KeyCode::Char(' '));
+            press(&mut banner, KeyCode::Char('j'));
+        }
+        let outcome = press(&mut banner, KeyCode::Char('y'));
+        assert_eq!(
+            outcome.map(|o| o.hunks),
+            Some(Some(vec![false, false, false]))
+        );
+    }
+
+    #[test]
+    fn a_denial_carries_no_hunk_flags() {
+        let mut banner = banner_with(vec![three_hunk_request(1)]);
+        press(&mut banner, KeyCode::Char(' '));
+        let outcome = press(&mut banner, KeyCode::Esc);
+        assert_eq!(outcome.map(|o| o.hunks), Some(None));
+    }
+
+    #[test]
+    fn always_with_one_path_asks_the_scope() {
+        let mut banner = banner_with(vec![small_request(1), small_request(2)]);
+        assert_eq!(press(&mut banner, KeyCode::Char('a')), None);
+        assert_eq!(banner.shown.mode, Mode::Scope);
+        // Enter alone does not pick a scope.
+        assert_eq!(press(&mut banner, KeyCode::Enter), None);
+        let outcome = press(&mut banner, KeyCode::Char('p'));
+        assert_eq!(
+            outcome.map(|o| o.answer),
+            Some(Answer::Always { with_path: true })
+        );
+        press(&mut banner, KeyCode::Char('a'));
+        let outcome = press(&mut banner, KeyCode::Char('t'));
+        assert_eq!(
+            outcome.map(|o| o.answer),
+            Some(Answer::Always { with_path: false })
+        );
+    }
+
+    #[test]
+    fn esc_leaves_the_scope_prompt_without_answering() {
+        let mut banner = banner_with(vec![small_request(1)]);
+        press(&mut banner, KeyCode::Char('a'));
+        assert_eq!(press(&mut banner, KeyCode::Esc), None);
+        assert_eq!(banner.shown.mode, Mode::Choosing);
+        assert!(banner.is_active());
+    }
+
+    #[test]
+    fn always_without_exactly_one_path_means_the_tool_everywhere() {
+        let mut request = small_request(1);
+        request.paths = vec!["a.md".into(), "b.md".into()];
+        let mut banner = banner_with(vec![request]);
+        let outcome = press(&mut banner, KeyCode::Char('a'));
+        assert_eq!(
+            outcome.map(|o| o.answer),
+            Some(Answer::Always { with_path: false })
+        );
+    }
+
+    #[test]
+    fn n_asks_for_a_reason_and_enter_sends_it() {
+        let mut banner = banner_with(vec![small_request(4)]);
+        assert_eq!(press(&mut banner, KeyCode::Char('n')), None);
+        // Keys bound to banner actions are text here: `y` must not approve.
+        type_text(&mut banner, "too longy");
+        press(&mut banner, KeyCode::Backspace);
+        let outcome = press(&mut banner, KeyCode::Enter);
+        assert_eq!(
+            outcome,
+            Some(BannerOutcome {
+                request: 4,
+                answer: Answer::Deny {
+                    reason: Some("too long".into())
+                },
+                hunks: None
+            })
+        );
+    }
+
+    #[test]
+    fn the_reason_is_optional() {
+        let mut banner = banner_with(vec![small_request(1), small_request(2)]);
+        press(&mut banner, KeyCode::Char('n'));
+        type_text(&mut banner, "  ");
+        let outcome = press(&mut banner, KeyCode::Enter);
+        assert_eq!(
+            outcome.map(|o| o.answer),
+            Some(Answer::Deny { reason: None })
+        );
+        press(&mut banner, KeyCode::Char('n'));
+        type_text(&mut banner, "half a reason");
+        let outcome = press(&mut banner, KeyCode::Esc);
+        assert_eq!(
+            outcome.map(|o| o.answer),
+            Some(Answer::Deny { reason: None })
+        );
+    }
+
+    #[test]
+    fn esc_denies_at_once() {
+        let mut banner = banner_with(vec![small_request(9)]);
+        let outcome = press(&mut banner, KeyCode::Esc);
+        assert_eq!(
+            outcome.map(|o| (o.request, o.answer)),
+            Some((9, Answer::Deny { reason: None }))
+        );
+    }
+
+    #[test]
+    fn the_queue_shows_requests_in_turn() {
+        let mut banner = banner_with(vec![small_request(1), huge_request(2)]);
+        assert!(banner.is_active());
+        assert_eq!(banner.queued(), 1);
+        assert_eq!(banner.current().map(|r| r.id), Some(1));
+        // State of the first request does not leak into the second.
+        press(&mut banner, KeyCode::Left);
+        let outcome = press(&mut banner, KeyCode::Char('y'));
+        assert_eq!(outcome.map(|o| o.request), Some(1));
+        assert_eq!(banner.current().map(|r| r.id), Some(2));
+        assert_eq!(banner.queued(), 0);
+        assert_eq!(banner.shown.focus, Choice::Deny);
+        assert_eq!(banner.shown.accepted.len(), hunk_count(&huge_request(2)));
+        press(&mut banner, KeyCode::Char('y'));
+        assert!(!banner.is_active());
+        assert_eq!(banner.current(), None);
+        assert_eq!(press(&mut banner, KeyCode::Char('y')), None);
+    }
+
+    #[test]
+    fn a_push_while_shown_keeps_the_shown_state() {
+        let mut banner = banner_with(vec![three_hunk_request(1)]);
+        press(&mut banner, KeyCode::Char('j'));
+        banner.push(small_request(2));
+        assert_eq!(banner.shown.current_hunk, 1);
+        assert_eq!(banner.queued(), 1);
+    }
+
+    #[test]
+    fn cancel_all_denies_everything() {
+        let mut banner = banner_with(vec![small_request(1), small_request(2), mcp_request(3)]);
+        assert_eq!(banner.cancel_all(), vec![1, 2, 3]);
+        assert!(!banner.is_active());
+        assert_eq!(banner.queued(), 0);
+        assert_eq!(banner.cancel_all(), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn options_not_offered_do_nothing() {
+        let mut request = small_request(1);
+        request.offer_session = false;
+        request.offer_always = false;
+        let mut banner = banner_with(vec![request]);
+        assert_eq!(press(&mut banner, KeyCode::Char('s')), None);
+        assert_eq!(press(&mut banner, KeyCode::Char('a')), None);
+        assert_eq!(banner.shown.mode, Mode::Choosing);
+        // Focus moves between the offered choices only: deny ← once, then wraps to deny.
+        press(&mut banner, KeyCode::Left);
+        assert_eq!(banner.shown.focus, Choice::Once);
+        press(&mut banner, KeyCode::Left);
+        assert_eq!(banner.shown.focus, Choice::Deny);
+        assert!(banner.is_active());
+    }
+
+    #[test]
+    fn enter_activates_the_focused_choice() {
+        let mut banner = banner_with(vec![small_request(1), small_request(2)]);
+        press(&mut banner, KeyCode::Left); // always
+        press(&mut banner, KeyCode::Left); // session
+        assert_eq!(banner.shown.focus, Choice::Session);
+        let outcome = press(&mut banner, KeyCode::Enter);
+        assert_eq!(outcome.map(|o| o.answer), Some(Answer::Session));
+        press(&mut banner, KeyCode::Tab); // wraps from deny to once
+        assert_eq!(banner.shown.focus, Choice::Once);
+        let outcome = press(&mut banner, KeyCode::Enter);
+        assert_eq!(outcome.map(|o| o.answer), Some(Answer::Once));
+    }
+
+    #[test]
+    fn j_and_k_move_between_hunks_and_keep_the_current_one_visible() {
+        let mut banner = banner_with(vec![huge_request(1)]);
+        let hunks = hunk_count(&huge_request(1));
+        for _ in 0..hunks + 3 {
+            press(&mut banner, KeyCode::Char('j'));
+        }
+        assert_eq!(banner.shown.current_hunk, hunks - 1);
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        let last = diff_of(&huge_request(1))
+            .map(|d| crate::tui::diff_view::hunk_header(&d.hunks[hunks - 1]))
+            .unwrap_or_default();
+        assert!(text.contains(&format!("▶ {last}")), "{text}");
+        press(&mut banner, KeyCode::Char('k'));
+        assert_eq!(banner.shown.current_hunk, hunks - 2);
+        for _ in 0..hunks {
+            press(&mut banner, KeyCode::Up);
+        }
+        assert_eq!(banner.shown.current_hunk, 0);
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        assert!(text.contains("▶ @@ -17,7 +17,7 @@"), "{text}");
+    }
+
+    #[test]
+    fn page_down_scrolls_and_the_current_hunk_follows() {
+        let mut banner = banner_with(vec![huge_request(1)]);
+        draw(&mut banner, 120, 40);
+        let first = banner.shown.scroll;
+        press(&mut banner, KeyCode::PageDown);
+        assert!(banner.shown.scroll > first);
+        assert!(banner.shown.current_hunk > 0);
+        let text = buffer_text(&draw(&mut banner, 120, 40));
+        assert!(text.contains('▶') || text.contains('▎'), "{text}");
+        press(&mut banner, KeyCode::PageUp);
+        assert_eq!(banner.shown.scroll, first);
+        assert_eq!(banner.shown.current_hunk, 0);
+    }
+
+    #[test]
+    fn d_shows_side_by_side_and_d_or_esc_return_without_answering() {
+        let mut banner = banner_with(vec![three_hunk_request(1)]);
+        press(&mut banner, KeyCode::Char('d'));
+        assert_eq!(banner.shown.mode, Mode::SideBySide);
+        assert_eq!(press(&mut banner, KeyCode::Char('j')), None);
+        assert_eq!(
+            press(&mut banner, KeyCode::Char('y')),
+            None,
+            "no approval from the full view"
+        );
+        assert_eq!(press(&mut banner, KeyCode::Esc), None);
+        assert_eq!(banner.shown.mode, Mode::Choosing);
+        assert!(banner.is_active());
+        press(&mut banner, KeyCode::Char('d'));
+        press(&mut banner, KeyCode::Char('d'));
+        assert_eq!(banner.shown.mode, Mode::Choosing);
+    }
+
+    #[test]
+    fn side_by_side_is_not_offered_without_a_diff() {
+        let mut banner = banner_with(vec![mcp_request(1)]);
+        press(&mut banner, KeyCode::Char('d'));
+        assert_eq!(banner.shown.mode, Mode::Choosing);
+        let text = buffer_text(&draw(&mut banner, 120, 40));
+        assert!(!text.contains("side by side"), "{text}");
+        assert!(!text.contains("[a] always"), "{text}");
+        assert!(text.contains("[s] session"), "{text}");
+    }
+
+    #[test]
+    fn key_release_events_are_ignored() {
+        let mut banner = banner_with(vec![small_request(1)]);
+        let mut event = key(KeyCode::Char('y'));
+        event.kind = KeyEventKind::Release;
+        assert_eq!(banner.handle(Some(Action::ApproveOnce), &event), None);
+        assert!(banner.is_active());
+    }
+
+    #[test]
+    fn render_never_panics() {
+        let (before, after) = changed_every(2000, 3);
+        let big = write_request(1, "Big.md", &before, &after);
+        let (before, after) = (String::new(), "new\n".repeat(2000));
+        let all_new = write_request(2, "New.md", &before, &after);
+        let mut empty = small_request(3);
+        if let Some(p) = empty.proposal.as_mut() {
+            p.diff = TextDiff::new("same\n", "same\n");
+        }
+        let requests = [big, all_new, empty, mcp_request(4), small_request(5)];
+        let setups: [&[KeyCode]; 5] = [
+            &[],
+            &[KeyCode::Char('j'), KeyCode::PageDown],
+            &[KeyCode::Char('n'), KeyCode::Char('x')],
+            &[KeyCode::Char('a')],
+            &[KeyCode::Char('d'), KeyCode::PageDown, KeyCode::PageDown],
+        ];
+        for request in &requests {
+            for setup in setups {
+                let mut banner = banner_with(vec![request.clone(), small_request(99)]);
+                for &code in setup {
+                    press(&mut banner, code);
+                }
+                for (w, h) in [
+                    (0, 0),
+                    (1, 1),
+                    (2, 2),
+                    (20, 5),
+                    (49, 11),
+                    (80, 24),
+                    (300, 100),
+                ] {
+                    draw(&mut banner, w, h);
+                }
+            }
+        }
+        // Nothing to show: nothing drawn.
+        let mut banner = Banner::new();
+        assert_eq!(buffer_text(&draw(&mut banner, 10, 3)).trim(), "");
+    }
+
+    #[test]
+    fn a_small_terminal_gets_a_full_screen_banner() {
+        let mut banner = banner_with(vec![small_request(1)]);
+        let buf = draw(&mut banner, 40, 10);
+        let text = buffer_text(&buf);
+        assert!(text.starts_with("╭"), "{text}");
+        assert!(text.contains("Allow update_note?"), "{text}");
+        // Every choice keeps its name at this width, and the focused one is highlighted.
+        assert!(
+            text.contains("y once  s session  a always  n deny"),
+            "{text}"
+        );
+        assert_eq!(
+            look(style_at(&buf, "n deny")),
+            look(Some(Theme::builtin_dark().style(Role::ButtonFocused)))
+        );
+        // Narrower still, the keys alone.
+        let text = buffer_text(&draw(&mut banner, 24, 8));
+        assert!(text.contains("[y] [s] [a] [n]"), "{text}");
+    }
+
+    #[test]
+    fn long_paths_keep_their_end() {
+        assert_eq!(truncate_start("Projects/2024/Plan.md", 10), "…4/Plan.md");
+        assert_eq!(truncate_start("Plan.md", 10), "Plan.md");
+        assert_eq!(truncate_start("Plan.md", 0), "");
+    }
+
+    // -- styles ---------------------------------------------------------------------------
+
+    #[test]
+    fn diff_lines_and_the_focused_choice_use_their_roles() {
+        let theme = Theme::builtin_dark();
+        let mut banner = banner_with(vec![small_request(1)]);
+        let buf = draw(&mut banner, 120, 40);
+        assert_eq!(
+            look(style_at(&buf, "+ Write the docs.")),
+            look(Some(theme.style(Role::DiffAdded)))
+        );
+        assert_eq!(
+            look(style_at(&buf, "- Ship the importer by Friday.")),
+            look(Some(theme.style(Role::DiffRemoved)))
+        );
+        assert_eq!(
+            look(style_at(&buf, "[n] deny")),
+            look(Some(theme.style(Role::ButtonFocused)))
+        );
+        assert_eq!(
+            look(style_at(&buf, "[y] once")),
+            look(Some(theme.style(Role::Button)))
+        );
+        assert_eq!(
+            look(style_at(&buf, "Allow update_note?")),
+            look(Some(theme.style(Role::BannerTitle)))
+        );
+        assert_eq!(
+            look(style_at(&buf, "@@ -1,")),
+            look(Some(theme.style(Role::DiffHunkHeader)))
+        );
+        assert_eq!(
+            look(style_at(&buf, "▶")),
+            look(Some(theme.style(Role::HunkSelected)))
+        );
+        let added = style_at(&buf, "+2 -1").map(|s| s.fg);
+        assert_eq!(added, Some(theme.style(Role::DiffAdded).fg));
+    }
+
+    #[test]
+    fn a_rejected_hunk_uses_the_rejected_role() {
+        let theme = Theme::builtin_dark();
+        let mut banner = banner_with(vec![small_request(1)]);
+        press(&mut banner, KeyCode::Char(' '));
+        let buf = draw(&mut banner, 120, 40);
+        assert_eq!(
+            look(style_at(&buf, "+ Write the docs.")),
+            look(Some(theme.style(Role::HunkRejected)))
+        );
+        assert!(buffer_text(&buf).contains("✗ rejected"));
+    }
+
+    // -- snapshots ------------------------------------------------------------------------
+
+    fn snapshot(name: &str, banner: &mut Banner) {
+        for (w, h) in [(80, 24), (120, 40)] {
+            let text = buffer_text(&draw(banner, w, h));
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), text);
+        }
+    }
+
+    #[test]
+    fn snapshot_small_diff() {
+        snapshot("banner_small", &mut banner_with(vec![small_request(1)]));
+    }
+
+    #[test]
+    fn snapshot_huge_diff_scrolled_to_hunk_3() {
+        let mut banner = banner_with(vec![huge_request(1)]);
+        press(&mut banner, KeyCode::Char('j'));
+        press(&mut banner, KeyCode::Char('j'));
+        press(&mut banner, KeyCode::Char(' '));
+        assert_eq!(banner.shown.current_hunk, 2);
+        snapshot("banner_huge", &mut banner);
+    }
+
+    #[test]
+    fn snapshot_queued_requests() {
+        let mut banner = banner_with(vec![small_request(1), huge_request(2), mcp_request(3)]);
+        snapshot("banner_queued", &mut banner);
+    }
+
+    #[test]
+    fn snapshot_reason_input() {
+        let mut banner = banner_with(vec![small_request(1)]);
+        press(&mut banner, KeyCode::Char('n'));
+        type_text(&mut banner, "too long, keep the Friday date");
+        snapshot("banner_reason", &mut banner);
+    }
+
+    #[test]
+    fn snapshot_always_scope_prompt() {
+        let mut banner = banner_with(vec![small_request(1)]);
+        press(&mut banner, KeyCode::Char('a'));
+        snapshot("banner_scope", &mut banner);
+    }
+
+    #[test]
+    fn snapshot_request_without_proposal() {
+        snapshot("banner_json", &mut banner_with(vec![mcp_request(1)]));
+    }
+
+    #[test]
+    fn snapshot_side_by_side() {
+        let mut banner = banner_with(vec![three_hunk_request(1), small_request(2)]);
+        press(&mut banner, KeyCode::Char('j'));
+        press(&mut banner, KeyCode::Char(' '));
+        press(&mut banner, KeyCode::Char('k'));
+        press(&mut banner, KeyCode::Char('d'));
+        snapshot("banner_side_by_side", &mut banner);
+    }
+}
