@@ -5,3 +5,4 @@ pub mod keymap;
 #[cfg(test)]
 pub mod testing;
 pub mod theme;
+pub mod views;
