@@ -90,6 +90,19 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
     })
 }
 
+/// An FTS5 query in which every word is a quoted prefix term (`"plan"* "trip"*`): quoting makes
+/// FTS5 syntax characters plain text; the prefix finds words while they are still being typed.
+/// Words without a letter or digit are left out: the tokenizer would drop them anyway, and an
+/// empty phrase is an error in some FTS5 versions.
+fn fts_prefix_query(words: &[&str]) -> String {
+    words
+        .iter()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Sixteen lower-case hex digits: random from the kernel, or derived from the clock, the process
 /// id and a counter when `/dev/urandom` cannot be read.
 fn new_session_id() -> String {
@@ -299,6 +312,64 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
             params![vault_id, i64::try_from(limit).unwrap_or(i64::MAX)],
+            summary_from_row,
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Sessions whose messages or title match `query`, best first, of one vault or of all (`None`),
+    /// at most `limit`. Every whitespace-separated word must occur (as a word prefix in a
+    /// message, as a substring of the title); a title match ranks first, then the best-ranked
+    /// message (FTS5 bm25), then recent activity. The words are quoted for FTS5, so `"`, `*`,
+    /// `(`, `AND`, `-` and the like are searched for as text, never read as query syntax. A
+    /// blank query lists the sessions newest first, like [`Store::list_sessions`].
+    pub fn search_sessions(
+        &self,
+        vault_id: Option<&str>,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<SessionSummary>, StoreError> {
+        let words: Vec<&str> = query.split_whitespace().collect();
+        if words.is_empty() {
+            return self.list_sessions(vault_id, limit);
+        }
+        let fts_query = fts_prefix_query(&words);
+        // A query of punctuation only has no word the tokenizer would keep; FTS5 would match
+        // nothing (or refuse an empty phrase), so only titles are searched then.
+        // bm25() may not be called inside an aggregate, so the scored matches are materialised
+        // first (otherwise SQLite flattens the subquery into the GROUP BY).
+        let hits = if fts_query.is_empty() {
+            "matched AS (SELECT NULL AS message_id, NULL AS score WHERE 0),
+             hits AS (SELECT NULL AS session_id, NULL AS best WHERE 0)"
+        } else {
+            "matched AS MATERIALIZED (
+                 SELECT rowid AS message_id, bm25(message_text) AS score
+                 FROM message_text WHERE message_text MATCH ?1),
+             hits AS (
+                 SELECT m.session_id AS session_id, min(x.score) AS best
+                 FROM matched x JOIN messages m ON m.id = x.message_id
+                 GROUP BY m.session_id)"
+        };
+        // The title matches when every word is in it (ASCII case folded by lower()).
+        let title_match = "NOT EXISTS (SELECT 1 FROM json_each(?2) w
+                            WHERE instr(lower(s.title), lower(w.value)) = 0)";
+        let sql = format!(
+            "WITH {hits}
+             SELECT {SUMMARY_COLUMNS} FROM sessions s LEFT JOIN hits h ON h.session_id = s.id
+             WHERE (?3 IS NULL OR s.vault_id = ?3) AND (h.session_id IS NOT NULL OR {title_match})
+             ORDER BY {title_match} DESC, h.best IS NULL, h.best,
+                      s.updated_ms DESC, s.created_ms DESC, s.id DESC
+             LIMIT ?4"
+        );
+        let words_json = serde_json::Value::from(words).to_string();
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(
+            params![
+                fts_query,
+                words_json,
+                vault_id,
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
             summary_from_row,
         )?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -675,5 +746,156 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("at least 4"), "{err}");
+    }
+
+    /// Three sessions in vault `v` and one in `w`, with messages and titles to search.
+    fn searchable_store() -> (tempfile::TempDir, Store, [String; 4]) {
+        let (dir, store) = store();
+        let trip = store.create_session(&new_session("v", 100)).unwrap();
+        store.set_session_title(&trip, "Holiday").unwrap();
+        store
+            .append_message(&trip, "user", "[]", "Plan the trip to Lisbon", 110)
+            .unwrap();
+        store
+            .append_message(&trip, "assistant", "[]", "Lisbon in May: trams, tiles", 120)
+            .unwrap();
+        let budget = store.create_session(&new_session("v", 200)).unwrap();
+        store.set_session_title(&budget, "Budget planning").unwrap();
+        store
+            .append_message(&budget, "user", "[]", "Sum up the costs (rent + food)", 210)
+            .unwrap();
+        let quotes = store.create_session(&new_session("v", 300)).unwrap();
+        store
+            .append_message(&quotes, "user", "[]", r#"He said "AND" OR NOT* near"#, 310)
+            .unwrap();
+        let other_vault = store.create_session(&new_session("w", 400)).unwrap();
+        store
+            .append_message(&other_vault, "user", "[]", "Lisbon again", 410)
+            .unwrap();
+        (dir, store, [trip, budget, quotes, other_vault])
+    }
+
+    fn ids(list: Vec<SessionSummary>) -> Vec<String> {
+        list.into_iter().map(|s| s.id).collect()
+    }
+
+    #[test]
+    fn search_finds_sessions_by_their_messages_per_vault_or_all() {
+        let (_dir, store, [trip, _budget, _quotes, other]) = searchable_store();
+        assert_eq!(
+            ids(store.search_sessions(Some("v"), "lisbon", 10).unwrap()),
+            [trip.as_str()]
+        );
+        let all = ids(store.search_sessions(None, "LISBON", 10).unwrap());
+        assert_eq!(all.len(), 2);
+        assert!(all.contains(&trip) && all.contains(&other), "{all:?}");
+        // The summary carries the counts like list_sessions.
+        assert_eq!(
+            store.search_sessions(Some("v"), "trams", 10).unwrap()[0].messages,
+            2
+        );
+        assert!(
+            store
+                .search_sessions(Some("v"), "paris", 10)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn search_words_are_prefixes_and_all_must_match() {
+        let (_dir, store, [trip, ..]) = searchable_store();
+        // "lis" is a word being typed.
+        assert_eq!(
+            ids(store.search_sessions(Some("v"), "lis", 10).unwrap()),
+            [trip.as_str()]
+        );
+        assert_eq!(
+            ids(store.search_sessions(Some("v"), "trip lisb", 10).unwrap()),
+            [trip]
+        );
+        assert!(
+            store
+                .search_sessions(Some("v"), "trip budget", 10)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn search_matches_titles_and_ranks_them_first() {
+        let (_dir, store, [trip, budget, ..]) = searchable_store();
+        // Only in a title.
+        assert_eq!(
+            ids(store.search_sessions(Some("v"), "holiday", 10).unwrap()),
+            [trip.as_str()]
+        );
+        // "plan" is in the trip's message and in the budget's title: the title wins.
+        assert_eq!(
+            ids(store.search_sessions(Some("v"), "plan", 10).unwrap()),
+            [budget.clone(), trip]
+        );
+        assert_eq!(
+            ids(store.search_sessions(Some("v"), "plan", 1).unwrap()),
+            [budget]
+        );
+    }
+
+    #[test]
+    fn search_treats_fts_syntax_as_text() {
+        let (_dir, store, [_trip, budget, quotes, _]) = searchable_store();
+        for query in [
+            r#"""#, r#""AND""#, "AND", "OR NOT", "NOT*", "near(", "(rent", "rent +", "-food",
+            "col:umn", "^start", "*", "'", "))",
+        ] {
+            let result = store.search_sessions(Some("v"), query, 10);
+            assert!(result.is_ok(), "{query}: {result:?}");
+        }
+        assert_eq!(
+            ids(store.search_sessions(Some("v"), "(rent", 10).unwrap()),
+            [budget]
+        );
+        assert_eq!(
+            ids(store
+                .search_sessions(Some("v"), r#""AND" near"#, 10)
+                .unwrap()),
+            [quotes]
+        );
+        // Punctuation alone matches no message (the tokenizer keeps no word of it).
+        assert!(
+            store
+                .search_sessions(Some("v"), "))", 10)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_blank_search_lists_the_newest_sessions() {
+        let (_dir, store, _) = searchable_store();
+        assert_eq!(
+            store.search_sessions(Some("v"), "  ", 10).unwrap(),
+            store.list_sessions(Some("v"), 10).unwrap()
+        );
+        assert_eq!(store.search_sessions(None, "", 2).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn deleted_sessions_are_not_found() {
+        let (_dir, store, [trip, ..]) = searchable_store();
+        store.delete_session(&trip).unwrap();
+        assert!(
+            store
+                .search_sessions(Some("v"), "lisbon", 10)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn fts_queries_quote_every_word_as_a_prefix() {
+        assert_eq!(fts_prefix_query(&["plan", "trip"]), r#""plan"* "trip"*"#);
+        assert_eq!(fts_prefix_query(&[r#"say"hi"#]), r#""say""hi"*"#);
+        assert_eq!(fts_prefix_query(&["((", "*"]), "");
     }
 }

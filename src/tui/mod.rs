@@ -7,3 +7,4 @@ pub mod keymap;
 #[cfg(test)]
 pub mod testing;
 pub mod theme;
+pub mod views;
