@@ -1770,6 +1770,20 @@ mod tests {
         assert_eq!(pane.text(), before);
     }
 
+    /// Why the pane keeps its own undo stack: in the textarea, select-all + insert is two history
+    /// entries, so one undo would leave an empty note. (If a later version makes it one entry,
+    /// this fails and the pane could use the textarea's history again.)
+    #[test]
+    fn the_textareas_own_history_cannot_make_a_replacement_one_step() {
+        let mut textarea = TextArea::new(vec!["old text".to_string()]);
+        textarea.select_all();
+        textarea.insert_str("new text");
+        assert!(textarea.undo());
+        assert_eq!(textarea.lines(), [""], "only the insert was undone");
+        assert!(textarea.undo());
+        assert_eq!(textarea.lines(), ["old text"]);
+    }
+
     #[test]
     fn apply_edit_keeps_the_cursor_near_where_it_was() {
         let mut pane = opened("aaa\nbbb\nccc");
