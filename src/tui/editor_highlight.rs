@@ -17,7 +17,12 @@ pub enum BlockState {
     #[default]
     Text,
     /// Inside a fenced code block opened by `len` repetitions of `fence` (`` ` `` or `~`).
-    Fence { fence: char, len: usize },
+    Fence {
+        /// The fence character.
+        fence: char,
+        /// How many of them opened the block (a closing fence needs at least as many).
+        len: usize,
+    },
     /// Inside the YAML frontmatter that opens the note.
     Frontmatter,
 }
@@ -25,7 +30,9 @@ pub enum BlockState {
 /// A byte range of a line and the role it is drawn in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StyledRange {
+    /// Byte offsets into the line.
     pub bytes: Range<usize>,
+    /// How the range looks.
     pub role: Role,
 }
 
@@ -33,7 +40,9 @@ pub struct StyledRange {
 /// over it in order (a later range wins where they overlap, so `**bold [[link]]**` is bold and a link).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineStyle {
+    /// The role of the whole line, under the ranges.
     pub line: Option<Role>,
+    /// Ranges in painting order.
     pub ranges: Vec<StyledRange>,
 }
 
