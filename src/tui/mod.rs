@@ -2,8 +2,12 @@
 //! ratatui, crossterm, ratatui-textarea, syntect and arboard.
 
 pub mod banner;
+pub mod clipboard;
 pub mod diff_view;
+pub mod editor;
+pub mod editor_highlight;
 pub mod keymap;
+pub mod picker;
 #[cfg(test)]
 pub mod testing;
 pub mod theme;
