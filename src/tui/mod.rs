@@ -1,13 +1,20 @@
 //! The full-screen app (DESIGN.md §1, §2): everything on screen. The only module that may use
 //! ratatui, crossterm, ratatui-textarea, syntect and arboard.
 
+pub mod app;
 pub mod banner;
+pub mod chat;
 pub mod clipboard;
 pub mod diff_view;
 pub mod editor;
 pub mod editor_highlight;
+pub mod highlight;
 pub mod keymap;
 pub mod picker;
+pub mod run;
+#[cfg(test)]
+mod screens;
+pub mod term;
 #[cfg(test)]
 pub mod testing;
 pub mod theme;

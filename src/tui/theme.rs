@@ -93,6 +93,12 @@ roles! {
     MdStrong => "md_strong": "**Strong** text.",
     MdQuote => "md_quote": "Block quotes.",
     MdListMarker => "md_list_marker": "List bullets and numbers.",
+    CodeKeyword => "code_keyword": "Keywords in highlighted code.",
+    CodeString => "code_string": "String literals in highlighted code.",
+    CodeComment => "code_comment": "Comments in highlighted code.",
+    CodeConstant => "code_constant": "Numbers and built-in constants in highlighted code.",
+    CodeFunction => "code_function": "Function names in highlighted code.",
+    CodeType => "code_type": "Type names in highlighted code.",
     PickerMatch => "picker_match": "Matched characters in the note picker.",
     PickerSelected => "picker_selected": "The selected row of a list.",
     Scrollbar => "scrollbar": "Scroll bars.",
@@ -201,7 +207,11 @@ impl Theme {
                     | Role::PickerSelected
                     | Role::StatusKey
                     | Role::StatusBar => Style::new().add_modifier(Modifier::REVERSED),
-                    Role::System | Role::Placeholder | Role::MdEmphasis | Role::MdQuote => {
+                    Role::System
+                    | Role::Placeholder
+                    | Role::MdEmphasis
+                    | Role::MdQuote
+                    | Role::CodeComment => {
                         Style::new().add_modifier(Modifier::ITALIC)
                     }
                     Role::HunkRejected => Style::new().add_modifier(Modifier::CROSSED_OUT),
