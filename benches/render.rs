@@ -30,7 +30,7 @@ const TARGET_SLOPE_MS_PER_100: f64 = 0.1;
 
 /// An assistant reply with a heading, a list, a code fence and a quote; `n` varies the words.
 fn reply(n: usize) -> String {
-    let (lang, code) = if n % 2 == 0 {
+    let (lang, code) = if n.is_multiple_of(2) {
         (
             "rust",
             format!(
@@ -188,7 +188,10 @@ fn main() {
     let uncached = stats(frame_times(&mut t, &theme, false));
     let speedup_p50 = uncached.p50 / cached.p50.max(1e-9);
     let speedup_p95 = uncached.p95 / cached.p95.max(1e-9);
-    println!("   {:<10} {:>10} {:>10} {:>10}", "", "p50 ms", "p95 ms", "max ms");
+    println!(
+        "   {:<10} {:>10} {:>10} {:>10}",
+        "", "p50 ms", "p95 ms", "max ms"
+    );
     for (name, s) in [("cached", &cached), ("uncached", &uncached)] {
         println!(
             "   {:<10} {:>10.3} {:>10.3} {:>10.3}",
@@ -214,7 +217,9 @@ fn main() {
         let s = stats(delta_times(messages, &theme));
         println!("   {:>10} {:>12.4} {:>10.4}", messages, s.p50, s.p95);
         points.push((messages as f64, s.p50));
-        sizes.push(json!({"messages": messages, "median_ms": s.p50, "p95_ms": s.p95, "max_ms": s.max}));
+        sizes.push(
+            json!({"messages": messages, "median_ms": s.p50, "p95_ms": s.p95, "max_ms": s.max}),
+        );
     }
     let per_100 = slope(&points) * 100.0;
     let delta_pass = per_100 < TARGET_SLOPE_MS_PER_100;

@@ -259,10 +259,14 @@ fn doctor_reports_each_part() {
 }
 
 #[test]
-fn bare_vaultchat_says_what_is_available() {
+fn bare_vaultchat_without_a_terminal_points_to_the_script_commands() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = ok(tmp.path(), tmp.path(), &[]);
-    for cmd in ["vaultchat index", "vaultchat search", "vaultchat doctor"] {
+    let out = run(tmp.path(), tmp.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("needs a terminal"), "{text}");
+    for cmd in ["vaultchat ask", "search", "mcp"] {
         assert!(text.contains(cmd), "{text}");
     }
+    assert!(out.stdout.is_empty(), "nothing on stdout");
 }

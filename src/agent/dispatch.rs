@@ -418,6 +418,7 @@ impl Agent {
                 }
                 // An answer to a request that is no longer waiting.
                 Some(Op::Decision { .. }) => {}
+                Some(Op::SetModel(model)) => self.settings.model = model,
                 Some(Op::UserTurn { .. }) => {
                     let _ = events.send(AgentEvent::Notice(
                         "a turn is already running; answer the permission request or interrupt it first".into(),

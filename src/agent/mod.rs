@@ -26,6 +26,42 @@ use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+/// The rules that hold for a vault: `[permissions]` from the config, then the *always* rules
+/// stored for the vault. `Err` names the bad config entry.
+pub fn load_rules(
+    config: &crate::config::Config,
+    store: &crate::store::Store,
+    vault_id: &str,
+) -> Result<RuleSet, String> {
+    use crate::permission::{Effect, Rule, RuleScope, parse_rule_spec};
+    let mut rules = RuleSet::default();
+    for (specs, effect, key) in [
+        (&config.permissions.allow, Effect::Allow, "allow"),
+        (&config.permissions.deny, Effect::Deny, "deny"),
+    ] {
+        for spec in specs {
+            rules.rules.push(
+                parse_rule_spec(spec, effect)
+                    .map_err(|e| format!("[permissions] {key}: `{spec}`: {e}"))?,
+            );
+        }
+    }
+    let stored = store.rules(vault_id).map_err(|e| e.to_string())?;
+    for stored in stored {
+        rules.rules.push(Rule {
+            tool: stored.tool,
+            path_glob: stored.path_glob,
+            effect: if stored.effect == "deny" {
+                Effect::Deny
+            } else {
+                Effect::Allow
+            },
+            scope: RuleScope::Always,
+        });
+    }
+    Ok(rules)
+}
+
 /// The default for the most model responses in one turn.
 pub const MAX_STEPS: u32 = 8;
 
@@ -74,6 +110,8 @@ pub enum Op {
     },
     /// Stop the running turn: the stream is dropped and every parked request is denied.
     Interrupt,
+    /// Use this model from the next request on.
+    SetModel(String),
     /// End the agent task.
     Shutdown,
 }
@@ -303,6 +341,7 @@ impl Agent {
                 }
                 // Nothing is running or parked between turns.
                 Op::Decision { .. } | Op::Interrupt => {}
+                Op::SetModel(model) => self.settings.model = model,
                 Op::Shutdown => break,
             }
         }

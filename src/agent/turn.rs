@@ -266,6 +266,8 @@ impl Agent {
                     Some(Op::Shutdown) => { shutdown = true; break None }
                     // Nothing is parked while the model writes; a stray answer is stale.
                     Some(Op::Decision { .. }) => {}
+                    // The running request keeps its model; the next one uses the new one.
+                    Some(Op::SetModel(model)) => self.settings.model = model,
                     Some(Op::UserTurn { .. }) => {
                         let _ = events.send(AgentEvent::Notice(
                             "a turn is already running; wait for it or interrupt it first".into(),

@@ -10,7 +10,7 @@ use crate::agent::{
     SessionLog, TurnEnd, TurnOutcome,
 };
 use crate::llm::{Provider, ProviderKind, ProviderSettings};
-use crate::permission::{Answer, Effect, Rule, RuleScope, RuleSet, parse_rule_spec};
+use crate::permission::Answer;
 use crate::store::{Actor, Store};
 use crate::tools::Registry;
 use crate::tools::session::EditorState;
@@ -91,29 +91,8 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
     workspace::register(&mut registry, &workspace);
 
     let store = Store::open(&ctx.paths.database_file())?;
-    let mut rules = RuleSet::default();
-    for (specs, effect) in [
-        (&ctx.config.permissions.allow, Effect::Allow),
-        (&ctx.config.permissions.deny, Effect::Deny),
-    ] {
-        for spec in specs {
-            rules.rules.push(parse_rule_spec(spec, effect).map_err(|e| {
-                Failure(format!("{}: [permissions]: {e}", ctx.config_path.display()))
-            })?);
-        }
-    }
-    for stored in store.rules(workspace.vault_id())? {
-        rules.rules.push(Rule {
-            tool: stored.tool,
-            path_glob: stored.path_glob,
-            effect: if stored.effect == "deny" {
-                Effect::Deny
-            } else {
-                Effect::Allow
-            },
-            scope: RuleScope::Always,
-        });
-    }
+    let rules = crate::agent::load_rules(&ctx.config, &store, workspace.vault_id())
+        .map_err(|e| Failure(format!("{}: {e}", ctx.config_path.display())))?;
 
     let provider_name = match settings.0.kind {
         ProviderKind::Anthropic => "anthropic",
@@ -391,7 +370,7 @@ fn note_context(workspace: &Workspace, args: &AskArgs) -> Result<NoteContext, St
 }
 
 /// The provider from flags, config and environment, and the model name.
-fn provider_settings(
+pub(super) fn provider_settings(
     ctx: &Context,
     global: &super::GlobalArgs,
 ) -> Result<(ProviderSettings, String), String> {

@@ -1,6 +1,7 @@
 //! The command line (DESIGN.md §6): argument parsing, subcommands and exit codes. Business rules
 //! live in the modules below; this one wires them together.
 
+mod app_cmd;
 mod ask_cmd;
 mod doctor;
 mod index_cmd;
@@ -173,24 +174,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
                 );
                 return Ok(ExitCode::from(2));
             }
-            print_overview(&ctx);
-            Ok(ExitCode::SUCCESS)
+            app_cmd::run(&ctx, &cli.global)
         }
     }
-}
-
-/// Until the full-screen app exists, `vaultchat` alone says what it can do.
-fn print_overview(ctx: &Context) {
-    println!(
-        "vaultchat {} — the full-screen app is not built yet. Available now:\n\n\
-         \x20 vaultchat index [--rebuild] [--watch]     build or refresh the search index\n\
-         \x20 vaultchat search QUERY [--limit N] [--json]\n\
-         \x20 vaultchat tools [--json]                  list the tools the agent and MCP clients get\n\
-         \x20 vaultchat mcp [--allow-writes]            serve the vault's tools over MCP (stdio)\n\
-         \x20 vaultchat doctor                          check config, vault, index and database\n\n\
-         Vault: {}   (choose another with --vault DIR)\n\
-         Query syntax: words, \"a phrase\", a OR b, -exclude, prefix*, tag:x, folder:a/b",
-        env!("CARGO_PKG_VERSION"),
-        ctx.vault_arg.display()
-    );
 }

@@ -35,6 +35,8 @@ pub struct Config {
     pub embeddings: Option<EmbeddingsConfig>,
     #[serde(default)]
     pub permissions: PermissionsConfig,
+    #[serde(default)]
+    pub ui: UiConfig,
     /// `[prices.MODEL]`: what a model costs, for the cost estimate in `vaultchat usage`.
     #[serde(default)]
     pub prices: std::collections::BTreeMap<String, Price>,
@@ -90,6 +92,18 @@ pub struct ProviderConfig {
     pub connect_timeout_secs: Option<u64>,
     /// Retries after a rate limit, an overload or a dropped connection (before any output).
     pub max_retries: Option<u32>,
+    /// The model's context window in tokens, for the context % in the status bar.
+    pub context_window: Option<u64>,
+}
+
+/// `[ui]`: how the full-screen app looks and which keys it uses.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiConfig {
+    /// `dark`, `light`, `high-contrast`, or the name of a theme file in the config folder's themes/.
+    pub theme: Option<String>,
+    /// `default` or `vim`; the config folder's keymap.toml patches it.
+    pub keymap: Option<String>,
 }
 
 /// `[index]`: what the search index covers.
@@ -156,6 +170,13 @@ const KEY_HINTS: &[(&str, &str)] = &[
     ("provider.idle_timeout_secs", "idle_timeout_secs = 120"),
     ("provider.connect_timeout_secs", "connect_timeout_secs = 5"),
     ("provider.max_retries", "max_retries = 2"),
+    ("provider.context_window", "context_window = 200000"),
+    ("ui", "[ui]\ntheme = \"dark\"\nkeymap = \"default\""),
+    (
+        "ui.theme",
+        "theme = \"dark\"   # or \"light\", \"high-contrast\", or a file in themes/",
+    ),
+    ("ui.keymap", "keymap = \"default\"   # or \"vim\""),
     (
         "permissions",
         "[permissions]\ndeny = [\"*:Private/**\"]\nallow = [\"update_note:Inbox/**\"]",

@@ -6,6 +6,6 @@ mod paths;
 
 pub use file::{
     Config, ConfigError, EmbeddingsConfig, IndexConfig, PermissionsConfig, Price, ProviderConfig,
-    ProviderKind,
+    ProviderKind, UiConfig,
 };
 pub use paths::{Paths, PathsError};

@@ -94,7 +94,10 @@ fn classes() -> &'static [(Scope, Class)] {
 fn classify(stack: &ScopeStack, token: &str) -> Option<Role> {
     let classes = classes();
     for scope in stack.as_slice().iter().rev() {
-        if let Some((_, class)) = classes.iter().find(|(prefix, _)| prefix.is_prefix_of(*scope)) {
+        if let Some((_, class)) = classes
+            .iter()
+            .find(|(prefix, _)| prefix.is_prefix_of(*scope))
+        {
             return match class {
                 Class::Role(role) => Some(*role),
                 Class::Plain => None,
@@ -313,7 +316,11 @@ mod tests {
     fn python_declarations_are_keywords_and_classes_types() {
         let theme = theme();
         let base = theme.style(Role::MdCodeBlock);
-        let lines = highlight_code("def f(x):\n    pass\nclass A(B):\n    pass\n", "python", &theme);
+        let lines = highlight_code(
+            "def f(x):\n    pass\nclass A(B):\n    pass\n",
+            "python",
+            &theme,
+        );
         assert_eq!(
             style_of(&lines, "def"),
             Some(base.patch(theme.style(Role::CodeKeyword)))

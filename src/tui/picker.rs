@@ -657,7 +657,6 @@ fn delete_word(text: &mut String) {
 mod tests {
     use super::*;
     use crate::tui::testing::{buffer, buffer_text, style_at};
-    use std::time::{Duration, Instant};
 
     fn item(path: &str, title: &str, aliases: &[&str]) -> PickerItem {
         PickerItem {
@@ -833,7 +832,8 @@ mod tests {
     }
 
     #[test]
-    fn ten_thousand_notes_filter_quickly() {
+    fn ten_thousand_notes_filter_and_narrow() {
+        // Correctness at size only; speed is measured by benchmarks, not by timed tests.
         let items: Vec<PickerItem> = (0..10_000)
             .map(|n| {
                 item(
@@ -844,28 +844,14 @@ mod tests {
             })
             .collect();
         let mut picker = Picker::new(items);
-        // The best of five runs: the machine running the tests may be busy with other work.
-        let fastest = |picker: &mut Picker, query: &str| {
-            (0..5)
-                .map(|_| {
-                    picker.set_query("");
-                    let started = Instant::now();
-                    picker.set_query(query);
-                    started.elapsed()
-                })
-                .min()
-                .unwrap_or_default()
-        };
-        let elapsed = fastest(&mut picker, "topic 4");
-        assert!(!picker.matched_paths().is_empty());
-        assert!(elapsed < Duration::from_millis(50), "took {elapsed:?}");
-        // Typing one more character only re-checks the matches so far.
         picker.set_query("topic 4");
-        let started = Instant::now();
+        let broad = picker.matched_paths().len();
+        assert!(broad > 0 && broad < 10_000, "{broad}");
+        // Typing one more character narrows the matches so far.
         type_query(&mut picker, "2");
-        let narrowed = started.elapsed();
-        assert!(narrowed < Duration::from_millis(50), "took {narrowed:?}");
-        assert!(picker.matched_paths().len() < 10_000);
+        let narrow = picker.matched_paths();
+        assert!(narrow.len() < broad);
+        assert!(narrow.iter().all(|p| p.contains('4') && p.contains('2')), "{narrow:?}");
     }
 
     fn rendered(picker: &mut Picker, width: u16, height: u16) -> Buffer {

@@ -426,3 +426,65 @@ impl Workspace {
         }
     }
 }
+
+/// What the app's editor needs from the workspace: the names to pick from, and reads and writes
+/// of the note the person edits (recorded as theirs in the revision log).
+impl Workspace {
+    /// Every note's path, title and aliases, sorted by path.
+    pub fn note_names(&self) -> Result<Vec<crate::vault::links::NoteName>, ToolError> {
+        self.index().note_names().map_err(internal)
+    }
+
+    /// Read a note by path, title or alias.
+    pub fn read_note_named(&self, name: &str) -> Result<(String, note_io::NoteText), ToolError> {
+        let path = self.resolve_note(name, Access::Read)?;
+        let note = read_text(&path)?;
+        Ok((path.rel().to_string(), note))
+    }
+
+    /// Save the person's text over `rel`, which must still be as `read` describes (else
+    /// `NoteError::Changed`, so a change on disk is never overwritten unseen). Updates the index
+    /// and records a revision by the user.
+    pub fn save_user_edit(
+        &self,
+        rel: &str,
+        read: &note_io::NoteText,
+        text: &str,
+    ) -> Result<note_io::NoteText, ToolError> {
+        let path = self.resolve(rel, Access::Write)?;
+        let fingerprint = note_io::write_note(&path, text, &read.format, Some(&read.fingerprint))
+            .map_err(note_error)?;
+        self.index()
+            .sync_paths(&[path.rel().to_string()])
+            .map_err(internal)?;
+        let (added, removed) = line_stats(&read.text, text);
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        self.store()
+            .record_revision(&NewRevision {
+                vault_id: &self.vault_id,
+                path: path.rel(),
+                at_unix_ms: now_ms,
+                actor: Actor::User,
+                tool: None,
+                added,
+                removed,
+                before_rev: Some(&read.fingerprint.to_revision_string()),
+                after_rev: Some(&fingerprint.to_revision_string()),
+                before_text: Some(&read.text),
+            })
+            .map_err(internal)?;
+        Ok(note_io::NoteText {
+            text: text.to_string(),
+            format: read.format,
+            fingerprint,
+        })
+    }
+
+    /// The note at `rel` as it is on disk now.
+    pub fn read_path(&self, rel: &str) -> Result<note_io::NoteText, ToolError> {
+        read_text(&self.resolve(rel, Access::Read)?)
+    }
+}

@@ -90,7 +90,9 @@ pub fn layout(
             result,
             expanded,
             ..
-        } => tool_lines(name, input, *status, result, *expanded, approval, width, theme),
+        } => tool_lines(
+            name, input, *status, result, *expanded, approval, width, theme,
+        ),
         Cell::Error { text } => {
             let style = theme.style(Role::Error);
             marked_text(text, ERROR_MARKER, style, style, width)
@@ -219,13 +221,20 @@ fn tool_lines(
     spans.push(Span::styled(status_text, status_style));
     let mut lines = vec![Line::from(wrap::truncate(&spans, width))];
 
-    let detail_style = if failed { theme.style(Role::ToolError) } else { dim };
+    let detail_style = if failed {
+        theme.style(Role::ToolError)
+    } else {
+        dim
+    };
     let bar = Span::styled(DETAIL_BAR, dim);
     let bar_width = wrap::text_width(DETAIL_BAR);
     let room = width.saturating_sub(bar_width).max(1);
     let detail = |text: &str, style: Style| {
         let mut spans = vec![bar.clone()];
-        spans.extend(wrap::truncate(&[Span::styled(text.to_string(), style)], room));
+        spans.extend(wrap::truncate(
+            &[Span::styled(text.to_string(), style)],
+            room,
+        ));
         Line::from(spans)
     };
     if expanded {
@@ -375,7 +384,10 @@ mod tests {
         );
         assert_eq!(
             text(&denied),
-            ["⚙ read_note Projects/Plan.md  ⊘ denied", "  └ denied: not now"]
+            [
+                "⚙ read_note Projects/Plan.md  ⊘ denied",
+                "  └ denied: not now"
+            ]
         );
         assert!(super::super::drawn_as(
             crate::tui::testing::style_at(&buffer_of(&denied), "⊘"),
@@ -430,7 +442,12 @@ mod tests {
             &theme,
         );
         assert_eq!(text(&error), ["✗ provider said 529"]);
-        assert!(error[0].spans.iter().all(|s| s.style == theme.style(Role::Error)));
+        assert!(
+            error[0]
+                .spans
+                .iter()
+                .all(|s| s.style == theme.style(Role::Error))
+        );
         let note = layout(
             &Cell::System {
                 text: "Session resumed".into(),
@@ -440,6 +457,11 @@ mod tests {
             &theme,
         );
         assert_eq!(text(&note), ["· Session resumed"]);
-        assert!(note[0].spans.iter().all(|s| s.style == theme.style(Role::System)));
+        assert!(
+            note[0]
+                .spans
+                .iter()
+                .all(|s| s.style == theme.style(Role::System))
+        );
     }
 }

@@ -593,18 +593,18 @@ impl<'t> Renderer<'t> {
 
     /// Add a row; a pending blank line goes first, carrying the quote bars it sits between.
     fn emit(&mut self, line: Line<'static>) {
-        if let Some(depth) = self.blank_pending.take() {
-            if !self.out.is_empty() {
-                let mut blank = self.prefix_of(depth.min(self.containers.len()), false);
-                // Trailing indentation would only be invisible padding.
-                while blank.last().is_some_and(|s| s.content.trim().is_empty()) {
-                    blank.pop();
-                }
-                if let Some(last) = blank.last_mut() {
-                    last.content = last.content.trim_end().to_string().into();
-                }
-                self.out.push(Line::from(blank));
+        if let Some(depth) = self.blank_pending.take()
+            && !self.out.is_empty()
+        {
+            let mut blank = self.prefix_of(depth.min(self.containers.len()), false);
+            // Trailing indentation would only be invisible padding.
+            while blank.last().is_some_and(|s| s.content.trim().is_empty()) {
+                blank.pop();
             }
+            if let Some(last) = blank.last_mut() {
+                last.content = last.content.trim_end().to_string().into();
+            }
+            self.out.push(Line::from(blank));
         }
         self.out.push(line);
         for container in &mut self.containers {
@@ -898,15 +898,26 @@ mod tests {
             ["see docs (https://x.io) and https://y.io"]
         );
         assert_eq!(
-            lines("mail [Ana](mailto:ana@x.io) or [ana@x.io](mailto:ana@x.io)", 60),
+            lines(
+                "mail [Ana](mailto:ana@x.io) or [ana@x.io](mailto:ana@x.io)",
+                60
+            ),
             ["mail Ana (ana@x.io) or ana@x.io"]
         );
-        assert_eq!(lines("open [[Projects/Plan]] now", 60), ["open [[Projects/Plan]] now"]);
+        assert_eq!(
+            lines("open [[Projects/Plan]] now", 60),
+            ["open [[Projects/Plan]] now"]
+        );
         assert_eq!(lines("[[Plan|the plan]]", 60), ["[[the plan]]"]);
-        let link = theme.style(Role::Assistant).patch(theme.style(Role::MdLink));
+        let link = theme
+            .style(Role::Assistant)
+            .patch(theme.style(Role::MdLink));
         assert_eq!(span_style("open [[Plan]]", "Plan"), Some(link));
         let tag = theme.style(Role::Assistant).patch(theme.style(Role::MdTag));
-        assert_eq!(span_style("filed under #work/q3 today", "#work/q3"), Some(tag));
+        assert_eq!(
+            span_style("filed under #work/q3 today", "#work/q3"),
+            Some(tag)
+        );
         // Not tags: an issue number, a heading-like hash inside a word, a lone hash.
         for text in ["issue #12", "C#sharp", "a # b"] {
             let styles: Vec<Style> = render_markdown(text, 60, &theme)
@@ -927,7 +938,10 @@ mod tests {
             "| name | description |\n|---|---|\n| x | a very long description indeed |",
             20,
         );
-        assert!(narrow.iter().all(|l| wrap::text_width(l) <= 20), "{narrow:?}");
+        assert!(
+            narrow.iter().all(|l| wrap::text_width(l) <= 20),
+            "{narrow:?}"
+        );
         assert!(narrow[2].ends_with('…'), "{narrow:?}");
     }
 
@@ -953,7 +967,10 @@ mod tests {
         let fenced = "```\ncode\n\nmore\n```\n";
         assert_eq!(stable_prefix_len(fenced, 0), 0);
         let after_fence = "```\ncode\n\nmore\n```\n\nnext\n";
-        assert_eq!(stable_prefix_len(after_fence, 0), "```\ncode\n\nmore\n```\n\n".len());
+        assert_eq!(
+            stable_prefix_len(after_fence, 0),
+            "```\ncode\n\nmore\n```\n\n".len()
+        );
         // Not before list items, quotes or indented continuations.
         assert_eq!(stable_prefix_len("- a\n\n- b\n", 0), 0);
         assert_eq!(stable_prefix_len("> a\n\n> b\n", 0), 0);

@@ -248,10 +248,11 @@ impl Transcript {
     pub fn append_delta(&mut self, text: &str) {
         if let Some(id) = self.streaming
             && let Some(Entry {
-                cell: Cell::Assistant {
-                    text: reply,
-                    streaming: true,
-                },
+                cell:
+                    Cell::Assistant {
+                        text: reply,
+                        streaming: true,
+                    },
                 ..
             }) = self.entries.get_mut(id)
         {
@@ -317,9 +318,10 @@ impl Transcript {
                 | CallDecision::ApprovedAlways
         )
         .then_some(record.decision);
-        let found = self.entries.iter().rposition(
-            |e| matches!(&e.cell, Cell::Tool { call_id, .. } if *call_id == record.id),
-        );
+        let found = self
+            .entries
+            .iter()
+            .rposition(|e| matches!(&e.cell, Cell::Tool { call_id, .. } if *call_id == record.id));
         let id = match found {
             Some(id) => id,
             None => {
@@ -512,7 +514,10 @@ impl Transcript {
                 if refresh_layout(entry, width, theme) {
                     self.layouts += 1;
                 }
-                rows.push(entry_rows(id, entry.layout.as_ref().map_or(0, Layout::rows)));
+                rows.push(entry_rows(
+                    id,
+                    entry.layout.as_ref().map_or(0, Layout::rows),
+                ));
             }
             self.heights.rebuild(rows);
             self.dirty.clear();
@@ -588,13 +593,7 @@ impl Transcript {
     }
 
     /// The pane's frame (border, title) and the rectangle for text; `None` when there is no room.
-    fn frame(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) -> Option<Frame> {
+    fn frame(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) -> Option<Frame> {
         let area = area.intersection(buf.area);
         if area.is_empty() {
             return None;
@@ -607,7 +606,10 @@ impl Transcript {
         let block = Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(theme.style(border))
-            .title(Span::styled(format!(" {} ", self.title), theme.style(title)));
+            .title(Span::styled(
+                format!(" {} ", self.title),
+                theme.style(title),
+            ));
         let inner = block.inner(area);
         buf.set_style(area, theme.style(Role::Text));
         block.render(area, buf);
@@ -663,7 +665,8 @@ impl Transcript {
             position = if offset + 1 < this.heights.get(id) {
                 Some((id, offset + 1))
             } else {
-                this.heights.locate(top + usize::from(y - frame.text.top()) + 1)
+                this.heights
+                    .locate(top + usize::from(y - frame.text.top()) + 1)
             };
         }
         this.draw_scroll_marks(frame, top, buf, theme);

@@ -1,0 +1,1038 @@
+//! The app's state: panes, focus, overlays, the permission banner and the status bar; what keys
+//! and agent events do to it; how it is drawn.
+//!
+//! `App` does no I/O. What needs the outside world (sending an op to the agent, reading or
+//! writing a note, querying the store, the clipboard) is queued as an [`Effect`] that the runner
+//! (`tui::run`) carries out and answers through the `on_*` methods. That keeps every screen state
+//! reachable from tests without a terminal, an agent or a disk.
+
+use super::banner::Banner;
+use super::chat::Transcript;
+use super::chat::input::ChatInput;
+use super::editor::{ConflictChoice, EditorPane};
+use super::keymap::{Action, KeyContext, Keymap};
+use super::picker::{Picker, PickerItem, PickerOutcome};
+use super::theme::{Role, Theme};
+use super::views::ViewOutcome;
+use super::views::help::HelpView;
+use super::views::rewind::RewindView;
+use super::views::sessions::SessionsView;
+use super::views::tools::ToolsView;
+use super::views::usage::UsageView;
+use crate::agent::{AgentEvent, Attachment, FocusedNote, NoteContext, Op, TurnEnd};
+use crate::llm::Usage;
+use crate::vault::note_io::NoteText;
+use crossterm::event::{Event, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+
+/// Banner requests the app makes itself (/rewind) have ids from here up, far above the agent's.
+const LOCAL_REQUESTS: u64 = 1 << 62;
+
+/// Below this width the panes stack instead of standing side by side.
+pub const STACK_BELOW_WIDTH: u16 = 100;
+
+/// What the runner must do for the app.
+#[derive(Debug)]
+pub enum Effect {
+    /// Send this to the agent.
+    Agent(Op),
+    /// Read this note and call `on_note_opened` (or `on_error`).
+    OpenNote(String),
+    /// Resolve a wikilink target to a note and open it.
+    OpenLink(String),
+    /// Write the editor's text to its note (atomic, with the fingerprint it was read with).
+    SaveNote {
+        path: String,
+        text: String,
+    },
+    /// Suspend the app, run `$EDITOR` on the note, reload it.
+    OpenExternal(String),
+    /// Load the picker's items and call `show_picker`.
+    LoadPicker,
+    /// Query the sessions (all, or matching the text) and call `show_sessions` / `set_sessions`.
+    LoadSessions(Option<String>),
+    LoadUsage,
+    LoadTools,
+    /// Load the revisions of the open note and call `show_rewind`.
+    LoadRewind(String),
+    /// Restore the text stored in a revision of the open note (into the editor buffer).
+    Rewind(i64),
+    /// Resume a stored session (a new agent on its log) and show its transcript.
+    ResumeSession(String),
+    DeleteSession(String),
+    RenameSession(String, String),
+    /// Start a new session (a new agent).
+    NewSession,
+    /// Switch the model for the next turns.
+    SetModel(String),
+    Copy(String),
+    SetMouseCapture(bool),
+    Suspend,
+    Quit,
+}
+
+/// Which pane has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Editor,
+    Chat,
+}
+
+/// What the agent is doing, for the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentState {
+    /// The workspace is being opened (index sync); turns wait.
+    Starting,
+    Idle,
+    Thinking,
+    Streaming,
+    Tool(String),
+    WaitingForYou,
+}
+
+/// An overlay above the panes (the banner is separate and above everything).
+enum Overlay {
+    Picker(Picker),
+    Sessions(SessionsView),
+    Usage(UsageView),
+    Help(HelpView),
+    Rewind(RewindView),
+    Tools(ToolsView),
+}
+
+/// Everything the status bar shows that the app cannot know by itself.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionInfo {
+    pub vault: String,
+    pub provider: String,
+    pub model: String,
+    pub session_id: Option<String>,
+    /// The model's context window, in tokens (for the context %).
+    pub context_window: u64,
+    /// Dollars per million tokens: input, output, cache read, cache write.
+    pub prices: Option<[f64; 4]>,
+}
+
+pub struct App {
+    pub theme: Theme,
+    pub keymap: Keymap,
+    pub info: SessionInfo,
+    focus: Pane,
+    maximized: Option<Pane>,
+    /// The editor's share of the width (or height when stacked), in percent.
+    split: u16,
+    pub editor: EditorPane,
+    pub transcript: Transcript,
+    pub input: ChatInput,
+    pub banner: Banner,
+    overlay: Option<Overlay>,
+    state: AgentState,
+    /// Tokens of this session, and the size of the last request (for the context %).
+    usage: Usage,
+    last_context_tokens: u64,
+    /// A one-line message in the status bar (errors, "saved").
+    flash: Option<(String, Role)>,
+    /// Images pasted for the next message.
+    attachments: Vec<Attachment>,
+    /// Quit was asked with unsaved changes; a second quit goes through.
+    quit_armed: bool,
+    mouse_captured: bool,
+    effects: Vec<Effect>,
+    /// A /rewind waiting in the banner: its request id and the text it restores.
+    local_rewind: Option<(u64, String)>,
+    /// The areas of the last frame, for mouse clicks.
+    editor_area: Rect,
+    chat_area: Rect,
+}
+
+impl App {
+    pub fn new(theme: Theme, keymap: Keymap, info: SessionInfo) -> Self {
+        Self {
+            theme,
+            keymap,
+            info,
+            // With no note open, the chat has the keyboard.
+            focus: Pane::Chat,
+            maximized: None,
+            split: 50,
+            editor: EditorPane::new(),
+            transcript: Transcript::new(),
+            input: ChatInput::new(),
+            banner: Banner::new(),
+            overlay: None,
+            state: AgentState::Starting,
+            usage: Usage::default(),
+            last_context_tokens: 0,
+            flash: None,
+            attachments: Vec::new(),
+            quit_armed: false,
+            mouse_captured: true,
+            effects: Vec::new(),
+            local_rewind: None,
+            editor_area: Rect::default(),
+            chat_area: Rect::default(),
+        }
+    }
+
+    /// The effects queued since the last call.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    pub fn focus(&self) -> Pane {
+        self.focus
+    }
+
+    pub fn state(&self) -> &AgentState {
+        &self.state
+    }
+
+    /// Show a message in the status bar until the next key.
+    pub fn flash(&mut self, text: impl Into<String>, role: Role) {
+        self.flash = Some((text.into(), role));
+    }
+
+    /// An error from the runner (a failed save, an unreadable note): shown, never fatal.
+    pub fn on_error(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.transcript.push_error(&text);
+        self.flash(text, Role::Error);
+    }
+
+    /// The workspace is open; turns can run.
+    pub fn on_ready(&mut self) {
+        if self.state == AgentState::Starting {
+            self.state = AgentState::Idle;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Input
+
+    /// A terminal event.
+    pub fn on_terminal(&mut self, event: Event) {
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(&key),
+            Event::Key(_) => {}
+            Event::Paste(text) => self.on_paste(&text),
+            Event::Mouse(mouse) => self.on_mouse(&mouse),
+            Event::Resize(..) | Event::FocusGained | Event::FocusLost => {}
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) {
+        if self.banner.is_active() || self.overlay.is_some() {
+            return;
+        }
+        match self.focus {
+            Pane::Chat => self.input.insert_str(text),
+            Pane::Editor if self.editor.path().is_some() => {
+                for c in text.chars() {
+                    let code = if c == '\n' {
+                        crossterm::event::KeyCode::Enter
+                    } else {
+                        crossterm::event::KeyCode::Char(c)
+                    };
+                    self.editor.handle_key(&KeyEvent::from(code));
+                }
+            }
+            Pane::Editor => {}
+        }
+    }
+
+    /// An image from the clipboard, attached to the next message.
+    pub fn attach_image(&mut self, attachment: Attachment) {
+        self.attachments.push(attachment);
+        self.flash(
+            format!(
+                "{} image(s) attached to the next message",
+                self.attachments.len()
+            ),
+            Role::Notice,
+        );
+    }
+
+    fn on_mouse(&mut self, mouse: &MouseEvent) {
+        let inside = |r: Rect| {
+            mouse.column >= r.x
+                && mouse.column < r.x + r.width
+                && mouse.row >= r.y
+                && mouse.row < r.y + r.height
+        };
+        match mouse.kind {
+            MouseEventKind::ScrollUp if inside(self.chat_area) => self.transcript.scroll_up(3),
+            MouseEventKind::ScrollDown if inside(self.chat_area) => self.transcript.scroll_down(3),
+            MouseEventKind::Down(MouseButton::Left) => {
+                if inside(self.editor_area) {
+                    self.focus = Pane::Editor;
+                } else if inside(self.chat_area) {
+                    self.focus = Pane::Chat;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent) {
+        self.flash = None;
+        if self.banner.is_active() {
+            let action = self.keymap.action(KeyContext::Banner, key);
+            if let Some(outcome) = self.banner.handle(action, key) {
+                if let Some((id, text)) = self.local_rewind.take() {
+                    if outcome.request == id {
+                        if !matches!(outcome.answer, crate::permission::Answer::Deny { .. }) {
+                            let current = self.editor.text();
+                            let diff = crate::vault::diff::TextDiff::new(&current, &text);
+                            let restored = match &outcome.hunks {
+                                Some(flags) => {
+                                    crate::vault::diff::apply_hunks(&current, &text, &diff, flags)
+                                }
+                                None => text,
+                            };
+                            self.editor.apply_edit(&restored);
+                            self.flash("restored in the editor — save to keep it", Role::Notice);
+                        }
+                        return;
+                    }
+                    self.local_rewind = Some((id, text));
+                }
+                self.effects.push(Effect::Agent(Op::Decision {
+                    request: outcome.request,
+                    answer: outcome.answer,
+                    hunks: outcome.hunks,
+                }));
+                if !self.banner.is_active() {
+                    self.state = AgentState::Thinking;
+                }
+            }
+            return;
+        }
+        if let Some(overlay) = self.overlay.as_mut() {
+            let action = self.keymap.action(KeyContext::List, key);
+            match overlay {
+                Overlay::Picker(picker) => match picker.handle(action, key) {
+                    Some(PickerOutcome::Open(path)) => {
+                        self.overlay = None;
+                        self.effects.push(Effect::OpenNote(path));
+                    }
+                    Some(PickerOutcome::Cancel) => self.overlay = None,
+                    None => {}
+                },
+                Overlay::Sessions(view) => {
+                    let outcome = view.handle(action, key);
+                    self.on_view_outcome(outcome);
+                }
+                Overlay::Usage(view) => {
+                    let outcome = view.handle(action, key);
+                    self.on_view_outcome(outcome);
+                }
+                Overlay::Help(view) => {
+                    let outcome = view.handle(action, key);
+                    self.on_view_outcome(outcome);
+                }
+                Overlay::Rewind(view) => {
+                    let outcome = view.handle(action, key);
+                    self.on_view_outcome(outcome);
+                }
+                Overlay::Tools(view) => {
+                    let outcome = view.handle(action, key);
+                    self.on_view_outcome(outcome);
+                }
+            }
+            return;
+        }
+        if self.focus == Pane::Editor && self.editor.conflict() {
+            match self.keymap.action(KeyContext::Conflict, key) {
+                Some(Action::KeepMine) => self.resolve(ConflictChoice::KeepMine),
+                Some(Action::TakeTheirs) => self.resolve(ConflictChoice::TakeTheirs),
+                Some(Action::Merge) => self.resolve(ConflictChoice::Merge),
+                Some(Action::Cancel) => self.focus = Pane::Chat,
+                Some(other) => self.on_action(other, key),
+                None => {}
+            }
+            return;
+        }
+        let context = match self.focus {
+            Pane::Editor => KeyContext::Editor,
+            Pane::Chat => KeyContext::Chat,
+        };
+        match self.keymap.action(context, key) {
+            Some(action) => self.on_action(action, key),
+            None => match self.focus {
+                Pane::Editor => self.editor.handle_key(key),
+                Pane::Chat => self.input.handle_key(key),
+            },
+        }
+    }
+
+    fn resolve(&mut self, choice: ConflictChoice) {
+        match self.editor.resolve_conflict(choice) {
+            Ok(()) => self.flash("conflict resolved", Role::Notice),
+            Err(message) => self.flash(message, Role::Error),
+        }
+    }
+
+    fn on_action(&mut self, action: Action, key: &KeyEvent) {
+        if action != Action::Quit {
+            self.quit_armed = false;
+        }
+        match action {
+            Action::Quit => {
+                if self.editor.is_dirty() && !self.quit_armed {
+                    self.quit_armed = true;
+                    let keys = self
+                        .keymap
+                        .keys_for(KeyContext::Global, Action::Quit)
+                        .join("/");
+                    self.flash(
+                        format!("the note has unsaved changes — {keys} again quits without saving"),
+                        Role::StatusWarning,
+                    );
+                } else {
+                    self.effects.push(Effect::Quit);
+                }
+            }
+            Action::Suspend => self.effects.push(Effect::Suspend),
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Pane::Editor => Pane::Chat,
+                    Pane::Chat => Pane::Editor,
+                };
+                if self.maximized.is_some() {
+                    self.maximized = Some(self.focus);
+                }
+            }
+            Action::FocusEditor => self.focus = Pane::Editor,
+            Action::FocusChat => self.focus = Pane::Chat,
+            Action::OpenPicker => self.effects.push(Effect::LoadPicker),
+            Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
+            Action::ShowSessions => self.effects.push(Effect::LoadSessions(None)),
+            Action::ShowUsage => self.effects.push(Effect::LoadUsage),
+            Action::NewSession => self.new_session(),
+            Action::ToggleMaximize => {
+                self.maximized = match self.maximized {
+                    Some(_) => None,
+                    None => Some(self.focus),
+                };
+            }
+            Action::GrowEditor => self.split = (self.split + 5).min(80),
+            Action::ShrinkEditor => self.split = self.split.saturating_sub(5).max(20),
+            Action::CopyMode => {
+                self.mouse_captured = !self.mouse_captured;
+                self.effects
+                    .push(Effect::SetMouseCapture(self.mouse_captured));
+                self.flash(
+                    if self.mouse_captured {
+                        "mouse captured again (scroll and click work)"
+                    } else {
+                        "copy mode: select text with the mouse; the same key again ends it"
+                    },
+                    Role::Notice,
+                );
+            }
+            Action::Save => {
+                if let Some(path) = self.editor.path() {
+                    self.effects.push(Effect::SaveNote {
+                        path: path.to_string(),
+                        text: self.editor.text(),
+                    });
+                }
+            }
+            Action::Undo | Action::Redo => {
+                self.editor.handle(action);
+            }
+            Action::OpenExternal => {
+                if let Some(path) = self.editor.path() {
+                    self.effects.push(Effect::OpenExternal(path.to_string()));
+                }
+            }
+            Action::FollowLink => match self.editor.link_under_cursor() {
+                Some(target) => self.effects.push(Effect::OpenLink(target)),
+                None => self.flash("the cursor is not on a [[wikilink]]", Role::Notice),
+            },
+            Action::CopySelection => {
+                let text = match self.focus {
+                    Pane::Editor => self.editor.selected_text(),
+                    Pane::Chat => None,
+                };
+                match text {
+                    Some(text) => self.effects.push(Effect::Copy(text)),
+                    None => self.flash("nothing is selected", Role::Notice),
+                }
+            }
+            Action::Send => self.send(),
+            Action::Newline | Action::HistoryPrev | Action::HistoryNext => {
+                self.input.handle(action);
+            }
+            Action::Interrupt => {
+                if self.busy() {
+                    self.effects.push(Effect::Agent(Op::Interrupt));
+                    self.flash("interrupting…", Role::Notice);
+                } else if self.maximized.is_some() {
+                    self.maximized = None;
+                }
+            }
+            Action::ScrollUp
+            | Action::ScrollDown
+            | Action::PageUp
+            | Action::PageDown
+            | Action::ScrollTop
+            | Action::ScrollBottom
+            | Action::ToggleDetails => {
+                self.transcript.handle(action);
+            }
+            // Actions of other contexts that a user key map may bind here: pass the key on.
+            Action::ApproveOnce
+            | Action::ApproveSession
+            | Action::ApproveAlways
+            | Action::Deny
+            | Action::SideBySide
+            | Action::NextHunk
+            | Action::PrevHunk
+            | Action::ToggleHunk
+            | Action::Up
+            | Action::Down
+            | Action::Confirm
+            | Action::Cancel
+            | Action::Delete
+            | Action::Rename
+            | Action::KeepMine
+            | Action::TakeTheirs
+            | Action::Merge => match self.focus {
+                Pane::Editor => self.editor.handle_key(key),
+                Pane::Chat => self.input.handle_key(key),
+            },
+        }
+    }
+
+    fn busy(&self) -> bool {
+        !matches!(self.state, AgentState::Idle | AgentState::Starting)
+    }
+
+    fn new_session(&mut self) {
+        if self.busy() {
+            self.flash(
+                "a turn is running; interrupt it first (Esc in the chat)",
+                Role::Notice,
+            );
+            return;
+        }
+        self.transcript.clear();
+        self.usage = Usage::default();
+        self.last_context_tokens = 0;
+        self.info.session_id = None;
+        self.effects.push(Effect::NewSession);
+        self.transcript.push_system("new session");
+    }
+
+    /// The chat input was sent: a `/command`, or a message for the agent.
+    fn send(&mut self) {
+        let text = self.input.take();
+        if text.trim().is_empty() {
+            return;
+        }
+        if let Some(command) = text.trim().strip_prefix('/') {
+            self.command(command);
+            return;
+        }
+        match self.state {
+            AgentState::Starting => {
+                self.flash(
+                    "the vault is still being indexed; send again in a moment",
+                    Role::Notice,
+                );
+                self.input.insert_str(&text);
+                return;
+            }
+            AgentState::Idle => {}
+            AgentState::Thinking
+            | AgentState::Streaming
+            | AgentState::Tool(_)
+            | AgentState::WaitingForYou => {
+                self.flash(
+                    "a turn is running; wait for it or interrupt it (Esc)",
+                    Role::Notice,
+                );
+                self.input.insert_str(&text);
+                return;
+            }
+        }
+        self.transcript.push_user(&text);
+        self.state = AgentState::Thinking;
+        self.effects.push(Effect::Agent(Op::UserTurn {
+            text,
+            attachments: std::mem::take(&mut self.attachments),
+            context: self.note_context(),
+        }));
+    }
+
+    /// What the agent should know about the editor.
+    pub fn note_context(&self) -> NoteContext {
+        NoteContext {
+            note: self.editor.path().map(|path| FocusedNote {
+                path: path.to_string(),
+                editor: self.editor.editor_state(),
+                in_editor: true,
+            }),
+        }
+    }
+
+    fn command(&mut self, command: &str) {
+        let (name, arg) = command
+            .split_once(char::is_whitespace)
+            .map(|(n, a)| (n, a.trim()))
+            .unwrap_or((command, ""));
+        match name {
+            "new" => self.new_session(),
+            "sessions" => self.effects.push(Effect::LoadSessions(None)),
+            "usage" => self.effects.push(Effect::LoadUsage),
+            "help" => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
+            "mcp" | "tools" => self.effects.push(Effect::LoadTools),
+            "rewind" => match self.editor.path() {
+                Some(path) => self.effects.push(Effect::LoadRewind(path.to_string())),
+                None => self.flash(
+                    "/rewind restores the open note; open one first (Ctrl+P)",
+                    Role::Notice,
+                ),
+            },
+            "model" if arg.is_empty() => {
+                let message = format!(
+                    "model: {} ({}); /model NAME switches",
+                    self.info.model, self.info.provider
+                );
+                self.transcript.push_system(&message);
+            }
+            "model" => {
+                self.info.model = arg.to_string();
+                self.effects.push(Effect::SetModel(arg.to_string()));
+                self.transcript
+                    .push_system(&format!("model set to {arg} for the next turns"));
+            }
+            "quit" | "q" => self.on_action(Action::Quit, &KeyEvent::from(crossterm::event::KeyCode::Null)),
+            other => self.flash(
+                format!(
+                    "/{other} is not a command; commands: /new /sessions /usage /model /rewind /mcp /help"
+                ),
+                Role::Error,
+            ),
+        }
+    }
+
+    fn on_view_outcome(&mut self, outcome: Option<ViewOutcome>) {
+        let Some(outcome) = outcome else {
+            return;
+        };
+        match outcome {
+            ViewOutcome::Close => self.overlay = None,
+            ViewOutcome::ResumeSession(id) => {
+                self.overlay = None;
+                if self.busy() {
+                    self.flash("a turn is running; interrupt it first", Role::Notice);
+                } else {
+                    self.effects.push(Effect::ResumeSession(id));
+                }
+            }
+            ViewOutcome::DeleteSession(id) => self.effects.push(Effect::DeleteSession(id)),
+            ViewOutcome::RenameSession(id, title) => {
+                self.effects.push(Effect::RenameSession(id, title))
+            }
+            ViewOutcome::SearchSessions(query) => {
+                self.effects.push(Effect::LoadSessions(Some(query)))
+            }
+            ViewOutcome::Rewind { revision } => {
+                self.overlay = None;
+                self.effects.push(Effect::Rewind(revision));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Answers from the runner
+
+    /// A message could not reach an agent (none could start: no API key, a bad provider).
+    pub fn on_agent_unavailable(&mut self) {
+        self.state = AgentState::Idle;
+        self.on_error(
+            "there is no agent to answer: check [provider] in the config and the API key (vaultchat doctor), then /new",
+        );
+    }
+
+    /// /rewind chose a revision: show the change back to its text as a diff; applied to the
+    /// buffer (one undo step, unsaved) only when approved.
+    pub fn rewind_to(&mut self, revision: i64, text: String) {
+        let Some(path) = self.editor.path().map(str::to_string) else {
+            return;
+        };
+        let current = self.editor.text();
+        let diff = crate::vault::diff::TextDiff::new(&current, &text);
+        if diff.is_empty() {
+            self.flash("the note already has that text", Role::Notice);
+            return;
+        }
+        let id = LOCAL_REQUESTS + revision.unsigned_abs();
+        self.local_rewind = Some((id, text));
+        self.banner.push(crate::agent::PermissionRequest {
+            id,
+            call_id: format!("rewind-{revision}"),
+            tool: "rewind".into(),
+            input: serde_json::json!({ "note": path, "revision": revision }),
+            paths: vec![path.clone()],
+            proposal: Some(crate::agent::Proposal {
+                summary: format!("restore {path} to the text before revision {revision}"),
+                path,
+                diff,
+            }),
+            offer_session: false,
+            offer_always: false,
+            reason: "/rewind restores the text before an agent edit".into(),
+        });
+    }
+
+    pub fn on_note_opened(&mut self, path: &str, note: NoteText) {
+        self.editor.open(path, note);
+        self.focus = Pane::Editor;
+        self.flash(format!("opened {path}"), Role::Notice);
+    }
+
+    pub fn on_note_saved(&mut self, note: NoteText) {
+        let path = self.editor.path().unwrap_or_default().to_string();
+        self.editor.mark_saved(note);
+        self.flash(format!("saved {path}"), Role::Notice);
+    }
+
+    /// The open note changed on disk (another program, or the agent through a workspace tool).
+    pub fn on_disk_change(&mut self, note: NoteText) {
+        self.editor.on_disk_change(note);
+        if self.editor.conflict() {
+            self.flash(
+                "the note changed on disk while you have unsaved changes",
+                Role::StatusWarning,
+            );
+        }
+    }
+
+    pub fn show_picker(&mut self, items: Vec<PickerItem>) {
+        self.overlay = Some(Overlay::Picker(Picker::new(items)));
+    }
+
+    pub fn show_sessions(&mut self, sessions: Vec<crate::store::SessionSummary>) {
+        match self.overlay.as_mut() {
+            Some(Overlay::Sessions(view)) => view.set_sessions(sessions),
+            _ => {
+                self.overlay = Some(Overlay::Sessions(
+                    SessionsView::new(sessions, self.info.session_id.clone())
+                        .with_keymap(&self.keymap),
+                ))
+            }
+        }
+    }
+
+    pub fn show_usage(&mut self, view: UsageView) {
+        self.overlay = Some(Overlay::Usage(view.with_keymap(&self.keymap)));
+    }
+
+    pub fn show_tools(&mut self, view: ToolsView) {
+        self.overlay = Some(Overlay::Tools(view.with_keymap(&self.keymap)));
+    }
+
+    pub fn show_rewind(&mut self, view: RewindView) {
+        self.overlay = Some(Overlay::Rewind(view.with_keymap(&self.keymap)));
+    }
+
+    /// A resumed session: its id and a transcript rebuilt from the stored messages.
+    pub fn on_session_resumed(&mut self, id: String, transcript: Transcript, usage: Usage) {
+        self.info.session_id = Some(id);
+        self.transcript = transcript;
+        self.usage = usage;
+        self.flash("session resumed", Role::Notice);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Agent events
+
+    pub fn on_agent_event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::TurnStarted { session_id } => {
+                self.info.session_id = Some(session_id);
+                self.state = AgentState::Thinking;
+            }
+            AgentEvent::TextDelta(text) => {
+                self.transcript.append_delta(&text);
+                self.state = AgentState::Streaming;
+            }
+            AgentEvent::ToolCallStarted { id, name, input } => {
+                self.transcript.finish_streaming();
+                self.transcript.tool_started(&id, &name, &input);
+                self.state = AgentState::Tool(name);
+            }
+            AgentEvent::PermissionRequested(request) => {
+                self.banner.push(request);
+                self.state = AgentState::WaitingForYou;
+            }
+            AgentEvent::ToolCallFinished(record) => {
+                self.transcript.tool_finished(&record);
+                self.state = AgentState::Thinking;
+            }
+            AgentEvent::EditorEdit {
+                path,
+                before,
+                after,
+            } => self.apply_agent_edit(&path, &before, &after),
+            AgentEvent::Notice(text) => self.transcript.push_system(&text),
+            AgentEvent::Usage(usage) => {
+                self.usage.add(&usage);
+                self.last_context_tokens = usage.input_tokens
+                    + usage.cache_read_input_tokens
+                    + usage.cache_creation_input_tokens
+                    + usage.output_tokens;
+            }
+            AgentEvent::TurnDone(outcome) => {
+                self.transcript.finish_streaming();
+                // Requests still shown belong to the finished turn: the agent already denied them.
+                let _ = self.banner.cancel_all();
+                match (&outcome.stop_reason, &outcome.error) {
+                    (TurnEnd::Interrupted, _) => self.transcript.push_system("interrupted"),
+                    (TurnEnd::Error, Some(error)) => self.transcript.push_error(error),
+                    (_, Some(note)) => self.transcript.push_system(note),
+                    (_, None) => {}
+                }
+                self.state = AgentState::Idle;
+            }
+        }
+    }
+
+    /// An approved agent edit of the open note: one undo step in the buffer. If the person typed
+    /// since the agent saw the text, the edit is merged onto what they typed.
+    fn apply_agent_edit(&mut self, path: &str, before: &str, after: &str) {
+        if self.editor.path() != Some(path) {
+            self.on_error(format!(
+                "the agent edited {path}, which is no longer open; the edit was not applied"
+            ));
+            return;
+        }
+        let current = self.editor.text();
+        if current == before {
+            self.editor.apply_edit(after);
+            return;
+        }
+        match crate::vault::diff::merge3(before, &current, after) {
+            Ok(merged) => self.editor.apply_edit(&merged),
+            Err(conflict) => self.on_error(format!(
+                "the agent's edit of {path} overlaps what you typed meanwhile ({conflict}); it was not applied"
+            )),
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Drawing
+
+    pub fn draw(&mut self, frame: &mut Frame) {
+        let area = frame.area();
+        self.render(area, frame.buffer_mut());
+    }
+
+    /// Draw the whole screen into `buf` (tests call this directly).
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let [main, status] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let (editor_area, chat_area) = self.pane_areas(main);
+        self.editor_area = editor_area;
+        self.chat_area = chat_area;
+        if editor_area.width > 0 && editor_area.height > 0 {
+            if self.editor.path().is_some() {
+                self.editor
+                    .render(editor_area, buf, &self.theme, self.focus == Pane::Editor);
+            } else {
+                self.render_no_note(editor_area, buf);
+            }
+        }
+        if chat_area.width > 0 && chat_area.height > 0 {
+            self.render_chat(chat_area, buf);
+        }
+        self.render_status(status, buf);
+        if let Some(overlay) = self.overlay.as_mut() {
+            match overlay {
+                Overlay::Picker(v) => v.render(main, buf, &self.theme),
+                Overlay::Sessions(v) => v.render(main, buf, &self.theme),
+                Overlay::Usage(v) => v.render(main, buf, &self.theme),
+                Overlay::Help(v) => v.render(main, buf, &self.theme),
+                Overlay::Rewind(v) => v.render(main, buf, &self.theme),
+                Overlay::Tools(v) => v.render(main, buf, &self.theme),
+            }
+        }
+        if self.banner.is_active() {
+            self.banner.render(main, buf, &self.theme, &self.keymap);
+        }
+    }
+
+    /// Editor and chat areas: side by side, stacked on narrow terminals, or one maximised.
+    fn pane_areas(&self, main: Rect) -> (Rect, Rect) {
+        match self.maximized {
+            Some(Pane::Editor) => return (main, Rect::default()),
+            Some(Pane::Chat) => return (Rect::default(), main),
+            // Without a note the chat gets the whole screen (Ctrl+P brings the editor back).
+            None if self.editor.path().is_none() => return (Rect::default(), main),
+            None => {}
+        }
+        let direction = if main.width < STACK_BELOW_WIDTH {
+            Direction::Vertical
+        } else {
+            Direction::Horizontal
+        };
+        let [a, b] = Layout::default()
+            .direction(direction)
+            .constraints([
+                Constraint::Percentage(self.split),
+                Constraint::Percentage(100 - self.split),
+            ])
+            .areas(main);
+        (a, b)
+    }
+
+    fn pane_block(&self, title: String, focused: bool) -> Block<'static> {
+        let (border, title_role) = if focused {
+            (Role::BorderFocused, Role::TitleFocused)
+        } else {
+            (Role::Border, Role::Title)
+        };
+        Block::default()
+            .borders(Borders::ALL)
+            .border_style(self.theme.style(border))
+            .title(Span::styled(title, self.theme.style(title_role)))
+    }
+
+    fn render_no_note(&self, area: Rect, buf: &mut Buffer) {
+        let focused = self.focus == Pane::Editor;
+        let block = self.pane_block(" No note open ".into(), focused);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let keys = self
+            .keymap
+            .keys_for(KeyContext::Global, Action::OpenPicker)
+            .join(", ");
+        let lines = vec![
+            Line::default(),
+            Line::from(Span::styled(
+                format!("{keys} opens a note"),
+                self.theme.style(Role::Dim),
+            ))
+            .centered(),
+        ];
+        Paragraph::new(lines).render(inner, buf);
+    }
+
+    fn render_chat(&mut self, area: Rect, buf: &mut Buffer) {
+        let focused = self.focus == Pane::Chat;
+        let input_height = self.input.height(area.width).min(area.height / 2).max(3);
+        let [transcript_area, input_area] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(input_height)]).areas(area);
+        self.transcript
+            .render(transcript_area, buf, &self.theme, focused);
+        let placeholder = match self.state {
+            AgentState::Starting => "Indexing the vault…",
+            AgentState::Idle => "Ask about your notes (Enter sends, /help for commands)",
+            _ => "The agent is working — Esc interrupts",
+        };
+        self.input
+            .render(input_area, buf, &self.theme, focused, placeholder);
+    }
+
+    fn render_status(&self, area: Rect, buf: &mut Buffer) {
+        let theme = &self.theme;
+        Clear.render(area, buf);
+        buf.set_style(area, theme.style(Role::StatusBar));
+        let mut spans = Vec::new();
+        let (badge, badge_role) = match &self.state {
+            AgentState::Starting => (" indexing ".to_string(), Role::StatusWarning),
+            AgentState::Idle => (" ready ".to_string(), Role::StatusKey),
+            AgentState::Thinking => (" thinking ".to_string(), Role::StatusWarning),
+            AgentState::Streaming => (" writing ".to_string(), Role::StatusWarning),
+            AgentState::Tool(name) => (format!(" {name} "), Role::StatusWarning),
+            AgentState::WaitingForYou => (" your answer ".to_string(), Role::StatusWarning),
+        };
+        spans.push(Span::styled(badge, theme.style(badge_role)));
+        spans.push(Span::styled(
+            format!(" {} ", self.info.vault),
+            theme.style(Role::StatusBar),
+        ));
+        if let Some(path) = self.editor.path() {
+            let dirty = if self.editor.is_dirty() { " ●" } else { "" };
+            spans.push(Span::styled(
+                format!("│ {path}{dirty} "),
+                theme.style(if self.editor.is_dirty() {
+                    Role::StatusWarning
+                } else {
+                    Role::StatusBar
+                }),
+            ));
+        }
+        if let Some((text, role)) = &self.flash {
+            let role = match role {
+                Role::Error => Role::StatusWarning,
+                _ => Role::StatusAccent,
+            };
+            spans.push(Span::styled(format!("│ {text} "), theme.style(role)));
+        }
+        let left = Line::from(spans);
+        let tokens = self.usage.input_tokens
+            + self.usage.output_tokens
+            + self.usage.cache_read_input_tokens
+            + self.usage.cache_creation_input_tokens;
+        let context = (self.last_context_tokens * 100)
+            .checked_div(self.info.context_window)
+            .unwrap_or(0)
+            .min(999);
+        let mut right = format!(
+            "{} · {} tok · ctx {}%",
+            self.info.model,
+            compact(tokens),
+            context
+        );
+        if let Some(cost) = self.cost() {
+            right.push_str(&format!(" · ${cost:.2}"));
+        }
+        if self.banner.queued() > 0 {
+            right.push_str(&format!(" · {} waiting", self.banner.queued() + 1));
+        }
+        right.push(' ');
+        let right_width = right.chars().count() as u16;
+        // The facts on the right stay whole; the left part is cut to what is left of the row.
+        let left_width = if area.width > right_width + 20 {
+            let r = Rect::new(area.x + area.width - right_width, area.y, right_width, 1);
+            Paragraph::new(Span::styled(right, theme.style(Role::StatusAccent))).render(r, buf);
+            area.width - right_width - 1
+        } else {
+            area.width
+        };
+        Paragraph::new(left).render(Rect::new(area.x, area.y, left_width, 1), buf);
+    }
+
+    /// The session's estimated cost, when the model has a price.
+    fn cost(&self) -> Option<f64> {
+        let [input, output, read, write] = self.info.prices?;
+        let u = &self.usage;
+        Some(
+            (u.input_tokens as f64 * input
+                + u.output_tokens as f64 * output
+                + u.cache_read_input_tokens as f64 * read
+                + u.cache_creation_input_tokens as f64 * write)
+                / 1_000_000.0,
+        )
+    }
+}
+
+/// 1234 → "1.2k", 1234567 → "1.2M".
+fn compact(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1_000.0),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}

@@ -1,0 +1,618 @@
+//! The runner: owns the terminal, the agent task, the workspace and the store, and carries out
+//! the app's effects. The first frame is drawn before the vault is opened (opening syncs the
+//! index); the agent starts when the workspace is ready.
+//!
+//! Redraws are driven by events: after anything changed, one frame is drawn at most every
+//! 16 ms (bursts of stream deltas coalesce); with nothing happening the loop sleeps.
+
+use super::app::{App, Effect, SessionInfo};
+use super::chat::Transcript;
+use super::keymap::Keymap;
+use super::picker::PickerItem;
+use super::term::{self, Tui};
+use super::theme::{Role, Theme};
+use super::views::rewind::RewindView;
+use super::views::tools::ToolsView;
+use super::views::usage::UsageView;
+use crate::agent::{Agent, AgentEvent, AgentSettings, Op, SessionLog, ToolCallRecord};
+use crate::config::{Config, Paths};
+use crate::index::Index;
+use crate::index::watch::{LiveEvent, LiveIndex};
+use crate::llm::{Block, Provider, ProviderSettings, ResultPart, Role as MessageRole, Usage};
+use crate::store::{Actor, Store};
+use crate::tools::Registry;
+use crate::tools::workspace::{self, Workspace};
+use crate::vault::Vault;
+use futures_util::StreamExt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// The shortest time between two frames (60 per second at most).
+const FRAME: Duration = Duration::from_millis(16);
+
+/// Everything the app needs to start.
+pub struct Launch {
+    pub vault: Vault,
+    pub paths: Paths,
+    pub config: Config,
+    pub provider: Option<ProviderSettings>,
+    /// Why there is no provider (no API key, …), shown in the chat.
+    pub provider_problem: Option<String>,
+    pub provider_name: String,
+    pub model: String,
+    pub theme: String,
+    pub keymap: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error("the terminal could not be set up: {0}")]
+    Terminal(#[from] std::io::Error),
+}
+
+/// What the background work reports to the loop.
+enum Background {
+    Ready(Result<Ready, String>),
+    /// The index synced a batch of changes (the open note may have changed on disk).
+    Synced,
+}
+
+struct Ready {
+    workspace: Arc<Workspace>,
+    registry: Registry,
+    live: Option<LiveIndex>,
+}
+
+/// The running agent's channels.
+struct AgentLink {
+    ops: mpsc::Sender<Op>,
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+}
+
+pub fn run(launch: Launch) -> Result<(), TuiError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(run_async(launch))
+}
+
+async fn run_async(launch: Launch) -> Result<(), TuiError> {
+    let (theme, mut problems) = if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        (Theme::monochrome(), Vec::new())
+    } else {
+        let (theme, errors) =
+            Theme::load(&launch.theme, Some(&launch.paths.config_dir.join("themes")));
+        (theme, errors.into_iter().map(|e| e.to_string()).collect())
+    };
+    let (keymap, keymap_errors) = Keymap::load(&launch.keymap, Some(&launch.paths.config_dir));
+    problems.extend(keymap_errors.into_iter().map(|e| e.to_string()));
+    let vault_name = launch
+        .vault
+        .root()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "vault".into());
+    let prices = launch.config.prices.get(&launch.model).map(|p| {
+        [
+            p.input,
+            p.output,
+            p.cache_read.unwrap_or(p.input * 0.1),
+            p.cache_write.unwrap_or(p.input * 1.25),
+        ]
+    });
+    let info = SessionInfo {
+        vault: vault_name,
+        provider: launch.provider_name.clone(),
+        model: launch.model.clone(),
+        session_id: None,
+        context_window: launch.config.provider.context_window.unwrap_or(200_000),
+        prices,
+    };
+    let mut app = App::new(theme, keymap, info);
+    for problem in &problems {
+        app.transcript.push_error(problem);
+    }
+    if let Some(problem) = &launch.provider_problem {
+        app.transcript.push_error(problem);
+    }
+
+    let mut mouse = true;
+    let mut terminal = term::enter(mouse)?;
+    let result = event_loop(&mut terminal, &mut app, &launch, &mut mouse).await;
+    term::restore();
+    result
+}
+
+async fn event_loop(
+    terminal: &mut Tui,
+    app: &mut App,
+    launch: &Launch,
+    mouse: &mut bool,
+) -> Result<(), TuiError> {
+    terminal.draw(|f| app.draw(f))?;
+    // For the start-up benchmark (scripts/bench): stop once the first frame is on screen.
+    if std::env::var_os("VAULTCHAT_EXIT_AFTER_FIRST_FRAME").is_some() {
+        return Ok(());
+    }
+    let (bg_tx, mut bg_rx) = mpsc::unbounded_channel::<Background>();
+
+    open_workspace(launch, bg_tx);
+
+    let mut ready: Option<Ready> = None;
+    let mut agent: Option<AgentLink> = None;
+    let mut store: Option<Store> = Store::open(&launch.paths.database_file())
+        .map_err(|e| app.on_error(format!("the app database cannot be opened: {e}")))
+        .ok();
+    let mut terminal_events = crossterm::event::EventStream::new();
+    let mut dirty = false;
+    let mut last_draw = Instant::now();
+    loop {
+        let frame_due = async {
+            if dirty {
+                let next = last_draw + FRAME;
+                tokio::time::sleep_until(next.into()).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::select! {
+            event = terminal_events.next() => match event {
+                Some(Ok(event)) => {
+                    app.on_terminal(event);
+                    dirty = true;
+                }
+                Some(Err(e)) => {
+                    tracing::warn!("terminal event error: {e}");
+                }
+                None => break,
+            },
+            Some(event) = recv_agent(&mut agent) => {
+                app.on_agent_event(event);
+                dirty = true;
+            }
+            Some(message) = bg_rx.recv() => {
+                match message {
+                    Background::Ready(Ok(r)) => {
+                        match start_agent(launch, &r, None) {
+                            Ok(link) => agent = Some(link),
+                            Err(e) => app.on_error(e),
+                        }
+                        ready = Some(r);
+                        app.on_ready();
+                    }
+                    Background::Ready(Err(e)) => app.on_error(e),
+                    Background::Synced => {
+                        if let Some(r) = &ready {
+                            check_open_note(app, &r.workspace);
+                        }
+                    }
+                }
+                dirty = true;
+            }
+            () = frame_due => {
+                terminal.draw(|f| app.draw(f))?;
+                last_draw = Instant::now();
+                dirty = false;
+            }
+        }
+        for effect in app.take_effects() {
+            dirty = true;
+            match effect {
+                Effect::Quit => {
+                    if let Some(link) = &agent {
+                        let _ = link.ops.try_send(Op::Shutdown);
+                    }
+                    return Ok(());
+                }
+                Effect::Suspend => term::suspend(terminal, *mouse)?,
+                Effect::SetMouseCapture(on) => {
+                    *mouse = on;
+                    if let Err(e) = term::set_mouse_capture(on) {
+                        app.on_error(format!("mouse capture could not be changed: {e}"));
+                    }
+                }
+                Effect::Agent(op) => to_agent(app, agent.as_ref(), op).await,
+                Effect::SetModel(model) => to_agent(app, agent.as_ref(), Op::SetModel(model)).await,
+                effect => {
+                    let new_agent = perform(
+                        effect,
+                        app,
+                        launch,
+                        ready.as_ref(),
+                        store.as_mut(),
+                        terminal,
+                        *mouse,
+                    )
+                    .await?;
+                    if let Some(link) = new_agent
+                        && let Some(old) = agent.replace(link)
+                    {
+                        let _ = old.ops.try_send(Op::Shutdown);
+                    }
+                }
+            }
+        }
+        if store.is_none() {
+            store = Store::open(&launch.paths.database_file()).ok();
+        }
+    }
+    Ok(())
+}
+
+/// Send an op to the agent; without one (no API key, a failed start) say why.
+async fn to_agent(app: &mut App, agent: Option<&AgentLink>, op: Op) {
+    let sent = match agent {
+        Some(link) => link.ops.send(op).await.is_ok(),
+        None => false,
+    };
+    if !sent {
+        app.on_agent_unavailable();
+    }
+}
+
+async fn recv_agent(agent: &mut Option<AgentLink>) -> Option<AgentEvent> {
+    match agent {
+        Some(link) => link.events.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Open the workspace (index sync) and start the live index, off the loop.
+fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>) {
+    let vault = launch.vault.clone();
+    let paths = launch.paths.clone();
+    let config = launch.config.clone();
+    tokio::task::spawn_blocking(move || {
+        let result = (|| {
+            let workspace = Workspace::open(vault.clone(), &paths, &config, Actor::Agent)
+                .map_err(|e| e.to_string())?;
+            let mut registry = Registry::new();
+            workspace::register(&mut registry, &workspace);
+            let synced = tx.clone();
+            let live = Index::open(&paths.index_dir, &vault, &config.index)
+                .map_err(|e| e.to_string())
+                .and_then(|index| {
+                    LiveIndex::start(index, &vault, &config.index, move |event| match event {
+                        LiveEvent::Synced(_) => {
+                            let _ = synced.send(Background::Synced);
+                        }
+                        LiveEvent::Failed(message) => tracing::warn!(%message, "live index"),
+                    })
+                    .map_err(|e| e.to_string())
+                });
+            let live = match live {
+                Ok(live) => Some(live),
+                Err(e) => {
+                    tracing::warn!("the vault is not watched: {e}");
+                    None
+                }
+            };
+            Ok(Ready {
+                workspace,
+                registry,
+                live,
+            })
+        })();
+        let _ = tx.send(Background::Ready(result));
+    });
+}
+
+/// Start an agent on a new session, or on a stored one.
+fn start_agent(launch: &Launch, ready: &Ready, resume: Option<&str>) -> Result<AgentLink, String> {
+    let settings = launch.provider.clone().ok_or_else(|| {
+        launch
+            .provider_problem
+            .clone()
+            .unwrap_or_else(|| "no provider is configured".into())
+    })?;
+    let provider = Provider::new(settings).map_err(|e| e.to_string())?;
+    let store = Store::open(&launch.paths.database_file()).map_err(|e| e.to_string())?;
+    let rules = crate::agent::load_rules(&launch.config, &store, ready.workspace.vault_id())?;
+    let vault_id = ready.workspace.vault_id().to_string();
+    let log = match resume {
+        Some(id) => SessionLog::resume(store, &vault_id, &launch.provider_name, &launch.model, id)
+            .map_err(|e| e.to_string())?,
+        None => SessionLog::new(store, &vault_id, &launch.provider_name, &launch.model),
+    };
+    let _ = &ready.live;
+    let agent = Agent::new(
+        provider,
+        Arc::clone(&ready.workspace),
+        ready.registry.clone(),
+        AgentSettings {
+            provider_name: launch.provider_name.clone(),
+            model: launch.model.clone(),
+            max_tokens: launch.config.provider.max_tokens.unwrap_or(4096),
+            max_steps: launch
+                .config
+                .provider
+                .max_steps
+                .unwrap_or(crate::agent::MAX_STEPS),
+        },
+        rules,
+        log,
+    );
+    let (ops, events, _task) = agent.spawn();
+    Ok(AgentLink { ops, events })
+}
+
+/// The open note changed on disk? Reload it (clean) or enter the conflict state (dirty).
+fn check_open_note(app: &mut App, workspace: &Workspace) {
+    let Some(path) = app.editor.path().map(str::to_string) else {
+        return;
+    };
+    let Some(known) = app.editor.note().map(|n| n.fingerprint) else {
+        return;
+    };
+    match workspace.read_path(&path) {
+        Ok(now) if !now.fingerprint.matches_content(&known) => app.on_disk_change(now),
+        Ok(_) => {}
+        Err(e) => app.flash(format!("{path}: {e}"), Role::StatusWarning),
+    }
+}
+
+/// Carry out one effect. Returns a new agent when the effect replaced the session.
+async fn perform(
+    effect: Effect,
+    app: &mut App,
+    launch: &Launch,
+    ready: Option<&Ready>,
+    store: Option<&mut Store>,
+    terminal: &mut Tui,
+    mouse: bool,
+) -> Result<Option<AgentLink>, TuiError> {
+    let Some(ready) = ready else {
+        app.flash(
+            "the vault is still being opened; try again in a moment",
+            Role::Notice,
+        );
+        return Ok(None);
+    };
+    let ws = &ready.workspace;
+    match effect {
+        Effect::OpenNote(name) | Effect::OpenLink(name) => match ws.read_note_named(&name) {
+            Ok((path, note)) => app.on_note_opened(&path, note),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::SaveNote { path, text } => {
+            let Some(read) = app.editor.note().cloned() else {
+                return Ok(None);
+            };
+            match ws.save_user_edit(&path, &read, &text) {
+                Ok(saved) => app.on_note_saved(saved),
+                Err(e) => {
+                    app.on_error(format!("{path} was not saved: {e}"));
+                    check_open_note(app, ws);
+                }
+            }
+        }
+        Effect::OpenExternal(path) => {
+            let abs = launch.vault.root().join(&path);
+            let editor = std::env::var("VISUAL")
+                .or_else(|_| std::env::var("EDITOR"))
+                .unwrap_or_else(|_| "vi".into());
+            let status = term::outside(terminal, mouse, || {
+                std::process::Command::new(&editor).arg(&abs).status()
+            })?;
+            match status {
+                Ok(s) if s.success() => check_open_note(app, ws),
+                Ok(s) => app.on_error(format!("{editor} exited with {s}")),
+                Err(e) => app.on_error(format!("{editor} could not be started: {e}")),
+            }
+        }
+        Effect::LoadPicker => match ws.note_names() {
+            Ok(names) => app.show_picker(
+                names
+                    .into_iter()
+                    .map(|n| PickerItem {
+                        title: n.title.unwrap_or_default(),
+                        path: n.path,
+                        aliases: n.aliases,
+                    })
+                    .collect(),
+            ),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::LoadSessions(query) => {
+            if let Some(store) = store {
+                let found = match query.as_deref().filter(|q| !q.trim().is_empty()) {
+                    Some(q) => store.search_sessions(Some(ws.vault_id()), q, 100),
+                    None => store.list_sessions(Some(ws.vault_id()), 100),
+                };
+                match found {
+                    Ok(sessions) => app.show_sessions(sessions),
+                    Err(e) => app.on_error(e.to_string()),
+                }
+            }
+        }
+        Effect::LoadUsage => {
+            if let Some(store) = store {
+                let now = crate::agent::SessionLog::now();
+                let since = (now / 86_400_000 - 29) * 86_400_000;
+                let days = store.usage_by_day(since);
+                let by_session = store.usage_by_session(since, 20);
+                match (days, by_session) {
+                    (Ok(days), Ok(by_session)) => {
+                        let cost = usage_cost(&launch.config, &days);
+                        app.show_usage(UsageView::new(days, by_session, cost, 30).with_end_ms(now));
+                    }
+                    (Err(e), _) | (_, Err(e)) => app.on_error(e.to_string()),
+                }
+            }
+        }
+        Effect::LoadTools => {
+            let tools: Vec<_> = ready
+                .registry
+                .specs()
+                .cloned()
+                .chain(crate::tools::session::all_session_tool_specs())
+                .collect();
+            app.show_tools(ToolsView::new(tools, Vec::new()));
+        }
+        Effect::LoadRewind(path) => {
+            if let Some(store) = store {
+                match store.revisions_of(ws.vault_id(), &path, 50) {
+                    Ok(revisions) => app.show_rewind(RewindView::new(path, revisions)),
+                    Err(e) => app.on_error(e.to_string()),
+                }
+            }
+        }
+        Effect::Rewind(revision) => {
+            if let Some(store) = store {
+                match store.revision_text(revision) {
+                    Ok(Some(text)) => app.rewind_to(revision, text),
+                    Ok(None) => app.on_error(
+                        "that revision created the note, so there is no earlier text to restore",
+                    ),
+                    Err(e) => app.on_error(e.to_string()),
+                }
+            }
+        }
+        Effect::ResumeSession(id) => match start_agent(launch, ready, Some(&id)) {
+            Ok(link) => {
+                if let Some(store) = store {
+                    let (transcript, usage) = rebuild_transcript(store, &id);
+                    app.on_session_resumed(id, transcript, usage);
+                }
+                return Ok(Some(link));
+            }
+            Err(e) => app.on_error(e),
+        },
+        Effect::NewSession => match start_agent(launch, ready, None) {
+            Ok(link) => return Ok(Some(link)),
+            Err(e) => app.on_error(e),
+        },
+        Effect::DeleteSession(id) => {
+            if let Some(store) = store {
+                match store.delete_session(&id) {
+                    Ok(_) => {
+                        if let Ok(sessions) = store.list_sessions(Some(ws.vault_id()), 100) {
+                            app.show_sessions(sessions);
+                        }
+                    }
+                    Err(e) => app.on_error(e.to_string()),
+                }
+            }
+        }
+        Effect::RenameSession(id, title) => {
+            if let Some(store) = store {
+                match store.set_session_title(&id, &title) {
+                    Ok(()) => {
+                        if let Ok(sessions) = store.list_sessions(Some(ws.vault_id()), 100) {
+                            app.show_sessions(sessions);
+                        }
+                    }
+                    Err(e) => app.on_error(e.to_string()),
+                }
+            }
+        }
+        Effect::Copy(text) => match super::clipboard::copy(&text) {
+            Ok(how) => app.flash(format!("copied ({how})"), Role::Notice),
+            Err(_) => {
+                // No clipboard (SSH, no display): OSC 52 asks the terminal to copy.
+                use std::io::Write;
+                let mut out = std::io::stdout();
+                let _ = out.write_all(super::clipboard::osc52(&text).as_bytes());
+                let _ = out.flush();
+                app.flash("copied (OSC 52)", Role::Notice);
+            }
+        },
+        // Handled by the loop.
+        Effect::Agent(_)
+        | Effect::SetModel(_)
+        | Effect::Quit
+        | Effect::Suspend
+        | Effect::SetMouseCapture(_) => {}
+    }
+    Ok(None)
+}
+
+/// Cost of the period from the configured prices (None when a model has no price).
+fn usage_cost(config: &Config, days: &[crate::store::DayUsage]) -> Option<f64> {
+    let mut cost = 0.0;
+    for day in days {
+        for (model, t) in &day.by_model {
+            let name = model.split_once('/').map_or(model.as_str(), |(_, m)| m);
+            let p = config.prices.get(name)?;
+            cost += (t.input_tokens as f64 * p.input
+                + t.output_tokens as f64 * p.output
+                + t.cache_read_tokens as f64 * p.cache_read.unwrap_or(p.input * 0.1)
+                + t.cache_write_tokens as f64 * p.cache_write.unwrap_or(p.input * 1.25))
+                / 1_000_000.0;
+        }
+    }
+    Some(cost)
+}
+
+/// A transcript from a stored session's messages.
+fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
+    let mut transcript = Transcript::new();
+    let mut calls: std::collections::HashMap<String, (String, serde_json::Value)> =
+        Default::default();
+    for message in store.session_messages(id).unwrap_or_default() {
+        let blocks: Vec<Block> = serde_json::from_str(&message.content_json).unwrap_or_default();
+        let role = if message.role == "assistant" {
+            MessageRole::Assistant
+        } else {
+            MessageRole::User
+        };
+        let mut first_text = true;
+        for block in blocks {
+            match block {
+                Block::Text { text } => match role {
+                    // The focused-note context that follows the person's text is not theirs.
+                    MessageRole::User if first_text => {
+                        transcript.push_user(&text);
+                        first_text = false;
+                    }
+                    MessageRole::User => {}
+                    MessageRole::Assistant => {
+                        transcript.append_delta(&text);
+                        transcript.finish_streaming();
+                    }
+                },
+                Block::Image { .. } => {}
+                Block::ToolUse { id, name, input } => {
+                    transcript.tool_started(&id, &name, &input);
+                    calls.insert(id, (name, input));
+                }
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } => {
+                    let (name, input) = calls.remove(&tool_use_id).unwrap_or_default();
+                    let result = content
+                        .iter()
+                        .map(|p| match p {
+                            ResultPart::Text { text } => text.as_str(),
+                            ResultPart::Image { .. } => "[image]",
+                        })
+                        .collect::<String>();
+                    transcript.tool_finished(&ToolCallRecord {
+                        id: tool_use_id,
+                        name,
+                        input,
+                        is_error,
+                        decision: crate::agent::CallDecision::Allowed,
+                        result,
+                    });
+                }
+            }
+        }
+    }
+    let usage = store
+        .session(id)
+        .ok()
+        .flatten()
+        .map(|s| Usage {
+            input_tokens: s.usage.input_tokens,
+            output_tokens: s.usage.output_tokens,
+            cache_read_input_tokens: s.usage.cache_read_tokens,
+            cache_creation_input_tokens: s.usage.cache_write_tokens,
+        })
+        .unwrap_or_default();
+    (transcript, usage)
+}

@@ -1,0 +1,336 @@
+//! Whole-screen states of the app, as a person sees them, at 80×24 and 120×40 (insta snapshots),
+//! plus resizing from 1×1 to 300×100 and the theme role sheets.
+
+use super::app::{App, Effect, SessionInfo};
+use super::keymap::Keymap;
+use super::testing::{buffer, buffer_text, style_at};
+use super::theme::{Role, Theme};
+use crate::agent::{
+    AgentEvent, CallDecision, PermissionRequest, Proposal, ToolCallRecord, TurnEnd, TurnOutcome,
+};
+use crate::llm::Usage;
+use crate::vault::diff::TextDiff;
+use crate::vault::note_io::{Fingerprint, NoteText, TextFormat};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+
+const NOTE: &str = "---\ntags: [garden]\n---\n# Garden plan\n\nPlant **tomatoes** in May, see [[Seeds]].\n\n- basil\n- beans #todo\n\n```http id=login env=dev\nGET /api\n```\n\nWater them daily.\n";
+
+fn app() -> App {
+    let mut app = App::new(
+        Theme::builtin_dark(),
+        Keymap::default_map(),
+        SessionInfo {
+            vault: "garden-vault".into(),
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            session_id: None,
+            context_window: 200_000,
+            prices: Some([3.0, 15.0, 0.3, 3.75]),
+        },
+    );
+    app.on_ready();
+    app
+}
+
+fn note(text: &str) -> NoteText {
+    NoteText {
+        text: text.into(),
+        format: TextFormat::default(),
+        fingerprint: Fingerprint {
+            hash: 1,
+            mtime_ns: 0,
+            size: text.len() as u64,
+        },
+    }
+}
+
+fn draw(app: &mut App, width: u16, height: u16) -> String {
+    let mut buf = buffer(width, height);
+    app.render(buf.area, &mut buf);
+    buffer_text(&buf)
+}
+
+fn key(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.on_terminal(key(KeyCode::Char(c)));
+    }
+}
+
+fn request(id: u64, before: &str, after: &str) -> PermissionRequest {
+    PermissionRequest {
+        id,
+        call_id: format!("call_{id}"),
+        tool: "update_note".into(),
+        input: json!({"note": "Projects/Plan.md"}),
+        paths: vec!["Projects/Plan.md".into()],
+        proposal: Some(Proposal {
+            summary: "update Projects/Plan.md".into(),
+            path: "Projects/Plan.md".into(),
+            diff: TextDiff::new(before, after),
+        }),
+        offer_session: true,
+        offer_always: true,
+        reason: "update_note changes the vault".into(),
+    }
+}
+
+/// A conversation in progress: a question, a tool call, a streamed reply.
+fn conversation(app: &mut App) {
+    app.transcript.push_user("When do I plant tomatoes?");
+    app.on_agent_event(AgentEvent::TurnStarted {
+        session_id: "4f1c2a9be0d3aa71".into(),
+    });
+    app.on_agent_event(AgentEvent::ToolCallStarted {
+        id: "t1".into(),
+        name: "search_notes".into(),
+        input: json!({"query": "tomatoes"}),
+    });
+    app.on_agent_event(AgentEvent::ToolCallFinished(ToolCallRecord {
+        id: "t1".into(),
+        name: "search_notes".into(),
+        input: json!({"query": "tomatoes"}),
+        is_error: false,
+        decision: CallDecision::Allowed,
+        result: "[{\"path\":\"Projects/Plan.md\"}]".into(),
+    }));
+    app.on_agent_event(AgentEvent::Usage(Usage {
+        input_tokens: 1200,
+        output_tokens: 80,
+        cache_read_input_tokens: 3000,
+        cache_creation_input_tokens: 0,
+    }));
+    for delta in [
+        "According to **Projects/Plan.md** you plant ",
+        "tomatoes in May:\n\n",
+        "```\nPlant tomatoes in May.\n```\n",
+    ] {
+        app.on_agent_event(AgentEvent::TextDelta(delta.into()));
+    }
+}
+
+fn both_sizes(name: &str, app: &mut App) {
+    insta::assert_snapshot!(format!("{name}_80x24"), draw(app, 80, 24));
+    insta::assert_snapshot!(format!("{name}_120x40"), draw(app, 120, 40));
+}
+
+#[test]
+fn empty_start() {
+    let mut app = app();
+    both_sizes("app_empty", &mut app);
+    assert_eq!(
+        app.focus(),
+        super::app::Pane::Chat,
+        "the chat has the keyboard at start-up"
+    );
+}
+
+#[test]
+fn streaming_reply_with_a_tool_cell() {
+    let mut app = app();
+    conversation(&mut app);
+    both_sizes("app_streaming", &mut app);
+}
+
+#[test]
+fn finished_turn_with_a_note_open() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    conversation(&mut app);
+    app.on_agent_event(AgentEvent::TurnDone(TurnOutcome {
+        session_id: "4f1c2a9be0d3aa71".into(),
+        reply: String::new(),
+        stop_reason: TurnEnd::EndTurn,
+        steps: 2,
+        tool_calls: vec![],
+        edits: vec![],
+        usage: Usage::default(),
+        error: None,
+    }));
+    both_sizes("app_note_and_chat", &mut app);
+}
+
+#[test]
+fn banner_small_and_queued() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    conversation(&mut app);
+    app.on_agent_event(AgentEvent::PermissionRequested(request(
+        1,
+        NOTE,
+        &NOTE.replace(
+            "Plant **tomatoes** in May",
+            "Plant **tomatoes** in late April",
+        ),
+    )));
+    both_sizes("app_banner_small", &mut app);
+    app.on_agent_event(AgentEvent::PermissionRequested(request(2, "a\n", "b\n")));
+    both_sizes("app_banner_queued", &mut app);
+}
+
+#[test]
+fn the_banner_answers_go_to_the_agent_and_enter_alone_denies() {
+    let mut app = app();
+    app.on_agent_event(AgentEvent::PermissionRequested(request(7, "a\n", "b\n")));
+    app.on_terminal(key(KeyCode::Enter));
+    let effects = app.take_effects();
+    assert!(
+        matches!(
+            effects.as_slice(),
+            [Effect::Agent(crate::agent::Op::Decision {
+                request: 7,
+                answer: crate::permission::Answer::Deny { .. },
+                ..
+            })]
+        ),
+        "{effects:?}"
+    );
+    app.on_agent_event(AgentEvent::PermissionRequested(request(8, "a\n", "b\n")));
+    app.on_terminal(key(KeyCode::Char('y')));
+    assert!(matches!(
+        app.take_effects().as_slice(),
+        [Effect::Agent(crate::agent::Op::Decision {
+            request: 8,
+            answer: crate::permission::Answer::Once,
+            hunks: None
+        })]
+    ));
+}
+
+#[test]
+fn conflict_banner_in_the_editor() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    type_text(&mut app, "X");
+    app.on_disk_change(note(
+        &NOTE.replace("Water them daily.", "Water them weekly."),
+    ));
+    assert!(app.editor.conflict());
+    both_sizes("app_conflict", &mut app);
+}
+
+#[test]
+fn stacked_and_maximised_layouts() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    conversation(&mut app);
+    insta::assert_snapshot!("app_stacked_80x24", draw(&mut app, 80, 24));
+    app.on_terminal(Event::Key(KeyEvent::new(
+        KeyCode::Char('z'),
+        KeyModifiers::ALT,
+    )));
+    insta::assert_snapshot!("app_maximised_editor_120x40", draw(&mut app, 120, 40));
+}
+
+#[test]
+fn sending_a_message_queues_a_turn_with_the_note_context() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    app.on_terminal(Event::Key(KeyEvent::new(
+        KeyCode::Char('o'),
+        KeyModifiers::CONTROL,
+    )));
+    type_text(&mut app, "summarise");
+    app.on_terminal(key(KeyCode::Enter));
+    match app.take_effects().as_slice() {
+        [Effect::Agent(crate::agent::Op::UserTurn { text, context, .. })] => {
+            assert_eq!(text, "summarise");
+            let focused = context.note.as_ref().expect("the open note is the context");
+            assert_eq!(focused.path, "Projects/Plan.md");
+            assert!(focused.in_editor);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn agent_edits_apply_to_the_buffer_as_one_undo_step() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    let after = NOTE.replace("Water them daily.", "Water them at dawn.");
+    app.on_agent_event(AgentEvent::EditorEdit {
+        path: "Projects/Plan.md".into(),
+        before: NOTE.into(),
+        after: after.clone(),
+    });
+    assert_eq!(app.editor.text(), after);
+    assert!(app.editor.is_dirty());
+    app.editor.handle(super::keymap::Action::Undo);
+    assert_eq!(app.editor.text(), NOTE);
+}
+
+#[test]
+fn resizing_never_panics() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    conversation(&mut app);
+    app.on_agent_event(AgentEvent::PermissionRequested(request(1, NOTE, "x\n")));
+    for (w, h) in [
+        (1, 1),
+        (2, 1),
+        (1, 5),
+        (10, 3),
+        (40, 10),
+        (79, 23),
+        (99, 30),
+        (100, 30),
+        (300, 100),
+    ] {
+        let _ = draw(&mut app, w, h);
+    }
+}
+
+#[test]
+fn status_bar_shows_model_tokens_context_and_cost() {
+    let mut app = app();
+    conversation(&mut app);
+    let screen = draw(&mut app, 120, 40);
+    let status = screen.lines().nth(39).unwrap_or_default();
+    assert!(status.contains("claude-sonnet-4-5"), "{status}");
+    assert!(status.contains("4.3k tok"), "{status}");
+    assert!(status.contains("ctx 2%"), "{status}");
+    assert!(status.contains("$0.01"), "{status}");
+    assert!(status.contains("garden-vault"), "{status}");
+}
+
+/// Each theme's role sheet: every role with its colours and modifiers, so a change to a theme
+/// shows up in review.
+#[test]
+fn role_sheets() {
+    for name in Theme::builtin_names() {
+        let (theme, errors) = Theme::load(name, None);
+        assert!(errors.is_empty());
+        let mut sheet = String::new();
+        for role in Role::ALL {
+            let style = theme.style(*role);
+            sheet.push_str(&format!(
+                "{:<18} fg={:<22} bg={:<22} {:?}\n",
+                role.name(),
+                format!("{:?}", style.fg),
+                format!("{:?}", style.bg),
+                style.add_modifier
+            ));
+        }
+        insta::assert_snapshot!(format!("role_sheet_{name}"), sheet);
+    }
+}
+
+#[test]
+fn diff_lines_in_the_banner_use_the_diff_roles() {
+    let mut app = app();
+    app.on_agent_event(AgentEvent::PermissionRequested(request(
+        1,
+        "keep\nold line\n",
+        "keep\nnew line\n",
+    )));
+    let mut buf = buffer(100, 30);
+    app.render(buf.area, &mut buf);
+    let added = style_at(&buf, "new line").expect("the added line is shown");
+    let removed = style_at(&buf, "old line").expect("the removed line is shown");
+    assert_eq!(added.fg, app.theme.style(Role::DiffAdded).fg);
+    assert_eq!(removed.fg, app.theme.style(Role::DiffRemoved).fg);
+}

@@ -1,0 +1,249 @@
+//! The full-screen app end to end in a real terminal (tmux) against the local fake provider:
+//! launch on a temp vault, type a request, the banner shows the path and the diff, nothing is
+//! written before `y`, after `y` the file changes and the reply shows, `n` leaves the file alone,
+//! Ctrl+Q quits and restores the terminal.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const PLAN: &str = "# Garden plan\n\nPlant tomatoes in May.\n\nWater them daily.\n";
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(command: &str, width: u16, height: u16) -> Tmux {
+        let socket = format!(
+            "vaultchat-tui-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+                % 1_000_000
+        );
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+            ])
+            .args(["-x", &width.to_string(), "-y", &height.to_string(), command])
+            .status()
+            .expect("tmux runs (scripts/install-test-deps installs it)");
+        assert!(status.success());
+        Tmux { socket }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let screen = self.screen();
+            if check(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what} never appeared:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_text(&self, needle: &str) -> String {
+        self.wait_for(needle, |s| s.contains(needle))
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.keys(&["-l", text]);
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn launch_line(fake: &FakeLlm, data: &Path, vault: &Path) -> String {
+    let args = [
+        common::bin().to_string(),
+        "--data-dir".into(),
+        data.display().to_string(),
+        "--provider".into(),
+        "anthropic".into(),
+        "--base-url".into(),
+        fake.base_url.clone(),
+        vault.display().to_string(),
+    ];
+    let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    // After the app exits, say so and keep the pane so the test can read the restored screen.
+    format!(
+        "env ANTHROPIC_API_KEY=k TERM=xterm-256color {}; echo EXIT=$?; sleep 60",
+        args.join(" ")
+    )
+}
+
+fn usage() -> FakeUsage {
+    FakeUsage {
+        input: 100,
+        output: 20,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+fn edit(id: &str, find: &str, replace: &str) -> Reply {
+    Reply::Sse {
+        body: anthropic_tool_calls(
+            Some("I'll change the note."),
+            &[(
+                id,
+                "update_note",
+                json!({"note": "Plan.md", "replace_text": {"find": find, "replace": replace}}),
+            )],
+            usage(),
+        ),
+        chunking: Chunking::Fixed(7),
+    }
+}
+
+#[test]
+fn approve_with_y_writes_deny_with_n_does_not_and_ctrl_q_restores_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Plan.md"), PLAN).unwrap();
+    let data = tmp.path().join("data");
+    let note = vault.join("Plan.md");
+    let after_first = PLAN.replace("Plant tomatoes in May.", "Plant tomatoes in late April.");
+
+    let fake = FakeLlm::start(vec![
+        edit(
+            "w1",
+            "Plant tomatoes in May.",
+            "Plant tomatoes in late April.",
+        ),
+        Reply::Sse {
+            body: anthropic_text("Moved the planting to late April.", usage()),
+            chunking: Chunking::Fixed(5),
+        },
+        edit("w2", "Water them daily.", "Never water them."),
+        Reply::Sse {
+            body: anthropic_text("Understood, I left the watering alone.", usage()),
+            chunking: Chunking::Whole,
+        },
+    ]);
+    let tmux = Tmux::start(&launch_line(&fake, &data, &vault), 120, 40);
+    // The chat has the keyboard at start-up; it is ready once the vault is indexed.
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    assert_eq!(
+        tmux.tmux(&["display", "-p", "-t", "t", "#{alternate_on}"])
+            .trim(),
+        "1"
+    );
+
+    tmux.type_text("Move the tomatoes to late April");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("Allow update_note?");
+    assert!(
+        screen.contains("update Plan.md"),
+        "the banner names the path:\n{screen}"
+    );
+    assert!(screen.contains("- Plant tomatoes in May."), "{screen}");
+    assert!(
+        screen.contains("+ Plant tomatoes in late April."),
+        "{screen}"
+    );
+    assert!(screen.contains("+1 -1"), "{screen}");
+    // Nothing is written while the banner waits.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), PLAN);
+    tmux.keys(&["y"]);
+    tmux.wait_text("Moved the planting to late April.");
+    // The edit went to the open note's buffer or the file: either way, after saving it is on disk.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&note).unwrap() != after_first {
+        if Instant::now() > deadline {
+            // The note is open in the editor: the edit is in the buffer; save it.
+            tmux.keys(&["C-s"]);
+            std::thread::sleep(Duration::from_millis(300));
+            assert_eq!(
+                std::fs::read_to_string(&note).unwrap(),
+                after_first,
+                "{}",
+                tmux.screen()
+            );
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A second change, denied with `n` (and Enter for no reason): the file stays as it is.
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    tmux.type_text("Stop watering");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("+ Never water them.");
+    tmux.keys(&["n"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Understood, I left the watering alone.");
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), after_first);
+    let sent = fake.requests()[3].raw_body.clone();
+    assert!(sent.contains("declined"), "the model was told: {sent}");
+
+    tmux.keys(&["C-q"]);
+    let screen = tmux.wait_text("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert_eq!(
+        tmux.tmux(&["display", "-p", "-t", "t", "#{alternate_on}"])
+            .trim(),
+        "0",
+        "the alternate screen was left"
+    );
+    assert!(
+        !screen.contains("Ask about your notes"),
+        "the app's screen is gone:\n{screen}"
+    );
+}
