@@ -1350,3 +1350,47 @@ fn a_context_overflow_says_how_to_get_out() {
         assert_eq!(fake.requests().len(), 1, "a 400 is not retried");
     }
 }
+
+#[test]
+fn wikilinks_in_a_message_pull_the_notes_in_unless_a_rule_forbids() {
+    for p in BOTH {
+        let s = setup();
+        std::fs::write(
+            &s.config,
+            "[provider]\nidle_timeout_secs = 2\n[permissions]\ndeny = [\"*:Inbox.md\"]\n",
+        )
+        .unwrap();
+        let fake = FakeLlm::start(vec![text_reply(
+            p,
+            "Tomatoes in May.",
+            usage(10, 3, 0, 0),
+            Chunking::Whole,
+        )]);
+        let out = ask(
+            &s,
+            &fake,
+            p,
+            &[
+                "What does [[Plan|my plan]] say? Compare with [[Inbox]].",
+                "--json",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let sent = fake.requests()[0].raw_body.clone();
+        assert!(
+            sent.contains("linked_note path=\\\"Projects/Plan.md\\\""),
+            "{sent}"
+        );
+        assert!(
+            sent.contains("Water them daily."),
+            "the note's text is sent"
+        );
+        assert!(!sent.contains("Call Anna"), "the denied note stays out");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("[[Inbox]] was not sent"), "{err}");
+    }
+}

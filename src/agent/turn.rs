@@ -62,7 +62,10 @@ impl Agent {
                 .insert(note.path.clone(), note.editor.text.clone());
         }
 
-        let user = user_message(text, attachments, &context);
+        let mut user = user_message(text, attachments, &context);
+        for block in self.linked_notes(text, events) {
+            user.content.push(Block::Text { text: block });
+        }
         if let Err(e) = self.record(user) {
             return failed(outcome, e);
         }
@@ -317,6 +320,42 @@ impl Agent {
             role: Role::User,
             content,
         });
+    }
+
+    /// The notes a message names with `[[…]]`, as context blocks. A link to a note the rules
+    /// keep from the agent (a deny rule on its path) is left out, and the person is told.
+    fn linked_notes(
+        &mut self,
+        text: &str,
+        events: &mpsc::UnboundedSender<AgentEvent>,
+    ) -> Vec<String> {
+        let mut blocks = Vec::new();
+        for target in crate::attach::wikilink_targets(text) {
+            let (path, note) = match self.workspace.read_note_named(&target) {
+                Ok(found) => found,
+                Err(e) => {
+                    let _ = events.send(AgentEvent::Notice(format!("[[{target}]]: {e}")));
+                    continue;
+                }
+            };
+            let facts = crate::permission::CallFacts {
+                tool: "read_note".into(),
+                paths: vec![path.clone()],
+                read_only: true,
+                ..Default::default()
+            };
+            if let crate::permission::Decision::Deny { reason } =
+                crate::permission::decide(&facts, &self.rules, false)
+            {
+                let _ = events.send(AgentEvent::Notice(format!(
+                    "[[{target}]] was not sent to the model: {reason}"
+                )));
+                continue;
+            }
+            blocks.push(crate::attach::linked_note_block(&path, &note.text));
+            self.seen.insert(path, note.text);
+        }
+        blocks
     }
 
     fn workspace_name(&self) -> String {

@@ -131,3 +131,76 @@ mod tests {
         ));
     }
 }
+
+/// The most notes one message pulls in with `[[…]]`.
+pub const MAX_LINKED_NOTES: usize = 5;
+/// The most characters of one linked note sent as context.
+pub const MAX_LINKED_CHARS: usize = 20_000;
+
+/// The targets of the `[[wikilinks]]` in a chat message, in order, without duplicates, at most
+/// [`MAX_LINKED_NOTES`]: `[[Plan]]`, `[[Projects/Plan.md|the plan]]` (alias dropped),
+/// `[[Plan#Dates]]` (heading dropped). Embeds `![[…]]` count the same.
+pub fn wikilink_targets(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("[[") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("]]") else { break };
+        let inner = &after[..end];
+        rest = &after[end + 2..];
+        if inner.contains('\n') || inner.contains("[[") {
+            continue;
+        }
+        let target = inner.split('|').next().unwrap_or("");
+        let target = target.split(['#', '^']).next().unwrap_or("").trim();
+        if !target.is_empty() && !out.iter().any(|t| t == target) {
+            out.push(target.to_string());
+            if out.len() == MAX_LINKED_NOTES {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A linked note as context for the model, cut to [`MAX_LINKED_CHARS`] (and saying so).
+pub fn linked_note_block(path: &str, text: &str) -> String {
+    let total = text.chars().count();
+    if total <= MAX_LINKED_CHARS {
+        return format!("<linked_note path=\"{path}\">\n{text}\n</linked_note>");
+    }
+    let cut: String = text.chars().take(MAX_LINKED_CHARS).collect();
+    format!(
+        "<linked_note path=\"{path}\" truncated=\"true\" total_chars=\"{total}\">\n{cut}\n</linked_note>\n(read_note with offset {MAX_LINKED_CHARS} gives the rest)"
+    )
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn wikilink_targets_drop_aliases_and_headings_and_repeat_once() {
+        assert_eq!(
+            wikilink_targets(
+                "see [[Plan]], [[Projects/Plan.md|the plan]], [[Plan#Dates]] and ![[Seeds^b1]]"
+            ),
+            ["Plan", "Projects/Plan.md", "Seeds"]
+        );
+        assert!(wikilink_targets("no links [[ ]] [[unclosed").is_empty());
+        let many: String = (0..9).map(|n| format!("[[n{n}]] ")).collect();
+        assert_eq!(wikilink_targets(&many).len(), MAX_LINKED_NOTES);
+    }
+
+    #[test]
+    fn long_notes_are_cut_and_say_so() {
+        let long = "é".repeat(MAX_LINKED_CHARS + 10);
+        let block = linked_note_block("a.md", &long);
+        assert!(block.contains("truncated=\"true\""));
+        assert!(block.contains(&format!("total_chars=\"{}\"", MAX_LINKED_CHARS + 10)));
+        assert_eq!(
+            linked_note_block("a.md", "hi"),
+            "<linked_note path=\"a.md\">\nhi\n</linked_note>"
+        );
+    }
+}

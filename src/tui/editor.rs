@@ -2389,7 +2389,10 @@ mod tests {
             pane.render(buf.area, &mut buf, &theme, true);
         }
         assert!(buffer_text(&buf).contains("line 4999"));
-        assert!(pane.text().contains("#tag4999xxxxx"), "typed at the end of the last line");
+        assert!(
+            pane.text().contains("#tag4999xxxxx"),
+            "typed at the end of the last line"
+        );
     }
 
     #[test]

@@ -851,7 +851,10 @@ mod tests {
         type_query(&mut picker, "2");
         let narrow = picker.matched_paths();
         assert!(narrow.len() < broad);
-        assert!(narrow.iter().all(|p| p.contains('4') && p.contains('2')), "{narrow:?}");
+        assert!(
+            narrow.iter().all(|p| p.contains('4') && p.contains('2')),
+            "{narrow:?}"
+        );
     }
 
     fn rendered(picker: &mut Picker, width: u16, height: u16) -> Buffer {
