@@ -211,9 +211,7 @@ impl Theme {
                     | Role::Placeholder
                     | Role::MdEmphasis
                     | Role::MdQuote
-                    | Role::CodeComment => {
-                        Style::new().add_modifier(Modifier::ITALIC)
-                    }
+                    | Role::CodeComment => Style::new().add_modifier(Modifier::ITALIC),
                     Role::HunkRejected => Style::new().add_modifier(Modifier::CROSSED_OUT),
                     Role::MdLink => Style::new().add_modifier(Modifier::UNDERLINED),
                     _ => Style::new(),

@@ -1,6 +1,6 @@
 //! One entry of the transcript and how it is laid out as lines of a given width.
 
-use super::markdown::render_markdown;
+use super::markdown::render_markdown_with;
 use super::wrap::{self, Breaks};
 use crate::agent::CallDecision;
 use crate::tui::theme::{Role, Theme};
@@ -67,6 +67,17 @@ pub fn layout(
     width: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    layout_with(cell, approval, width, theme, true)
+}
+
+/// [`layout`], reusing highlighted code from earlier calls when `reuse`.
+pub(crate) fn layout_with(
+    cell: &Cell,
+    approval: Option<CallDecision>,
+    width: usize,
+    theme: &Theme,
+    reuse: bool,
+) -> Vec<Line<'static>> {
     let width = width.max(1);
     match cell {
         Cell::User { text } => marked_text(
@@ -77,7 +88,7 @@ pub fn layout(
             width,
         ),
         Cell::Assistant { text, streaming } => {
-            let mut lines = render_markdown(text, width, theme);
+            let mut lines = render_markdown_with(text, width, theme, reuse);
             if *streaming {
                 add_stream_cursor(&mut lines, width, theme);
             }
@@ -90,7 +101,18 @@ pub fn layout(
             result,
             expanded,
             ..
-        } => tool_lines(name, input, *status, result, *expanded, approval, width, theme),
+        } => tool_lines(
+            &ToolCall {
+                name,
+                input,
+                status: *status,
+                result,
+                expanded: *expanded,
+                approval,
+            },
+            width,
+            theme,
+        ),
         Cell::Error { text } => {
             let style = theme.style(Role::Error);
             marked_text(text, ERROR_MARKER, style, style, width)
@@ -178,17 +200,25 @@ fn status_label(status: ToolStatus, approval: Option<CallDecision>) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn tool_lines(
-    name: &str,
-    input: &Value,
+/// What a tool cell shows.
+struct ToolCall<'a> {
+    name: &'a str,
+    input: &'a Value,
     status: ToolStatus,
-    result: &str,
+    result: &'a str,
     expanded: bool,
     approval: Option<CallDecision>,
-    width: usize,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
+}
+
+fn tool_lines(call: &ToolCall<'_>, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let ToolCall {
+        name,
+        input,
+        status,
+        result,
+        expanded,
+        approval,
+    } = *call;
     let tool = theme.style(Role::Tool);
     let dim = theme.style(Role::Dim);
     let failed = matches!(
@@ -219,13 +249,20 @@ fn tool_lines(
     spans.push(Span::styled(status_text, status_style));
     let mut lines = vec![Line::from(wrap::truncate(&spans, width))];
 
-    let detail_style = if failed { theme.style(Role::ToolError) } else { dim };
+    let detail_style = if failed {
+        theme.style(Role::ToolError)
+    } else {
+        dim
+    };
     let bar = Span::styled(DETAIL_BAR, dim);
     let bar_width = wrap::text_width(DETAIL_BAR);
     let room = width.saturating_sub(bar_width).max(1);
     let detail = |text: &str, style: Style| {
         let mut spans = vec![bar.clone()];
-        spans.extend(wrap::truncate(&[Span::styled(text.to_string(), style)], room));
+        spans.extend(wrap::truncate(
+            &[Span::styled(text.to_string(), style)],
+            room,
+        ));
         Line::from(spans)
     };
     if expanded {
@@ -375,7 +412,10 @@ mod tests {
         );
         assert_eq!(
             text(&denied),
-            ["⚙ read_note Projects/Plan.md  ⊘ denied", "  └ denied: not now"]
+            [
+                "⚙ read_note Projects/Plan.md  ⊘ denied",
+                "  └ denied: not now"
+            ]
         );
         assert!(super::super::drawn_as(
             crate::tui::testing::style_at(&buffer_of(&denied), "⊘"),
@@ -430,7 +470,12 @@ mod tests {
             &theme,
         );
         assert_eq!(text(&error), ["✗ provider said 529"]);
-        assert!(error[0].spans.iter().all(|s| s.style == theme.style(Role::Error)));
+        assert!(
+            error[0]
+                .spans
+                .iter()
+                .all(|s| s.style == theme.style(Role::Error))
+        );
         let note = layout(
             &Cell::System {
                 text: "Session resumed".into(),
@@ -440,6 +485,11 @@ mod tests {
             &theme,
         );
         assert_eq!(text(&note), ["· Session resumed"]);
-        assert!(note[0].spans.iter().all(|s| s.style == theme.style(Role::System)));
+        assert!(
+            note[0]
+                .spans
+                .iter()
+                .all(|s| s.style == theme.style(Role::System))
+        );
     }
 }

@@ -166,7 +166,9 @@ impl ChatInput {
             .textarea
             .lines()
             .iter()
-            .map(|line| wrap::wrap(&[Span::raw(line.as_str())], room, &[], &[], Breaks::Words).len())
+            .map(|line| {
+                wrap::wrap(&[Span::raw(line.as_str())], room, &[], &[], Breaks::Words).len()
+            })
             .sum();
         let rows = u16::try_from(rows).unwrap_or(u16::MAX);
         rows.saturating_add(2).clamp(MIN_HEIGHT, MAX_HEIGHT)
@@ -223,7 +225,9 @@ impl ChatInput {
             .set_selection_style(theme.style(Role::Selection));
         // Without focus the cursor is not drawn: only one place on screen takes typing.
         let cursor = if focused {
-            theme.style(Role::Input).add_modifier(ratatui::style::Modifier::REVERSED)
+            theme
+                .style(Role::Input)
+                .add_modifier(ratatui::style::Modifier::REVERSED)
         } else {
             theme.style(Role::Input)
         };
@@ -364,15 +368,27 @@ mod tests {
         input.insert_str(
             "Summarise [[Projects/Plan]] in three bullets,\nthen list the open questions\nand tag them #review.",
         );
-        for (width, name) in [(80u16, "chat_input_multiline_80"), (120, "chat_input_multiline_120")] {
+        for (width, name) in [
+            (80u16, "chat_input_multiline_80"),
+            (120, "chat_input_multiline_120"),
+        ] {
             let height = input.height(width);
             assert_eq!(height, 5);
             let mut buf = buffer(width, height);
-            input.render(Rect::new(0, 0, width, height), &mut buf, &theme, true, "Ask");
+            input.render(
+                Rect::new(0, 0, width, height),
+                &mut buf,
+                &theme,
+                true,
+                "Ask",
+            );
             insta::assert_snapshot!(name, buffer_text(&buf));
         }
         let mut unfocused = buffer(80, 5);
         input.render(Rect::new(0, 0, 80, 5), &mut unfocused, &theme, false, "Ask");
-        assert_eq!(style_at(&unfocused, "╭").map(|s| s.fg), Some(theme.style(Role::Border).fg));
+        assert_eq!(
+            style_at(&unfocused, "╭").map(|s| s.fg),
+            Some(theme.style(Role::Border).fg)
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! head (laid out once) and a tail (laid out again on each delta), so a delta costs only its tail.
 
 use super::wrap::{self, Breaks};
-use crate::tui::highlight::highlight_code;
+use crate::tui::highlight::{Reuse, highlight_with};
 use crate::tui::theme::{Role, Theme};
 use pulldown_cmark::{
     Alignment, BlockQuoteKind, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag,
@@ -28,13 +28,27 @@ const MIN_COLUMN: usize = 3;
 /// `text` as lines at most `width` cells wide (a line may run over only where a single glyph is
 /// wider than the room left, or a table cannot be squeezed further).
 pub fn render_markdown(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    render_markdown_with(text, width, theme, true)
+}
+
+/// [`render_markdown`], reusing highlighted code from earlier calls when `reuse` (the picture is
+/// the same either way; the benchmark's uncached baseline passes false).
+pub(crate) fn render_markdown_with(
+    text: &str,
+    width: usize,
+    theme: &Theme,
+    reuse: bool,
+) -> Vec<Line<'static>> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_WIKILINKS
         | Options::ENABLE_GFM;
-    let mut renderer = Renderer::new(width.max(1), theme);
-    for event in Parser::new_ext(text, options) {
+    let mut renderer = Renderer::new(width.max(1), theme, reuse);
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        if let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) = &event {
+            renderer.fence_closed = text.get(range).is_some_and(fence_is_closed);
+        }
         renderer.event(event);
     }
     renderer.finish()
@@ -53,13 +67,18 @@ pub fn stable_prefix_len(text: &str, from: usize) -> usize {
     let mut position = boundary;
     let mut fence: Option<(char, usize)> = None;
     let mut after_blank = false;
-    // Only complete lines count: the last, unfinished line may still become anything.
+    // Since the last cut, a list item or quote began: an indented line may continue it.
+    let mut in_list = false;
     for line in rest.split_inclusive('\n') {
-        if !line.ends_with('\n') {
-            break;
-        }
         let content = line.trim_end_matches(['\n', '\r']);
         let blank = content.trim().is_empty();
+        if !line.ends_with('\n') {
+            // An unfinished last line can already be a cut: what decides is how it starts.
+            if fence.is_none() && after_blank && !blank && starts_fresh_block(content, in_list) {
+                boundary = position;
+            }
+            break;
+        }
         match fence {
             Some((marker, length)) => {
                 if closes_fence(content, marker, length) {
@@ -67,8 +86,12 @@ pub fn stable_prefix_len(text: &str, from: usize) -> usize {
                 }
             }
             None => {
-                if after_blank && !blank && starts_fresh_block(content) {
+                if after_blank && !blank && starts_fresh_block(content, in_list) {
                     boundary = position;
+                    in_list = false;
+                }
+                if starts_list_or_quote(content) {
+                    in_list = true;
                 }
                 fence = opens_fence(content);
             }
@@ -79,14 +102,48 @@ pub fn stable_prefix_len(text: &str, from: usize) -> usize {
     boundary
 }
 
-/// A line that starts a block of its own after a blank line, whatever came before.
-fn starts_fresh_block(line: &str) -> bool {
-    match line.chars().next() {
+/// A line that starts a block of its own after a blank line, whatever came before: indented by
+/// at most three spaces (and not at all while a list item or quote may continue), and starting
+/// no quote, list item or HTML (digits are left out too, for ordered lists).
+fn starts_fresh_block(line: &str, in_list: bool) -> bool {
+    let body = line.trim_start_matches(' ');
+    let indent = line.len() - body.len();
+    if indent > 3 || (indent > 0 && in_list) {
+        return false;
+    }
+    match body.chars().next() {
         None => false,
         Some(c) => {
             !(c.is_whitespace() || c.is_ascii_digit() || matches!(c, '>' | '-' | '*' | '+' | '<'))
         }
     }
+}
+
+/// A line that begins a list item or a block quote.
+fn starts_list_or_quote(line: &str) -> bool {
+    let body = line.trim_start();
+    let mut chars = body.chars();
+    match chars.next() {
+        Some('>') => true,
+        Some('-' | '*' | '+') => chars.next().is_none_or(char::is_whitespace),
+        Some(c) if c.is_ascii_digit() => {
+            let after = body.trim_start_matches(|c: char| c.is_ascii_digit());
+            let mut rest = after.chars();
+            matches!(rest.next(), Some('.' | ')')) && rest.next().is_none_or(char::is_whitespace)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a fenced code block's source (fences included) has its closing fence: a block still
+/// streaming in has not, and its highlighting resumes where the shorter version stopped.
+fn fence_is_closed(block: &str) -> bool {
+    let block = block.trim_end_matches(['\n', '\r']);
+    let mut lines = block.split('\n');
+    let (Some(first), Some(last)) = (lines.next(), lines.next_back()) else {
+        return false;
+    };
+    opens_fence(first).is_some_and(|(marker, length)| closes_fence(last, marker, length))
 }
 
 /// The fence character and length when `line` opens a fenced code block.
@@ -145,6 +202,8 @@ struct Table {
 struct CodeBlock {
     language: String,
     text: String,
+    /// The closing fence has arrived (indented blocks are always complete).
+    closed: bool,
 }
 
 struct Renderer<'t> {
@@ -162,6 +221,10 @@ struct Renderer<'t> {
     /// containers (those the finished block and the next one share, such as a quote around both).
     blank_pending: Option<usize>,
     code: Option<CodeBlock>,
+    /// Whether the fenced block starting now has its closing fence (set before its event).
+    fence_closed: bool,
+    /// Reuse highlighted code from earlier calls.
+    reuse: bool,
     link: Option<Link>,
     table: Option<Table>,
     /// The last character of the inline content so far (a `#tag` must start a word).
@@ -169,7 +232,7 @@ struct Renderer<'t> {
 }
 
 impl<'t> Renderer<'t> {
-    fn new(width: usize, theme: &'t Theme) -> Self {
+    fn new(width: usize, theme: &'t Theme, reuse: bool) -> Self {
         Renderer {
             theme,
             width,
@@ -180,6 +243,8 @@ impl<'t> Renderer<'t> {
             containers: Vec::new(),
             blank_pending: None,
             code: None,
+            fence_closed: false,
+            reuse,
             link: None,
             table: None,
             last_char: None,
@@ -291,13 +356,14 @@ impl<'t> Renderer<'t> {
             }
             Tag::CodeBlock(kind) => {
                 self.flush();
-                let language = match kind {
-                    CodeBlockKind::Fenced(info) => info.to_string(),
-                    CodeBlockKind::Indented => String::new(),
+                let (language, closed) = match kind {
+                    CodeBlockKind::Fenced(info) => (info.to_string(), self.fence_closed),
+                    CodeBlockKind::Indented => (String::new(), true),
                 };
                 self.code = Some(CodeBlock {
                     language,
                     text: String::new(),
+                    closed,
                 });
             }
             Tag::HtmlBlock => self.flush(),
@@ -593,18 +659,18 @@ impl<'t> Renderer<'t> {
 
     /// Add a row; a pending blank line goes first, carrying the quote bars it sits between.
     fn emit(&mut self, line: Line<'static>) {
-        if let Some(depth) = self.blank_pending.take() {
-            if !self.out.is_empty() {
-                let mut blank = self.prefix_of(depth.min(self.containers.len()), false);
-                // Trailing indentation would only be invisible padding.
-                while blank.last().is_some_and(|s| s.content.trim().is_empty()) {
-                    blank.pop();
-                }
-                if let Some(last) = blank.last_mut() {
-                    last.content = last.content.trim_end().to_string().into();
-                }
-                self.out.push(Line::from(blank));
+        if let Some(depth) = self.blank_pending.take()
+            && !self.out.is_empty()
+        {
+            let mut blank = self.prefix_of(depth.min(self.containers.len()), false);
+            // Trailing indentation would only be invisible padding.
+            while blank.last().is_some_and(|s| s.content.trim().is_empty()) {
+                blank.pop();
             }
+            if let Some(last) = blank.last_mut() {
+                last.content = last.content.trim_end().to_string().into();
+            }
+            self.out.push(Line::from(blank));
         }
         self.out.push(line);
         for container in &mut self.containers {
@@ -649,7 +715,12 @@ impl<'t> Renderer<'t> {
             .unwrap_or("")
             .to_string();
         let mut first_row = true;
-        for line in highlight_code(&code.text, &code.language, self.theme) {
+        let reuse = match (self.reuse, code.closed) {
+            (false, _) => Reuse::Nothing,
+            (true, true) => Reuse::Memo,
+            (true, false) => Reuse::Resume,
+        };
+        for line in highlight_with(&code.text, &code.language, self.theme, reuse) {
             let prefix = if first_row {
                 &first_prefix
             } else {
@@ -898,15 +969,26 @@ mod tests {
             ["see docs (https://x.io) and https://y.io"]
         );
         assert_eq!(
-            lines("mail [Ana](mailto:ana@x.io) or [ana@x.io](mailto:ana@x.io)", 60),
+            lines(
+                "mail [Ana](mailto:ana@x.io) or [ana@x.io](mailto:ana@x.io)",
+                60
+            ),
             ["mail Ana (ana@x.io) or ana@x.io"]
         );
-        assert_eq!(lines("open [[Projects/Plan]] now", 60), ["open [[Projects/Plan]] now"]);
+        assert_eq!(
+            lines("open [[Projects/Plan]] now", 60),
+            ["open [[Projects/Plan]] now"]
+        );
         assert_eq!(lines("[[Plan|the plan]]", 60), ["[[the plan]]"]);
-        let link = theme.style(Role::Assistant).patch(theme.style(Role::MdLink));
+        let link = theme
+            .style(Role::Assistant)
+            .patch(theme.style(Role::MdLink));
         assert_eq!(span_style("open [[Plan]]", "Plan"), Some(link));
         let tag = theme.style(Role::Assistant).patch(theme.style(Role::MdTag));
-        assert_eq!(span_style("filed under #work/q3 today", "#work/q3"), Some(tag));
+        assert_eq!(
+            span_style("filed under #work/q3 today", "#work/q3"),
+            Some(tag)
+        );
         // Not tags: an issue number, a heading-like hash inside a word, a lone hash.
         for text in ["issue #12", "C#sharp", "a # b"] {
             let styles: Vec<Style> = render_markdown(text, 60, &theme)
@@ -927,7 +1009,10 @@ mod tests {
             "| name | description |\n|---|---|\n| x | a very long description indeed |",
             20,
         );
-        assert!(narrow.iter().all(|l| wrap::text_width(l) <= 20), "{narrow:?}");
+        assert!(
+            narrow.iter().all(|l| wrap::text_width(l) <= 20),
+            "{narrow:?}"
+        );
         assert!(narrow[2].ends_with('…'), "{narrow:?}");
     }
 
@@ -947,17 +1032,32 @@ mod tests {
     fn stable_prefix_cuts_only_between_independent_blocks() {
         let text = "para one\n\npara two\n";
         assert_eq!(stable_prefix_len(text, 0), "para one\n\n".len());
-        // The line after the blank must be complete before the cut is known... and it is here.
-        assert_eq!(stable_prefix_len("a\n\nb", 0), 0);
+        // The line after the blank need not be complete: how it starts decides.
+        assert_eq!(stable_prefix_len("a\n\nb", 0), 3);
+        assert_eq!(stable_prefix_len("a\n\n  ", 0), 0);
+        assert_eq!(stable_prefix_len("a\n\n-", 0), 0);
         // Not inside a code fence.
         let fenced = "```\ncode\n\nmore\n```\n";
         assert_eq!(stable_prefix_len(fenced, 0), 0);
         let after_fence = "```\ncode\n\nmore\n```\n\nnext\n";
-        assert_eq!(stable_prefix_len(after_fence, 0), "```\ncode\n\nmore\n```\n\n".len());
+        assert_eq!(
+            stable_prefix_len(after_fence, 0),
+            "```\ncode\n\nmore\n```\n\n".len()
+        );
         // Not before list items, quotes or indented continuations.
         assert_eq!(stable_prefix_len("- a\n\n- b\n", 0), 0);
         assert_eq!(stable_prefix_len("> a\n\n> b\n", 0), 0);
         assert_eq!(stable_prefix_len("- a\n\n  more\n", 0), 0);
+        // A paragraph may start with a space or three (a streamed token often does)...
+        assert_eq!(stable_prefix_len("a\n\n word\n", 0), 3);
+        // ...but not after a list item or quote, which an indented line may continue.
+        assert_eq!(stable_prefix_len("1. a\n\n   more\n", 0), 0);
+        assert_eq!(stable_prefix_len("- a\nlazy\n\n  more\n", 0), 0);
+        assert_eq!(
+            stable_prefix_len("- a\n\nb\n\n c\n", 0),
+            "- a\n\nb\n\n".len()
+        );
+        assert_eq!(stable_prefix_len("a\n\n    code\n", 0), 0);
         // Scanning resumes from an earlier cut.
         let long = "a\n\nb\n\nc\n";
         assert_eq!(stable_prefix_len(long, 3), "a\n\nb\n\n".len());
@@ -990,6 +1090,29 @@ mod tests {
             joined.extend(part);
         }
         assert_eq!(joined, whole);
+    }
+
+    #[test]
+    fn closed_and_open_fences() {
+        assert!(fence_is_closed("```rust\nlet a = 1;\n```\n"));
+        assert!(fence_is_closed("~~~~\nx\n~~~~~"));
+        assert!(!fence_is_closed("```rust\nlet a = 1;\n"));
+        assert!(!fence_is_closed("```rust\n"));
+        assert!(!fence_is_closed("````\nx\n```\n"));
+    }
+
+    #[test]
+    fn streamed_code_looks_like_finished_code() {
+        let theme = theme();
+        let text = "Code:\n\n```rust\nfn a() {\n    let s = \"x\";\n}\n```\n";
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let prefix = &text[..end];
+            assert_eq!(
+                render_markdown(prefix, 30, &theme),
+                render_markdown_with(prefix, 30, &theme, false),
+                "{prefix:?}"
+            );
+        }
     }
 
     #[test]

@@ -79,16 +79,16 @@ impl Layout {
     }
 }
 
-/// Lay out a cell from scratch.
-fn fresh_layout(entry: &Entry, width: usize, theme: &Theme) -> Layout {
+/// Lay out a cell from scratch (`reuse`: highlighted code from earlier layouts may be reused).
+fn fresh_layout(entry: &Entry, width: usize, theme: &Theme, reuse: bool) -> Layout {
     match &entry.cell {
         Cell::Assistant {
             text,
             streaming: true,
         } => {
             let settled = markdown::stable_prefix_len(text, 0);
-            let head = markdown::render_markdown(&text[..settled], width, theme);
-            let mut tail = markdown::render_markdown(&text[settled..], width, theme);
+            let head = markdown::render_markdown_with(&text[..settled], width, theme, reuse);
+            let mut tail = markdown::render_markdown_with(&text[settled..], width, theme, reuse);
             cell::add_stream_cursor(&mut tail, width, theme);
             Layout {
                 width,
@@ -101,7 +101,7 @@ fn fresh_layout(entry: &Entry, width: usize, theme: &Theme) -> Layout {
         cell => Layout {
             width,
             revision: entry.revision,
-            head: cell::layout(cell, entry.approval, width, theme),
+            head: cell::layout_with(cell, entry.approval, width, theme, reuse),
             tail: Vec::new(),
             settled: 0,
         },
@@ -143,7 +143,7 @@ fn refresh_layout(entry: &mut Entry, width: usize, theme: &Theme) -> bool {
         layout.revision = entry.revision;
         return true;
     }
-    entry.layout = Some(fresh_layout(entry, width, theme));
+    entry.layout = Some(fresh_layout(entry, width, theme, true));
     true
 }
 
@@ -248,10 +248,11 @@ impl Transcript {
     pub fn append_delta(&mut self, text: &str) {
         if let Some(id) = self.streaming
             && let Some(Entry {
-                cell: Cell::Assistant {
-                    text: reply,
-                    streaming: true,
-                },
+                cell:
+                    Cell::Assistant {
+                        text: reply,
+                        streaming: true,
+                    },
                 ..
             }) = self.entries.get_mut(id)
         {
@@ -317,9 +318,10 @@ impl Transcript {
                 | CallDecision::ApprovedAlways
         )
         .then_some(record.decision);
-        let found = self.entries.iter().rposition(
-            |e| matches!(&e.cell, Cell::Tool { call_id, .. } if *call_id == record.id),
-        );
+        let found = self
+            .entries
+            .iter()
+            .rposition(|e| matches!(&e.cell, Cell::Tool { call_id, .. } if *call_id == record.id));
         let id = match found {
             Some(id) => id,
             None => {
@@ -512,7 +514,10 @@ impl Transcript {
                 if refresh_layout(entry, width, theme) {
                     self.layouts += 1;
                 }
-                rows.push(entry_rows(id, entry.layout.as_ref().map_or(0, Layout::rows)));
+                rows.push(entry_rows(
+                    id,
+                    entry.layout.as_ref().map_or(0, Layout::rows),
+                ));
             }
             self.heights.rebuild(rows);
             self.dirty.clear();
@@ -570,7 +575,7 @@ impl Transcript {
         let layouts: Vec<Layout> = self
             .entries
             .iter()
-            .map(|e| fresh_layout(e, width, theme))
+            .map(|e| fresh_layout(e, width, theme, false))
             .collect();
         self.layouts += layouts.len() as u64;
         let rows = layouts
@@ -588,13 +593,7 @@ impl Transcript {
     }
 
     /// The pane's frame (border, title) and the rectangle for text; `None` when there is no room.
-    fn frame(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) -> Option<Frame> {
+    fn frame(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) -> Option<Frame> {
         let area = area.intersection(buf.area);
         if area.is_empty() {
             return None;
@@ -607,7 +606,10 @@ impl Transcript {
         let block = Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(theme.style(border))
-            .title(Span::styled(format!(" {} ", self.title), theme.style(title)));
+            .title(Span::styled(
+                format!(" {} ", self.title),
+                theme.style(title),
+            ));
         let inner = block.inner(area);
         buf.set_style(area, theme.style(Role::Text));
         block.render(area, buf);
@@ -663,7 +665,8 @@ impl Transcript {
             position = if offset + 1 < this.heights.get(id) {
                 Some((id, offset + 1))
             } else {
-                this.heights.locate(top + usize::from(y - frame.text.top()) + 1)
+                this.heights
+                    .locate(top + usize::from(y - frame.text.top()) + 1)
             };
         }
         this.draw_scroll_marks(frame, top, buf, theme);

@@ -162,9 +162,17 @@ fn only_changed_cells_are_laid_out_again() {
     t.tool_started("x", "search_notes", &json!({"query": "q"}));
     let cells = t.len() as u64;
     draw(&mut t, 80, 24);
-    assert_eq!(t.layout_count(), cells, "the first frame lays out every cell");
+    assert_eq!(
+        t.layout_count(),
+        cells,
+        "the first frame lays out every cell"
+    );
     draw(&mut t, 80, 24);
-    assert_eq!(t.layout_count(), cells, "an unchanged frame lays out nothing");
+    assert_eq!(
+        t.layout_count(),
+        cells,
+        "an unchanged frame lays out nothing"
+    );
     t.scroll_up(10);
     draw(&mut t, 80, 24);
     assert_eq!(t.layout_count(), cells, "scrolling lays out nothing");
@@ -174,10 +182,18 @@ fn only_changed_cells_are_laid_out_again() {
     t.append_delta(" more");
     t.append_delta(" and more");
     draw(&mut t, 80, 24);
-    assert_eq!(t.layout_count(), cells + 2, "deltas between frames: one layout");
+    assert_eq!(
+        t.layout_count(),
+        cells + 2,
+        "deltas between frames: one layout"
+    );
     t.toggle_last_tool();
     draw(&mut t, 80, 24);
-    assert_eq!(t.layout_count(), cells + 3, "toggling re-lays only that tool cell");
+    assert_eq!(
+        t.layout_count(),
+        cells + 3,
+        "toggling re-lays only that tool cell"
+    );
     draw(&mut t, 100, 24);
     assert_eq!(
         t.layout_count(),
@@ -192,8 +208,15 @@ fn streaming_lays_out_only_the_tail() {
     t.append_delta("First paragraph.\n\n");
     t.append_delta("Second paragraph.\n\nThird");
     draw(&mut t, 60, 20);
-    let layout = t.entries[0].layout.as_ref().map(|l| (l.settled, l.head.len()));
-    assert_eq!(layout, Some(("First paragraph.\n\n".len(), 1)));
+    let layout = t.entries[0]
+        .layout
+        .as_ref()
+        .map(|l| (l.settled, l.head.len()));
+    assert_eq!(
+        layout,
+        Some(("First paragraph.\n\nSecond paragraph.\n\n".len(), 3)),
+        "settled: everything before the paragraph that is still arriving"
+    );
     t.append_delta(" grows");
     draw(&mut t, 60, 20);
     let text = buffer_text(&draw(&mut t, 60, 20));
@@ -276,7 +299,9 @@ fn short_transcripts_keep_following_when_scrolled() {
 fn a_resize_keeps_the_row_being_read_in_view() {
     let mut t = Transcript::new();
     for n in 0..40 {
-        t.push_user(&format!("message {n} with words enough to wrap at a narrow width"));
+        t.push_user(&format!(
+            "message {n} with words enough to wrap at a narrow width"
+        ));
     }
     draw(&mut t, 80, 12);
     t.scroll_top();
@@ -284,7 +309,11 @@ fn a_resize_keeps_the_row_being_read_in_view() {
     let text = buffer_text(&draw(&mut t, 80, 12));
     let first = text.lines().nth(1).unwrap_or("").trim().to_string();
     let text = buffer_text(&draw(&mut t, 40, 12));
-    let marker = first.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+    let marker = first
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(text.contains(&marker), "{marker:?} not in\n{text}");
 }
 
@@ -331,7 +360,16 @@ fn any_size_renders_without_panicking() {
     full.append_delta("streaming ```rust\nfn x() {}");
     let mut empty = Transcript::new();
     for t in [&mut full, &mut empty] {
-        for (w, h) in [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (7, 3), (300, 100)] {
+        for (w, h) in [
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (4, 4),
+            (5, 5),
+            (7, 3),
+            (300, 100),
+        ] {
             draw(t, w, h);
             draw_uncached(t, w, h);
             t.scroll_up(1);
@@ -361,7 +399,10 @@ fn user_marker_and_code_background_use_their_roles() {
                 .contains("fn main")
         })
         .unwrap_or(0);
-    assert_eq!(buf[(76, row)].bg, theme.style(Role::MdCodeBlock).bg.unwrap_or_default());
+    assert_eq!(
+        buf[(76, row)].bg,
+        theme.style(Role::MdCodeBlock).bg.unwrap_or_default()
+    );
     assert_eq!(
         style_at(&buf, "fn").map(|s| s.fg),
         Some(theme.style(Role::CodeKeyword).fg)
@@ -373,11 +414,21 @@ fn the_focused_border_and_scroll_marks_use_their_roles() {
     let theme = theme();
     let mut t = numbered(40);
     let focused = draw(&mut t, 40, 10);
-    assert_eq!(style_at(&focused, "╭").map(|s| s.fg), theme.style(Role::BorderFocused).fg.map(Some));
-    assert_eq!(style_at(&focused, "┃").map(|s| s.fg), Some(theme.style(Role::Scrollbar).fg));
+    assert_eq!(
+        style_at(&focused, "╭").map(|s| s.fg),
+        theme.style(Role::BorderFocused).fg.map(Some)
+    );
+    assert_eq!(
+        style_at(&focused, "┃").map(|s| s.fg),
+        Some(theme.style(Role::Scrollbar).fg)
+    );
     t.scroll_up(5);
     let scrolled = draw(&mut t, 40, 10);
-    assert!(buffer_text(&scrolled).contains("↓ 5 more"), "{}", buffer_text(&scrolled));
+    assert!(
+        buffer_text(&scrolled).contains("↓ 5 more"),
+        "{}",
+        buffer_text(&scrolled)
+    );
 }
 
 // Snapshots: what a person sees.
@@ -396,7 +447,12 @@ fn snapshot_empty() {
 #[test]
 fn snapshot_conversation() {
     snapshot("transcript_conversation_80x24", &mut conversation(), 80, 24);
-    snapshot("transcript_conversation_120x40", &mut conversation(), 120, 40);
+    snapshot(
+        "transcript_conversation_120x40",
+        &mut conversation(),
+        120,
+        40,
+    );
 }
 
 #[test]

@@ -241,7 +241,8 @@ pub fn truncate(spans: &[Span<'_>], width: usize) -> Vec<Span<'static>> {
 pub fn pad(line: &mut Line<'static>, width: usize, style: Style) {
     let used = spans_width(&line.spans);
     if used < width {
-        line.spans.push(Span::styled(" ".repeat(width - used), style));
+        line.spans
+            .push(Span::styled(" ".repeat(width - used), style));
     }
 }
 
