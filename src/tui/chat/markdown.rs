@@ -316,8 +316,20 @@ impl<'t> Renderer<'t> {
                 self.blank_after_block();
             }
             Event::TaskListMarker(done) => {
-                let marker = if done { "☑ " } else { "☐ " };
-                self.push_span(marker.to_string(), self.role(Role::MdListMarker));
+                let style = self.role(Role::MdListMarker);
+                let check = Span::styled(if done { "☑ " } else { "☐ " }, style);
+                // The box joins the item's marker, so wrapped lines align with the text.
+                match self.containers.last_mut() {
+                    Some(Container::Item {
+                        marker,
+                        width,
+                        marker_drawn: false,
+                    }) if self.inline.iter().all(Vec::is_empty) => {
+                        *width += wrap::text_width(&check.content);
+                        marker.push(check);
+                    }
+                    _ => self.push_span(check.content.to_string(), style),
+                }
             }
         }
     }
@@ -682,8 +694,12 @@ impl<'t> Renderer<'t> {
 
     /// Lay out the inline content collected so far.
     fn flush(&mut self) {
-        let inline = std::mem::take(&mut self.inline);
+        let mut inline = std::mem::take(&mut self.inline);
         self.last_char = None;
+        // A line break at the very end (the last line of an HTML block) starts no row.
+        while inline.last().is_some_and(Vec::is_empty) {
+            inline.pop();
+        }
         if inline.iter().all(|line| line.is_empty()) {
             return;
         }
@@ -920,6 +936,10 @@ mod tests {
             ["• ☐ todo", "• ☑ done"]
         );
         assert_eq!(
+            lines("- [ ] a task that wraps", 14),
+            ["• ☐ a task", "    that wraps"]
+        );
+        assert_eq!(
             span_style("- item", "•"),
             Some(theme().style(Role::MdListMarker))
         );
@@ -1014,6 +1034,18 @@ mod tests {
             "{narrow:?}"
         );
         assert!(narrow[2].ends_with('…'), "{narrow:?}");
+    }
+
+    #[test]
+    fn html_blocks_show_as_dim_source() {
+        assert_eq!(
+            lines("<div>\nhi\n</div>\n\nafter", 40),
+            ["<div>", "hi", "</div>", "", "after"]
+        );
+        assert_eq!(
+            span_style("<details>\n</details>", "<details>"),
+            Some(theme().style(Role::Dim))
+        );
     }
 
     #[test]
@@ -1112,6 +1144,39 @@ mod tests {
                 render_markdown_with(prefix, 30, &theme, false),
                 "{prefix:?}"
             );
+        }
+    }
+
+    #[test]
+    fn awkward_input_at_any_width_does_not_panic_and_prose_fits() {
+        let theme = theme();
+        let awkward = [
+            "> - > 1. > ```\n> > code",
+            "- a\n  - b\n    - c\n      - d\n        - e",
+            "| 漢字 | 👍🏽 |\n|:-:|--|\n| a\tb | \u{7}x |",
+            "```\nunclosed\tfence",
+            "[[a|b]] ![[img.png]] ![alt](x.png) <b>x</b> [^1]\n\n[^1]: note",
+            "#tag#tag ##x #-x #_ #/",
+            "***\n___\n- - -",
+            "a  \n  \nb\\\nc",
+            "",
+            "\n\n\n",
+        ];
+        for text in awkward {
+            for width in 0..=12 {
+                render_markdown(text, width, &theme);
+            }
+        }
+        let prose = "Some **bold** and *soft* words, `code`, a [link](https://example.com/a/very/long/path) and 漢字 too.\n\n> quoted words here\n\n1. item one\n2. item two";
+        for width in 8..=40 {
+            for line in render_markdown(prose, width, &theme) {
+                let used = wrap::spans_width(&line.spans);
+                assert!(
+                    used <= width,
+                    "{width}: {:?} is {used} wide",
+                    line.to_string()
+                );
+            }
         }
     }
 

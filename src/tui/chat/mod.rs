@@ -214,16 +214,20 @@ impl Transcript {
         self.hint = hint.into();
     }
 
-    /// Add a cell at the end.
+    /// Add a cell at the end. A streaming reply pushed while another streams completes the other.
     pub fn push(&mut self, cell: Cell) -> CellId {
-        let id = self.entries.len();
-        if matches!(
+        let streams = matches!(
             cell,
             Cell::Assistant {
                 streaming: true,
                 ..
             }
-        ) {
+        );
+        if streams {
+            self.finish_streaming();
+        }
+        let id = self.entries.len();
+        if streams {
             self.streaming = Some(id);
         }
         self.entries.push(Entry {

@@ -105,6 +105,31 @@ fn finishing_then_a_delta_starts_a_new_cell() {
 }
 
 #[test]
+fn pushing_a_streaming_reply_completes_the_one_before() {
+    let mut t = Transcript::new();
+    t.append_delta("first");
+    t.push(Cell::Assistant {
+        text: "second".into(),
+        streaming: true,
+    });
+    assert_eq!(
+        t.cell(0),
+        Some(&Cell::Assistant {
+            text: "first".into(),
+            streaming: false
+        })
+    );
+    t.append_delta(" more");
+    assert_eq!(
+        t.cell(1),
+        Some(&Cell::Assistant {
+            text: "second more".into(),
+            streaming: true
+        })
+    );
+}
+
+#[test]
 fn an_empty_reply_disappears_when_finished_and_a_tool_call_ends_the_text() {
     let mut t = Transcript::new();
     t.append_delta("");
