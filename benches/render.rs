@@ -7,6 +7,8 @@
 //! 2. Cost of one streamed delta (`append_delta` + `render`) with 10, 100, 500 and 1,000 messages
 //!    before the reply: the median per size and the slope per 100 messages. Target: flat, a slope
 //!    under 0.1 ms per 100 messages.
+//! 3. For information: the first frame of a 1,000-message session (every cell laid out, code
+//!    highlighted) and a frame after a resize (every cell re-wrapped, highlighting reused).
 //!
 //! Prints a table and writes `bench-results/render.json`. Plain `std::time::Instant`, no harness.
 
@@ -24,6 +26,7 @@ const FRAME_MESSAGES: usize = 1_000;
 const FRAMES: usize = 240;
 const DELTA_SIZES: [usize; 4] = [10, 100, 500, 1_000];
 const DELTAS: usize = 400;
+const RESIZES: usize = 20;
 const TARGET_P95_MS: f64 = 4.0;
 const TARGET_SPEEDUP: f64 = 10.0;
 const TARGET_SLOPE_MS_PER_100: f64 = 0.1;
@@ -52,10 +55,11 @@ fn reply(n: usize) -> String {
     )
 }
 
-/// A transcript of `messages` cells: questions, replies, tool calls and the odd note.
-fn transcript(messages: usize) -> Transcript {
+/// A transcript of `messages` cells: questions, replies, tool calls and the odd note. `seed`
+/// varies the text, so that code highlighted for one transcript is not reused for another.
+fn transcript(messages: usize, seed: usize) -> Transcript {
     let mut t = Transcript::new();
-    for n in 0..messages {
+    for n in seed..seed + messages {
         match n % 4 {
             0 => t.push_user(&format!(
                 "Question {n}: what does my plan say about the budget, and what is still open?"
@@ -137,7 +141,7 @@ fn frame_times(t: &mut Transcript, theme: &Theme, cached: bool) -> Vec<f64> {
 
 /// Times (ms) of one delta and the frame after it, while a reply streams under `messages` cells.
 fn delta_times(messages: usize, theme: &Theme) -> Vec<f64> {
-    let mut t = transcript(messages);
+    let mut t = transcript(messages, messages * 10_000);
     t.push_user("One more question: summarise the plan.");
     let area = Rect::new(0, 0, WIDTH, HEIGHT);
     let mut buf = Buffer::empty(area);
@@ -160,6 +164,25 @@ fn delta_times(messages: usize, theme: &Theme) -> Vec<f64> {
     times
 }
 
+/// The first frame of a fresh transcript, and frames that each follow a change of width (ms).
+fn relayout_times(theme: &Theme) -> (f64, Vec<f64>) {
+    let mut t = transcript(FRAME_MESSAGES, 1_000_000);
+    let area = Rect::new(0, 0, WIDTH, HEIGHT);
+    let mut buf = Buffer::empty(area);
+    let start = Instant::now();
+    t.render(area, &mut buf, theme, true);
+    let first = start.elapsed().as_secs_f64() * 1e3;
+    let mut times = Vec::with_capacity(RESIZES);
+    for i in 0..RESIZES {
+        let area = Rect::new(0, 0, WIDTH - (i % 2) as u16, HEIGHT);
+        buf.reset();
+        let start = Instant::now();
+        t.render(area, &mut buf, theme, true);
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    (first, times)
+}
+
 /// The least-squares slope of `y` over `x`.
 fn slope(points: &[(f64, f64)]) -> f64 {
     let n = points.len() as f64;
@@ -180,11 +203,11 @@ fn main() {
     println!("vaultchat render benchmark ({WIDTH}×{HEIGHT})");
     println!();
     println!("1. Frame time, {FRAME_MESSAGES} messages, {FRAMES} frames paging through");
-    let mut t = transcript(FRAME_MESSAGES);
+    let mut t = transcript(FRAME_MESSAGES, 0);
     let before = t.layout_count();
     let cached = stats(frame_times(&mut t, &theme, true));
     let cached_layouts = t.layout_count() - before;
-    let mut t = transcript(FRAME_MESSAGES);
+    let mut t = transcript(FRAME_MESSAGES, 0);
     let uncached = stats(frame_times(&mut t, &theme, false));
     let speedup_p50 = uncached.p50 / cached.p50.max(1e-9);
     let speedup_p95 = uncached.p95 / cached.p95.max(1e-9);
@@ -228,6 +251,16 @@ fn main() {
         if delta_pass { "pass" } else { "FAIL" }
     );
 
+    println!();
+    println!("3. Full layouts, {FRAME_MESSAGES} messages (for information)");
+    let (first, resizes) = relayout_times(&theme);
+    let resize = stats(resizes);
+    println!("   first frame of the session: {first:.1} ms");
+    println!(
+        "   frame after a resize: p50 {:.1} ms, max {:.1} ms ({RESIZES} resizes)",
+        resize.p50, resize.max
+    );
+
     let report = json!({
         "benchmark": "render",
         "width": WIDTH,
@@ -248,6 +281,12 @@ fn main() {
             "slope_ms_per_100_messages": per_100,
             "target_slope_ms_per_100_messages": TARGET_SLOPE_MS_PER_100,
             "pass": delta_pass,
+        },
+        "relayout": {
+            "messages": FRAME_MESSAGES,
+            "first_frame_ms": first,
+            "resize_p50_ms": resize.p50,
+            "resize_max_ms": resize.max,
         },
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench-results");

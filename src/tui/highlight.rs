@@ -8,9 +8,11 @@
 use crate::tui::theme::{Role, Theme};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
 use syntect::easy::ScopeRangeIterator;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Columns between tab stops when a tab in code is expanded to spaces (the terminal cannot be
 /// trusted to draw a tab in a cell grid).
@@ -140,11 +142,32 @@ fn syntax_for(lang: &str) -> Option<&'static SyntaxReference> {
 
 /// Highlight `code` written in `lang` (a fence's info string): one line per line of code, every
 /// span in `Role::MdCodeBlock` patched with the token's role. Tabs become spaces. An unknown or
-/// empty language gives plain `Role::MdCodeBlock` lines without loading syntect at all.
+/// empty language gives plain `Role::MdCodeBlock` lines without loading syntect at all. The same
+/// block asked for again (a re-wrap at a new width) comes from a memo instead of syntect.
 pub fn highlight_code(code: &str, lang: &str, theme: &Theme) -> Vec<Line<'static>> {
+    highlight_with(code, lang, theme, Reuse::Memo)
+}
+
+/// How much earlier work a call may reuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reuse {
+    /// A finished block: served from the memo when it was seen before, and kept there.
+    Memo,
+    /// A block still streaming in: it continues from the lines the last, shorter version of it
+    /// had complete, and is not kept (each version would be kept only to be replaced).
+    Resume,
+    /// Nothing: highlighted from scratch (the benchmark's uncached baseline).
+    Nothing,
+}
+
+/// Highlight with the given reuse of earlier work; the result is the same in every case.
+pub(crate) fn highlight_with(
+    code: &str,
+    lang: &str,
+    theme: &Theme,
+    reuse: Reuse,
+) -> Vec<Line<'static>> {
     let base = theme.style(Role::MdCodeBlock);
-    let code = code.strip_suffix('\n').unwrap_or(code);
-    let mut lines = Vec::new();
     // An empty language must not load the syntax set: plain text needs no parser.
     let syntax = if lang.trim().is_empty() {
         None
@@ -152,54 +175,203 @@ pub fn highlight_code(code: &str, lang: &str, theme: &Theme) -> Vec<Line<'static
         syntax_for(lang)
     };
     let Some(syntax) = syntax else {
-        for line in code.split('\n') {
-            lines.push(plain_line(line, base));
-        }
-        return lines;
+        let code = code.strip_suffix('\n').unwrap_or(code);
+        return code
+            .split('\n')
+            .map(|line| plain_line(line, base))
+            .collect();
     };
-
-    let set = syntaxes();
-    let mut state = ParseState::new(syntax);
-    let mut stack = ScopeStack::new();
-    let mut budget = MAX_HIGHLIGHT_BYTES;
-    let mut highlighting = true;
-    let mut with_newline = String::new();
-    for line in code.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if !highlighting || line.len() > MAX_HIGHLIGHT_LINE || line.len() > budget {
-            highlighting = false;
-            lines.push(plain_line(line, base));
-            continue;
+    match reuse {
+        Reuse::Nothing => Highlighter::new(syntax).block(code, theme),
+        Reuse::Memo => {
+            let key = memo_key(code, lang);
+            if let Some(lines) = with_memo(theme, |memo| memo.get(key, code, lang)) {
+                return lines;
+            }
+            let lines = Highlighter::new(syntax).block(code, theme);
+            with_memo(theme, |memo| memo.insert(key, code, lang, &lines));
+            lines
         }
-        budget -= line.len();
+        Reuse::Resume => {
+            let resumed = with_memo(theme, |memo| {
+                memo.checkpoint
+                    .take()
+                    .filter(|c| c.lang == lang && code.starts_with(&c.code))
+            });
+            let mut checkpoint = resumed.unwrap_or_else(|| Checkpoint {
+                lang: lang.to_string(),
+                code: String::new(),
+                highlighter: Highlighter::new(syntax),
+                lines: Vec::new(),
+            });
+            // Complete lines move the checkpoint on; a last, unfinished line is highlighted
+            // on a copy, since its end is still to come.
+            let rest = &code[checkpoint.code.len()..];
+            let complete = rest.rfind('\n').map_or(0, |i| i + 1);
+            for line in rest[..complete].split_terminator('\n') {
+                let line = checkpoint.highlighter.line(line, theme);
+                checkpoint.lines.push(line);
+            }
+            checkpoint.code.push_str(&rest[..complete]);
+            let mut lines = checkpoint.lines.clone();
+            let unfinished = &rest[complete..];
+            if !unfinished.is_empty() || lines.is_empty() {
+                lines.push(checkpoint.highlighter.clone().line(unfinished, theme));
+            }
+            with_memo(theme, |memo| memo.checkpoint = Some(checkpoint));
+            lines
+        }
+    }
+}
+
+/// Highlights one block line by line.
+#[derive(Clone)]
+struct Highlighter {
+    state: ParseState,
+    stack: ScopeStack,
+    /// Bytes that may still be highlighted in this block.
+    budget: usize,
+    /// False once a line was too long or did not parse: the rest of the block is plain.
+    highlighting: bool,
+    with_newline: String,
+}
+
+impl Highlighter {
+    fn new(syntax: &SyntaxReference) -> Self {
+        Highlighter {
+            state: ParseState::new(syntax),
+            stack: ScopeStack::new(),
+            budget: MAX_HIGHLIGHT_BYTES,
+            highlighting: true,
+            with_newline: String::new(),
+        }
+    }
+
+    /// Every line of a block (a last line break ends the last line; it starts no new one).
+    fn block(mut self, code: &str, theme: &Theme) -> Vec<Line<'static>> {
+        let code = code.strip_suffix('\n').unwrap_or(code);
+        code.split('\n')
+            .map(|line| self.line(line, theme))
+            .collect()
+    }
+
+    /// The next line of the block (without its line break).
+    fn line(&mut self, line: &str, theme: &Theme) -> Line<'static> {
+        let base = theme.style(Role::MdCodeBlock);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if !self.highlighting || line.len() > MAX_HIGHLIGHT_LINE || line.len() > self.budget {
+            self.highlighting = false;
+            return plain_line(line, base);
+        }
+        self.budget -= line.len();
         // The "newlines" syntax set expects each line with its line ending.
-        with_newline.clear();
-        with_newline.push_str(line);
-        with_newline.push('\n');
-        let Ok(ops) = state.parse_line(&with_newline, set) else {
-            highlighting = false;
-            lines.push(plain_line(line, base));
-            continue;
+        self.with_newline.clear();
+        self.with_newline.push_str(line);
+        self.with_newline.push('\n');
+        let Ok(ops) = self.state.parse_line(&self.with_newline, syntaxes()) else {
+            self.highlighting = false;
+            return plain_line(line, base);
         };
         let mut builder = LineBuilder::new();
-        for (range, op) in ScopeRangeIterator::new(&ops, &with_newline) {
-            if stack.apply(op).is_err() {
-                highlighting = false;
+        for (range, op) in ScopeRangeIterator::new(&ops, &self.with_newline) {
+            if self.stack.apply(op).is_err() {
+                self.highlighting = false;
             }
             let end = range.end.min(line.len());
             if range.start >= end {
                 continue;
             }
             let token = &line[range.start..end];
-            let style = match classify(&stack, token) {
+            let style = match classify(&self.stack, token) {
                 Some(role) => base.patch(theme.style(role)),
                 None => base,
             };
             builder.push(token, style);
         }
-        lines.push(builder.finish());
+        builder.finish()
     }
-    lines
+}
+
+/// Highlighted lines kept across calls (cleared when the theme changes or it grows too big).
+struct Memo {
+    theme: Theme,
+    blocks: HashMap<u64, MemoBlock>,
+    /// Lines held in `blocks`.
+    lines: usize,
+    /// Where the block that is streaming in got to.
+    checkpoint: Option<Checkpoint>,
+}
+
+struct MemoBlock {
+    code: String,
+    lang: String,
+    lines: Vec<Line<'static>>,
+}
+
+struct Checkpoint {
+    lang: String,
+    /// The complete lines highlighted so far, with their line breaks.
+    code: String,
+    highlighter: Highlighter,
+    lines: Vec<Line<'static>>,
+}
+
+/// The most lines the memo holds before it starts again (a few hundred replies' code).
+const MEMO_LINES: usize = 50_000;
+
+static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+
+fn memo_key(code: &str, lang: &str) -> u64 {
+    let mut hasher = Xxh3::new();
+    hasher.update(lang.as_bytes());
+    hasher.update(&[0]);
+    hasher.update(code.as_bytes());
+    hasher.digest()
+}
+
+/// Run `f` on the memo for `theme` (a memo of another theme is dropped first).
+fn with_memo<T>(theme: &Theme, f: impl FnOnce(&mut Memo) -> T) -> T {
+    // A panic elsewhere while the lock was held leaves a memo that is still consistent
+    // enough to use: every change to it is a single insert or replace.
+    let mut guard = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+    let memo = match &mut *guard {
+        Some(memo) if memo.theme == *theme => memo,
+        slot => slot.insert(Memo {
+            theme: theme.clone(),
+            blocks: HashMap::new(),
+            lines: 0,
+            checkpoint: None,
+        }),
+    };
+    f(memo)
+}
+
+impl Memo {
+    fn get(&self, key: u64, code: &str, lang: &str) -> Option<Vec<Line<'static>>> {
+        self.blocks
+            .get(&key)
+            .filter(|b| b.code == code && b.lang == lang)
+            .map(|b| b.lines.clone())
+    }
+
+    fn insert(&mut self, key: u64, code: &str, lang: &str, lines: &[Line<'static>]) {
+        if self.lines + lines.len() > MEMO_LINES {
+            self.blocks.clear();
+            self.lines = 0;
+        }
+        self.lines += lines.len();
+        let old = self.blocks.insert(
+            key,
+            MemoBlock {
+                code: code.to_string(),
+                lang: lang.to_string(),
+                lines: lines.to_vec(),
+            },
+        );
+        if let Some(old) = old {
+            self.lines -= old.lines.len();
+        }
+    }
 }
 
 /// One line of code without highlighting.
@@ -328,6 +500,43 @@ mod tests {
         assert_eq!(
             style_of(&lines, "A"),
             Some(base.patch(theme.style(Role::CodeType)))
+        );
+    }
+
+    #[test]
+    fn memo_resume_and_fresh_give_the_same_lines() {
+        let theme = theme();
+        let code = "fn a() {\n    let s = \"multi\n line\";\n}\n// done\n";
+        let fresh = highlight_with(code, "rust", &theme, Reuse::Nothing);
+        assert_eq!(highlight_with(code, "rust", &theme, Reuse::Memo), fresh);
+        assert_eq!(
+            highlight_with(code, "rust", &theme, Reuse::Memo),
+            fresh,
+            "from the memo"
+        );
+        // Streaming: every prefix, resumed from the previous one, matches a fresh highlight of
+        // that prefix (the string that spans two lines keeps its state across the checkpoint).
+        for end in (0..=code.len()).filter(|&i| code.is_char_boundary(i)) {
+            let prefix = &code[..end];
+            assert_eq!(
+                highlight_with(prefix, "rust", &theme, Reuse::Resume),
+                highlight_with(prefix, "rust", &theme, Reuse::Nothing),
+                "prefix {prefix:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_memo_follows_the_theme() {
+        let dark = theme();
+        let (light, _) = Theme::load("light", None);
+        let code = "let x = 1;\n";
+        let on_dark = highlight_code(code, "rust", &dark);
+        let on_light = highlight_code(code, "rust", &light);
+        assert_ne!(on_dark, on_light);
+        assert_eq!(
+            on_light,
+            highlight_with(code, "rust", &light, Reuse::Nothing)
         );
     }
 

@@ -1,6 +1,6 @@
 //! One entry of the transcript and how it is laid out as lines of a given width.
 
-use super::markdown::render_markdown;
+use super::markdown::render_markdown_with;
 use super::wrap::{self, Breaks};
 use crate::agent::CallDecision;
 use crate::tui::theme::{Role, Theme};
@@ -67,6 +67,17 @@ pub fn layout(
     width: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    layout_with(cell, approval, width, theme, true)
+}
+
+/// [`layout`], reusing highlighted code from earlier calls when `reuse`.
+pub(crate) fn layout_with(
+    cell: &Cell,
+    approval: Option<CallDecision>,
+    width: usize,
+    theme: &Theme,
+    reuse: bool,
+) -> Vec<Line<'static>> {
     let width = width.max(1);
     match cell {
         Cell::User { text } => marked_text(
@@ -77,7 +88,7 @@ pub fn layout(
             width,
         ),
         Cell::Assistant { text, streaming } => {
-            let mut lines = render_markdown(text, width, theme);
+            let mut lines = render_markdown_with(text, width, theme, reuse);
             if *streaming {
                 add_stream_cursor(&mut lines, width, theme);
             }
@@ -91,7 +102,16 @@ pub fn layout(
             expanded,
             ..
         } => tool_lines(
-            name, input, *status, result, *expanded, approval, width, theme,
+            &ToolCall {
+                name,
+                input,
+                status: *status,
+                result,
+                expanded: *expanded,
+                approval,
+            },
+            width,
+            theme,
         ),
         Cell::Error { text } => {
             let style = theme.style(Role::Error);
@@ -180,17 +200,25 @@ fn status_label(status: ToolStatus, approval: Option<CallDecision>) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn tool_lines(
-    name: &str,
-    input: &Value,
+/// What a tool cell shows.
+struct ToolCall<'a> {
+    name: &'a str,
+    input: &'a Value,
     status: ToolStatus,
-    result: &str,
+    result: &'a str,
     expanded: bool,
     approval: Option<CallDecision>,
-    width: usize,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
+}
+
+fn tool_lines(call: &ToolCall<'_>, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let ToolCall {
+        name,
+        input,
+        status,
+        result,
+        expanded,
+        approval,
+    } = *call;
     let tool = theme.style(Role::Tool);
     let dim = theme.style(Role::Dim);
     let failed = matches!(

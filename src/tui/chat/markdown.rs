@@ -7,7 +7,7 @@
 //! head (laid out once) and a tail (laid out again on each delta), so a delta costs only its tail.
 
 use super::wrap::{self, Breaks};
-use crate::tui::highlight::highlight_code;
+use crate::tui::highlight::{Reuse, highlight_with};
 use crate::tui::theme::{Role, Theme};
 use pulldown_cmark::{
     Alignment, BlockQuoteKind, CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag,
@@ -28,13 +28,27 @@ const MIN_COLUMN: usize = 3;
 /// `text` as lines at most `width` cells wide (a line may run over only where a single glyph is
 /// wider than the room left, or a table cannot be squeezed further).
 pub fn render_markdown(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    render_markdown_with(text, width, theme, true)
+}
+
+/// [`render_markdown`], reusing highlighted code from earlier calls when `reuse` (the picture is
+/// the same either way; the benchmark's uncached baseline passes false).
+pub(crate) fn render_markdown_with(
+    text: &str,
+    width: usize,
+    theme: &Theme,
+    reuse: bool,
+) -> Vec<Line<'static>> {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_WIKILINKS
         | Options::ENABLE_GFM;
-    let mut renderer = Renderer::new(width.max(1), theme);
-    for event in Parser::new_ext(text, options) {
+    let mut renderer = Renderer::new(width.max(1), theme, reuse);
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        if let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) = &event {
+            renderer.fence_closed = text.get(range).is_some_and(fence_is_closed);
+        }
         renderer.event(event);
     }
     renderer.finish()
@@ -53,13 +67,18 @@ pub fn stable_prefix_len(text: &str, from: usize) -> usize {
     let mut position = boundary;
     let mut fence: Option<(char, usize)> = None;
     let mut after_blank = false;
-    // Only complete lines count: the last, unfinished line may still become anything.
+    // Since the last cut, a list item or quote began: an indented line may continue it.
+    let mut in_list = false;
     for line in rest.split_inclusive('\n') {
-        if !line.ends_with('\n') {
-            break;
-        }
         let content = line.trim_end_matches(['\n', '\r']);
         let blank = content.trim().is_empty();
+        if !line.ends_with('\n') {
+            // An unfinished last line can already be a cut: what decides is how it starts.
+            if fence.is_none() && after_blank && !blank && starts_fresh_block(content, in_list) {
+                boundary = position;
+            }
+            break;
+        }
         match fence {
             Some((marker, length)) => {
                 if closes_fence(content, marker, length) {
@@ -67,8 +86,12 @@ pub fn stable_prefix_len(text: &str, from: usize) -> usize {
                 }
             }
             None => {
-                if after_blank && !blank && starts_fresh_block(content) {
+                if after_blank && !blank && starts_fresh_block(content, in_list) {
                     boundary = position;
+                    in_list = false;
+                }
+                if starts_list_or_quote(content) {
+                    in_list = true;
                 }
                 fence = opens_fence(content);
             }
@@ -79,14 +102,48 @@ pub fn stable_prefix_len(text: &str, from: usize) -> usize {
     boundary
 }
 
-/// A line that starts a block of its own after a blank line, whatever came before.
-fn starts_fresh_block(line: &str) -> bool {
-    match line.chars().next() {
+/// A line that starts a block of its own after a blank line, whatever came before: indented by
+/// at most three spaces (and not at all while a list item or quote may continue), and starting
+/// no quote, list item or HTML (digits are left out too, for ordered lists).
+fn starts_fresh_block(line: &str, in_list: bool) -> bool {
+    let body = line.trim_start_matches(' ');
+    let indent = line.len() - body.len();
+    if indent > 3 || (indent > 0 && in_list) {
+        return false;
+    }
+    match body.chars().next() {
         None => false,
         Some(c) => {
             !(c.is_whitespace() || c.is_ascii_digit() || matches!(c, '>' | '-' | '*' | '+' | '<'))
         }
     }
+}
+
+/// A line that begins a list item or a block quote.
+fn starts_list_or_quote(line: &str) -> bool {
+    let body = line.trim_start();
+    let mut chars = body.chars();
+    match chars.next() {
+        Some('>') => true,
+        Some('-' | '*' | '+') => chars.next().is_none_or(char::is_whitespace),
+        Some(c) if c.is_ascii_digit() => {
+            let after = body.trim_start_matches(|c: char| c.is_ascii_digit());
+            let mut rest = after.chars();
+            matches!(rest.next(), Some('.' | ')')) && rest.next().is_none_or(char::is_whitespace)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a fenced code block's source (fences included) has its closing fence: a block still
+/// streaming in has not, and its highlighting resumes where the shorter version stopped.
+fn fence_is_closed(block: &str) -> bool {
+    let block = block.trim_end_matches(['\n', '\r']);
+    let mut lines = block.split('\n');
+    let (Some(first), Some(last)) = (lines.next(), lines.next_back()) else {
+        return false;
+    };
+    opens_fence(first).is_some_and(|(marker, length)| closes_fence(last, marker, length))
 }
 
 /// The fence character and length when `line` opens a fenced code block.
@@ -145,6 +202,8 @@ struct Table {
 struct CodeBlock {
     language: String,
     text: String,
+    /// The closing fence has arrived (indented blocks are always complete).
+    closed: bool,
 }
 
 struct Renderer<'t> {
@@ -162,6 +221,10 @@ struct Renderer<'t> {
     /// containers (those the finished block and the next one share, such as a quote around both).
     blank_pending: Option<usize>,
     code: Option<CodeBlock>,
+    /// Whether the fenced block starting now has its closing fence (set before its event).
+    fence_closed: bool,
+    /// Reuse highlighted code from earlier calls.
+    reuse: bool,
     link: Option<Link>,
     table: Option<Table>,
     /// The last character of the inline content so far (a `#tag` must start a word).
@@ -169,7 +232,7 @@ struct Renderer<'t> {
 }
 
 impl<'t> Renderer<'t> {
-    fn new(width: usize, theme: &'t Theme) -> Self {
+    fn new(width: usize, theme: &'t Theme, reuse: bool) -> Self {
         Renderer {
             theme,
             width,
@@ -180,6 +243,8 @@ impl<'t> Renderer<'t> {
             containers: Vec::new(),
             blank_pending: None,
             code: None,
+            fence_closed: false,
+            reuse,
             link: None,
             table: None,
             last_char: None,
@@ -251,8 +316,20 @@ impl<'t> Renderer<'t> {
                 self.blank_after_block();
             }
             Event::TaskListMarker(done) => {
-                let marker = if done { "☑ " } else { "☐ " };
-                self.push_span(marker.to_string(), self.role(Role::MdListMarker));
+                let style = self.role(Role::MdListMarker);
+                let check = Span::styled(if done { "☑ " } else { "☐ " }, style);
+                // The box joins the item's marker, so wrapped lines align with the text.
+                match self.containers.last_mut() {
+                    Some(Container::Item {
+                        marker,
+                        width,
+                        marker_drawn: false,
+                    }) if self.inline.iter().all(Vec::is_empty) => {
+                        *width += wrap::text_width(&check.content);
+                        marker.push(check);
+                    }
+                    _ => self.push_span(check.content.to_string(), style),
+                }
             }
         }
     }
@@ -291,13 +368,14 @@ impl<'t> Renderer<'t> {
             }
             Tag::CodeBlock(kind) => {
                 self.flush();
-                let language = match kind {
-                    CodeBlockKind::Fenced(info) => info.to_string(),
-                    CodeBlockKind::Indented => String::new(),
+                let (language, closed) = match kind {
+                    CodeBlockKind::Fenced(info) => (info.to_string(), self.fence_closed),
+                    CodeBlockKind::Indented => (String::new(), true),
                 };
                 self.code = Some(CodeBlock {
                     language,
                     text: String::new(),
+                    closed,
                 });
             }
             Tag::HtmlBlock => self.flush(),
@@ -616,8 +694,12 @@ impl<'t> Renderer<'t> {
 
     /// Lay out the inline content collected so far.
     fn flush(&mut self) {
-        let inline = std::mem::take(&mut self.inline);
+        let mut inline = std::mem::take(&mut self.inline);
         self.last_char = None;
+        // A line break at the very end (the last line of an HTML block) starts no row.
+        while inline.last().is_some_and(Vec::is_empty) {
+            inline.pop();
+        }
         if inline.iter().all(|line| line.is_empty()) {
             return;
         }
@@ -649,7 +731,12 @@ impl<'t> Renderer<'t> {
             .unwrap_or("")
             .to_string();
         let mut first_row = true;
-        for line in highlight_code(&code.text, &code.language, self.theme) {
+        let reuse = match (self.reuse, code.closed) {
+            (false, _) => Reuse::Nothing,
+            (true, true) => Reuse::Memo,
+            (true, false) => Reuse::Resume,
+        };
+        for line in highlight_with(&code.text, &code.language, self.theme, reuse) {
             let prefix = if first_row {
                 &first_prefix
             } else {
@@ -849,6 +936,10 @@ mod tests {
             ["• ☐ todo", "• ☑ done"]
         );
         assert_eq!(
+            lines("- [ ] a task that wraps", 14),
+            ["• ☐ a task", "    that wraps"]
+        );
+        assert_eq!(
             span_style("- item", "•"),
             Some(theme().style(Role::MdListMarker))
         );
@@ -946,6 +1037,18 @@ mod tests {
     }
 
     #[test]
+    fn html_blocks_show_as_dim_source() {
+        assert_eq!(
+            lines("<div>\nhi\n</div>\n\nafter", 40),
+            ["<div>", "hi", "</div>", "", "after"]
+        );
+        assert_eq!(
+            span_style("<details>\n</details>", "<details>"),
+            Some(theme().style(Role::Dim))
+        );
+    }
+
+    #[test]
     fn rules_span_the_width() {
         assert_eq!(lines("a\n\n---\n\nb", 5), ["a", "", "─────", "", "b"]);
     }
@@ -961,8 +1064,10 @@ mod tests {
     fn stable_prefix_cuts_only_between_independent_blocks() {
         let text = "para one\n\npara two\n";
         assert_eq!(stable_prefix_len(text, 0), "para one\n\n".len());
-        // The line after the blank must be complete before the cut is known... and it is here.
-        assert_eq!(stable_prefix_len("a\n\nb", 0), 0);
+        // The line after the blank need not be complete: how it starts decides.
+        assert_eq!(stable_prefix_len("a\n\nb", 0), 3);
+        assert_eq!(stable_prefix_len("a\n\n  ", 0), 0);
+        assert_eq!(stable_prefix_len("a\n\n-", 0), 0);
         // Not inside a code fence.
         let fenced = "```\ncode\n\nmore\n```\n";
         assert_eq!(stable_prefix_len(fenced, 0), 0);
@@ -975,6 +1080,16 @@ mod tests {
         assert_eq!(stable_prefix_len("- a\n\n- b\n", 0), 0);
         assert_eq!(stable_prefix_len("> a\n\n> b\n", 0), 0);
         assert_eq!(stable_prefix_len("- a\n\n  more\n", 0), 0);
+        // A paragraph may start with a space or three (a streamed token often does)...
+        assert_eq!(stable_prefix_len("a\n\n word\n", 0), 3);
+        // ...but not after a list item or quote, which an indented line may continue.
+        assert_eq!(stable_prefix_len("1. a\n\n   more\n", 0), 0);
+        assert_eq!(stable_prefix_len("- a\nlazy\n\n  more\n", 0), 0);
+        assert_eq!(
+            stable_prefix_len("- a\n\nb\n\n c\n", 0),
+            "- a\n\nb\n\n".len()
+        );
+        assert_eq!(stable_prefix_len("a\n\n    code\n", 0), 0);
         // Scanning resumes from an earlier cut.
         let long = "a\n\nb\n\nc\n";
         assert_eq!(stable_prefix_len(long, 3), "a\n\nb\n\n".len());
@@ -1007,6 +1122,62 @@ mod tests {
             joined.extend(part);
         }
         assert_eq!(joined, whole);
+    }
+
+    #[test]
+    fn closed_and_open_fences() {
+        assert!(fence_is_closed("```rust\nlet a = 1;\n```\n"));
+        assert!(fence_is_closed("~~~~\nx\n~~~~~"));
+        assert!(!fence_is_closed("```rust\nlet a = 1;\n"));
+        assert!(!fence_is_closed("```rust\n"));
+        assert!(!fence_is_closed("````\nx\n```\n"));
+    }
+
+    #[test]
+    fn streamed_code_looks_like_finished_code() {
+        let theme = theme();
+        let text = "Code:\n\n```rust\nfn a() {\n    let s = \"x\";\n}\n```\n";
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let prefix = &text[..end];
+            assert_eq!(
+                render_markdown(prefix, 30, &theme),
+                render_markdown_with(prefix, 30, &theme, false),
+                "{prefix:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn awkward_input_at_any_width_does_not_panic_and_prose_fits() {
+        let theme = theme();
+        let awkward = [
+            "> - > 1. > ```\n> > code",
+            "- a\n  - b\n    - c\n      - d\n        - e",
+            "| 漢字 | 👍🏽 |\n|:-:|--|\n| a\tb | \u{7}x |",
+            "```\nunclosed\tfence",
+            "[[a|b]] ![[img.png]] ![alt](x.png) <b>x</b> [^1]\n\n[^1]: note",
+            "#tag#tag ##x #-x #_ #/",
+            "***\n___\n- - -",
+            "a  \n  \nb\\\nc",
+            "",
+            "\n\n\n",
+        ];
+        for text in awkward {
+            for width in 0..=12 {
+                render_markdown(text, width, &theme);
+            }
+        }
+        let prose = "Some **bold** and *soft* words, `code`, a [link](https://example.com/a/very/long/path) and 漢字 too.\n\n> quoted words here\n\n1. item one\n2. item two";
+        for width in 8..=40 {
+            for line in render_markdown(prose, width, &theme) {
+                let used = wrap::spans_width(&line.spans);
+                assert!(
+                    used <= width,
+                    "{width}: {:?} is {used} wide",
+                    line.to_string()
+                );
+            }
+        }
     }
 
     #[test]

@@ -79,16 +79,16 @@ impl Layout {
     }
 }
 
-/// Lay out a cell from scratch.
-fn fresh_layout(entry: &Entry, width: usize, theme: &Theme) -> Layout {
+/// Lay out a cell from scratch (`reuse`: highlighted code from earlier layouts may be reused).
+fn fresh_layout(entry: &Entry, width: usize, theme: &Theme, reuse: bool) -> Layout {
     match &entry.cell {
         Cell::Assistant {
             text,
             streaming: true,
         } => {
             let settled = markdown::stable_prefix_len(text, 0);
-            let head = markdown::render_markdown(&text[..settled], width, theme);
-            let mut tail = markdown::render_markdown(&text[settled..], width, theme);
+            let head = markdown::render_markdown_with(&text[..settled], width, theme, reuse);
+            let mut tail = markdown::render_markdown_with(&text[settled..], width, theme, reuse);
             cell::add_stream_cursor(&mut tail, width, theme);
             Layout {
                 width,
@@ -101,7 +101,7 @@ fn fresh_layout(entry: &Entry, width: usize, theme: &Theme) -> Layout {
         cell => Layout {
             width,
             revision: entry.revision,
-            head: cell::layout(cell, entry.approval, width, theme),
+            head: cell::layout_with(cell, entry.approval, width, theme, reuse),
             tail: Vec::new(),
             settled: 0,
         },
@@ -143,7 +143,7 @@ fn refresh_layout(entry: &mut Entry, width: usize, theme: &Theme) -> bool {
         layout.revision = entry.revision;
         return true;
     }
-    entry.layout = Some(fresh_layout(entry, width, theme));
+    entry.layout = Some(fresh_layout(entry, width, theme, true));
     true
 }
 
@@ -214,16 +214,20 @@ impl Transcript {
         self.hint = hint.into();
     }
 
-    /// Add a cell at the end.
+    /// Add a cell at the end. A streaming reply pushed while another streams completes the other.
     pub fn push(&mut self, cell: Cell) -> CellId {
-        let id = self.entries.len();
-        if matches!(
+        let streams = matches!(
             cell,
             Cell::Assistant {
                 streaming: true,
                 ..
             }
-        ) {
+        );
+        if streams {
+            self.finish_streaming();
+        }
+        let id = self.entries.len();
+        if streams {
             self.streaming = Some(id);
         }
         self.entries.push(Entry {
@@ -575,7 +579,7 @@ impl Transcript {
         let layouts: Vec<Layout> = self
             .entries
             .iter()
-            .map(|e| fresh_layout(e, width, theme))
+            .map(|e| fresh_layout(e, width, theme, false))
             .collect();
         self.layouts += layouts.len() as u64;
         let rows = layouts

@@ -105,6 +105,31 @@ fn finishing_then_a_delta_starts_a_new_cell() {
 }
 
 #[test]
+fn pushing_a_streaming_reply_completes_the_one_before() {
+    let mut t = Transcript::new();
+    t.append_delta("first");
+    t.push(Cell::Assistant {
+        text: "second".into(),
+        streaming: true,
+    });
+    assert_eq!(
+        t.cell(0),
+        Some(&Cell::Assistant {
+            text: "first".into(),
+            streaming: false
+        })
+    );
+    t.append_delta(" more");
+    assert_eq!(
+        t.cell(1),
+        Some(&Cell::Assistant {
+            text: "second more".into(),
+            streaming: true
+        })
+    );
+}
+
+#[test]
 fn an_empty_reply_disappears_when_finished_and_a_tool_call_ends_the_text() {
     let mut t = Transcript::new();
     t.append_delta("");
@@ -212,7 +237,11 @@ fn streaming_lays_out_only_the_tail() {
         .layout
         .as_ref()
         .map(|l| (l.settled, l.head.len()));
-    assert_eq!(layout, Some(("First paragraph.\n\n".len(), 1)));
+    assert_eq!(
+        layout,
+        Some(("First paragraph.\n\nSecond paragraph.\n\n".len(), 3)),
+        "settled: everything before the paragraph that is still arriving"
+    );
     t.append_delta(" grows");
     draw(&mut t, 60, 20);
     let text = buffer_text(&draw(&mut t, 60, 20));
