@@ -233,17 +233,8 @@ impl Agent {
                     "added": added,
                     "removed": removed,
                 });
-                if let Some(flags) = hunks.as_deref() {
-                    let numbered = |want: bool| {
-                        flags
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, f)| **f == want)
-                            .map(|(i, _)| i + 1)
-                            .collect::<Vec<_>>()
-                    };
-                    result["hunks_applied"] = serde_json::json!(numbered(true));
-                    result["hunks_rejected"] = serde_json::json!(numbered(false));
+                if let (Some(flags), Some(fields)) = (hunks.as_deref(), result.as_object_mut()) {
+                    crate::tools::workspace::record_hunks(fields, flags);
                 }
                 let chars = text.chars().count();
                 note.editor.selection = None;

@@ -124,14 +124,12 @@ fn price_of(ctx: &Context, provider_model: &str) -> Option<Price> {
 }
 
 fn cost_of(t: &TokenTotals, p: &Price) -> f64 {
-    // Without explicit cache prices, Anthropic's ratios: reads 0.1×, writes 1.25× of input.
-    let read = p.cache_read.unwrap_or(p.input * 0.1);
-    let write = p.cache_write.unwrap_or(p.input * 1.25);
-    (t.input_tokens as f64 * p.input
-        + t.output_tokens as f64 * p.output
-        + t.cache_read_tokens as f64 * read
-        + t.cache_write_tokens as f64 * write)
-        / 1_000_000.0
+    p.cost(
+        t.input_tokens,
+        t.output_tokens,
+        t.cache_read_tokens,
+        t.cache_write_tokens,
+    )
 }
 
 fn round_cents(x: f64) -> f64 {

@@ -65,6 +65,20 @@ pub struct Price {
     pub cache_write: Option<f64>,
 }
 
+impl Price {
+    /// The cost in dollars of these token counts. Without explicit cache prices, Anthropic's
+    /// ratios: reads 0.1×, writes 1.25× the input price.
+    pub fn cost(&self, input: u64, output: u64, cache_read: u64, cache_write: u64) -> f64 {
+        let read = self.cache_read.unwrap_or(self.input * 0.1);
+        let write = self.cache_write.unwrap_or(self.input * 1.25);
+        (input as f64 * self.input
+            + output as f64 * self.output
+            + cache_read as f64 * read
+            + cache_write as f64 * write)
+            / 1_000_000.0
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {

@@ -113,8 +113,8 @@ pub struct SessionInfo {
     pub session_id: Option<String>,
     /// The model's context window, in tokens (for the context %).
     pub context_window: u64,
-    /// Dollars per million tokens: input, output, cache read, cache write.
-    pub prices: Option<[f64; 4]>,
+    /// What the model costs, when the config has its price.
+    pub price: Option<crate::config::Price>,
 }
 
 pub struct App {
@@ -1016,15 +1016,13 @@ impl App {
 
     /// The session's estimated cost, when the model has a price.
     fn cost(&self) -> Option<f64> {
-        let [input, output, read, write] = self.info.prices?;
         let u = &self.usage;
-        Some(
-            (u.input_tokens as f64 * input
-                + u.output_tokens as f64 * output
-                + u.cache_read_input_tokens as f64 * read
-                + u.cache_creation_input_tokens as f64 * write)
-                / 1_000_000.0,
-        )
+        Some(self.info.price?.cost(
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_read_input_tokens,
+            u.cache_creation_input_tokens,
+        ))
     }
 }
 

@@ -94,21 +94,14 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "vault".into());
-    let prices = launch.config.prices.get(&launch.model).map(|p| {
-        [
-            p.input,
-            p.output,
-            p.cache_read.unwrap_or(p.input * 0.1),
-            p.cache_write.unwrap_or(p.input * 1.25),
-        ]
-    });
+    let price = launch.config.prices.get(&launch.model).copied();
     let info = SessionInfo {
         vault: vault_name,
         provider: launch.provider_name.clone(),
         model: launch.model.clone(),
         session_id: None,
         context_window: launch.config.provider.context_window.unwrap_or(200_000),
-        prices,
+        price,
     };
     let mut app = App::new(theme, keymap, info);
     for problem in &problems {
@@ -536,11 +529,12 @@ fn usage_cost(config: &Config, days: &[crate::store::DayUsage]) -> Option<f64> {
         for (model, t) in &day.by_model {
             let name = model.split_once('/').map_or(model.as_str(), |(_, m)| m);
             let p = config.prices.get(name)?;
-            cost += (t.input_tokens as f64 * p.input
-                + t.output_tokens as f64 * p.output
-                + t.cache_read_tokens as f64 * p.cache_read.unwrap_or(p.input * 0.1)
-                + t.cache_write_tokens as f64 * p.cache_write.unwrap_or(p.input * 1.25))
-                / 1_000_000.0;
+            cost += p.cost(
+                t.input_tokens,
+                t.output_tokens,
+                t.cache_read_tokens,
+                t.cache_write_tokens,
+            );
         }
     }
     Some(cost)

@@ -26,7 +26,12 @@ fn app() -> App {
             model: "claude-sonnet-4-5".into(),
             session_id: None,
             context_window: 200_000,
-            prices: Some([3.0, 15.0, 0.3, 3.75]),
+            price: Some(crate::config::Price {
+                input: 3.0,
+                output: 15.0,
+                cache_read: Some(0.3),
+                cache_write: Some(3.75),
+            }),
         },
     );
     app.on_ready();

@@ -18,7 +18,7 @@ use super::{
     Annotations, BoxFuture, Registry, Tier, Tool, ToolError, ToolOutput, ToolSpec, parse_args,
     schema_of,
 };
-pub use plan::{Applied, Change, Plan};
+pub use plan::{Applied, Change, Plan, record_hunks};
 
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};

@@ -286,7 +286,9 @@ impl Workspace {
     }
 }
 
-fn record_hunks(out: &mut Map<String, Value>, flags: &[bool]) {
+/// Add `hunks_applied` and `hunks_rejected` (1-based hunk numbers) to a tool result, so the model
+/// knows which parts of its change were kept.
+pub fn record_hunks(out: &mut Map<String, Value>, flags: &[bool]) {
     let numbered = |want: bool| {
         flags
             .iter()
