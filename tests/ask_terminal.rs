@@ -5,89 +5,12 @@
 mod common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
+use common::tmux::{Tmux, quote};
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const PLAN: &str = "# Garden plan\n\nPlant tomatoes in May.\n\nWater them daily.\n";
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(command: &str) -> Tmux {
-        let socket = format!("vaultchat-ask-{}-{}", std::process::id(), rand_suffix());
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &socket,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-s",
-                "t",
-                "-x",
-                "150",
-                "-y",
-                "50",
-                command,
-            ])
-            .status()
-            .expect("tmux runs (scripts/install-test-deps installs it)");
-        assert!(status.success());
-        Tmux { socket }
-    }
-
-    fn screen(&self, with_escapes: bool) -> String {
-        let mut args = vec![
-            "-L",
-            &self.socket,
-            "capture-pane",
-            "-p",
-            "-t",
-            "t",
-            "-S",
-            "-200",
-        ];
-        if with_escapes {
-            args.push("-e");
-        }
-        let out = Command::new("tmux").args(&args).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.screen(false);
-            if screen.contains(needle) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "`{needle}` never appeared:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["-L", self.socket.as_str(), "send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        assert!(Command::new("tmux").args(&args).status().unwrap().success());
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
 
 /// The last foreground colour (SGR 30–39) set before `needle` in a `capture-pane -e` dump.
 fn foreground_before(screen: &str, needle: &str) -> Option<u8> {
@@ -106,18 +29,6 @@ fn foreground_before(screen: &str, needle: &str) -> Option<u8> {
         }
     }
     colour
-}
-
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos()
-        % 1_000_000
-}
-
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 fn command_line(fake: &FakeLlm, data: &Path, vault: &Path) -> String {
@@ -177,8 +88,8 @@ fn the_terminal_prompt_shows_the_diff_and_writes_only_after_y() {
     let data = tmp.path().join("data");
 
     let fake = FakeLlm::start(script());
-    let tmux = Tmux::start(&command_line(&fake, &data, &vault));
-    let screen = tmux.wait_for("[n] deny");
+    let tmux = Tmux::start(&command_line(&fake, &data, &vault), 150, 50);
+    let screen = tmux.wait_text("[n] deny");
     assert!(screen.contains("update Plan.md"), "{screen}");
     assert!(screen.contains("+1 -1"), "{screen}");
     assert!(screen.contains("-Plant tomatoes in May."), "{screen}");
@@ -192,7 +103,7 @@ fn the_terminal_prompt_shows_the_diff_and_writes_only_after_y() {
             && screen.contains("[a] always")
     );
     // Colours: removed lines red, added green (SGR 31/32 as tmux reports them).
-    let coloured = tmux.screen(true);
+    let coloured = tmux.screen_with_escapes();
     assert_eq!(
         foreground_before(&coloured, "+Plant tomatoes in late April."),
         Some(32),
@@ -210,7 +121,7 @@ fn the_terminal_prompt_shows_the_diff_and_writes_only_after_y() {
         PLAN
     );
     tmux.keys(&["y", "Enter"]);
-    let screen = tmux.wait_for("EXIT=");
+    let screen = tmux.wait_text("EXIT=");
     assert!(screen.contains("EXIT=0"), "{screen}");
     assert!(screen.contains("Done."), "{screen}");
     assert_eq!(
@@ -228,13 +139,13 @@ fn enter_alone_denies_and_the_reason_reaches_the_model() {
     let data = tmp.path().join("data");
 
     let fake = FakeLlm::start(script());
-    let tmux = Tmux::start(&command_line(&fake, &data, &vault));
-    tmux.wait_for("[n] deny");
+    let tmux = Tmux::start(&command_line(&fake, &data, &vault), 150, 50);
+    tmux.wait_text("[n] deny");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("reason for the model");
+    tmux.wait_text("reason for the model");
     tmux.keys(&["-l", "May is right"]);
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("EXIT=");
+    let screen = tmux.wait_text("EXIT=");
     assert!(screen.contains("EXIT=0"), "{screen}");
     assert_eq!(
         std::fs::read_to_string(vault.join("Plan.md")).unwrap(),

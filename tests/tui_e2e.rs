@@ -7,101 +7,12 @@
 mod common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
+use common::tmux::{Tmux, quote};
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 const PLAN: &str = "# Garden plan\n\nPlant tomatoes in May.\n\nWater them daily.\n";
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(command: &str, width: u16, height: u16) -> Tmux {
-        let socket = format!(
-            "vaultchat-tui-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-                % 1_000_000
-        );
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &socket,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-s",
-                "t",
-            ])
-            .args(["-x", &width.to_string(), "-y", &height.to_string(), command])
-            .status()
-            .expect("tmux runs (scripts/install-test-deps installs it)");
-        assert!(status.success());
-        Tmux { socket }
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let screen = self.screen();
-            if check(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what} never appeared:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_text(&self, needle: &str) -> String {
-        self.wait_for(needle, |s| s.contains(needle))
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn type_text(&self, text: &str) {
-        self.keys(&["-l", text]);
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
-
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
 
 fn launch_line(fake: &FakeLlm, data: &Path, vault: &Path) -> String {
     let args = [
@@ -178,7 +89,7 @@ fn approve_with_y_writes_deny_with_n_does_not_and_ctrl_q_restores_the_terminal()
         s.lines().any(|l| l.starts_with(" ready "))
     });
     assert_eq!(
-        tmux.tmux(&["display", "-p", "-t", "t", "#{alternate_on}"])
+        tmux.run(&["display", "-p", "-t", "t", "#{alternate_on}"])
             .trim(),
         "1"
     );
@@ -237,7 +148,7 @@ fn approve_with_y_writes_deny_with_n_does_not_and_ctrl_q_restores_the_terminal()
     let screen = tmux.wait_text("EXIT=");
     assert!(screen.contains("EXIT=0"), "{screen}");
     assert_eq!(
-        tmux.tmux(&["display", "-p", "-t", "t", "#{alternate_on}"])
+        tmux.run(&["display", "-p", "-t", "t", "#{alternate_on}"])
             .trim(),
         "0",
         "the alternate screen was left"

@@ -2,6 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod fake_llm;
+pub mod tmux;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
