@@ -601,16 +601,8 @@ impl StreamAccumulator for AnthropicStream {
 mod tests {
     use super::*;
     use crate::llm::sse::SseParser;
-    use crate::llm::sse::tests::FIXTURES;
+    use crate::llm::sse::tests::fixture;
     use serde_json::json;
-
-    fn fixture(name: &str) -> &'static [u8] {
-        FIXTURES
-            .iter()
-            .find(|(fixture, _)| *fixture == name)
-            .map(|(_, bytes)| *bytes)
-            .unwrap()
-    }
 
     /// Feed `bytes` in `size`-byte chunks, as the HTTP layer does.
     fn run(bytes: &[u8], size: usize) -> (Result<Response, LlmError>, Vec<StreamEvent>) {

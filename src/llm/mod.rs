@@ -330,7 +330,7 @@ mod tests {
     //! The HTTP layer against a loopback fake server that writes raw HTTP/1.1 responses in
     //! pieces, so retries, timeouts and headers are exercised without the network.
     use super::*;
-    use crate::llm::sse::tests::FIXTURES;
+    use crate::llm::sse::tests::fixture;
     use std::sync::{Arc, Mutex};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
@@ -426,14 +426,6 @@ mod tests {
             }
         }
         String::from_utf8_lossy(&bytes).to_string()
-    }
-
-    fn fixture(name: &str) -> &'static [u8] {
-        FIXTURES
-            .iter()
-            .find(|(f, _)| *f == name)
-            .map(|(_, b)| *b)
-            .unwrap()
     }
 
     fn settings(kind: ProviderKind, base: &str) -> ProviderSettings {

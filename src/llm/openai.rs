@@ -639,17 +639,9 @@ impl StreamAccumulator for OpenAiStream {
 mod tests {
     use super::*;
     use crate::llm::sse::SseParser;
-    use crate::llm::sse::tests::FIXTURES;
+    use crate::llm::sse::tests::fixture;
     use crate::llm::types::ToolDef;
     use serde_json::json;
-
-    fn fixture(name: &str) -> &'static [u8] {
-        FIXTURES
-            .iter()
-            .find(|(fixture, _)| *fixture == name)
-            .map(|(_, bytes)| *bytes)
-            .unwrap()
-    }
 
     fn run_with(
         names: ToolNames,

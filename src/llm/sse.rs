@@ -107,6 +107,15 @@ pub(crate) mod tests {
     use super::*;
 
     /// The byte-exact transcripts from protocols.md Appendix A.
+    /// The bytes of one fixture by file name.
+    pub(crate) fn fixture(name: &str) -> &'static [u8] {
+        FIXTURES
+            .iter()
+            .find(|(fixture, _)| *fixture == name)
+            .map(|(_, bytes)| *bytes)
+            .unwrap()
+    }
+
     pub(crate) const FIXTURES: [(&str, &[u8]); 6] = [
         (
             "anthropic_stream_tool_use.official",

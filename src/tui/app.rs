@@ -230,30 +230,9 @@ impl App {
         }
         match self.focus {
             Pane::Chat => self.input.insert_str(text),
-            Pane::Editor if self.editor.path().is_some() => {
-                for c in text.chars() {
-                    let code = if c == '\n' {
-                        crossterm::event::KeyCode::Enter
-                    } else {
-                        crossterm::event::KeyCode::Char(c)
-                    };
-                    self.editor.handle_key(&KeyEvent::from(code));
-                }
-            }
+            Pane::Editor if self.editor.path().is_some() => self.editor.insert_text(text),
             Pane::Editor => {}
         }
-    }
-
-    /// An image from the clipboard, attached to the next message.
-    pub fn attach_image(&mut self, attachment: Attachment) {
-        self.attachments.push(attachment);
-        self.flash(
-            format!(
-                "{} image(s) attached to the next message",
-                self.attachments.len()
-            ),
-            Role::Notice,
-        );
     }
 
     fn on_mouse(&mut self, mouse: &MouseEvent) {

@@ -1246,7 +1246,7 @@ impl Screen<'_> {
 mod tests {
     use super::*;
     use crate::agent::Proposal;
-    use crate::tui::testing::{buffer, buffer_text, style_at};
+    use crate::tui::testing::{buffer, buffer_text, look, style_at};
     use serde_json::json;
 
     const PLAN_BEFORE: &str = "# Plan\n\nShip the importer by Friday.\nWrite the tests.\nAsk Dana about the API limits.\n\n## Notes\n- keep it small\n";
@@ -1360,19 +1360,6 @@ mod tests {
             &Keymap::default_map(),
         );
         buf
-    }
-
-    /// What a style looks like on screen (a buffer cell also carries an underline colour).
-    fn look(
-        style: Option<Style>,
-    ) -> Option<(
-        Option<ratatui::style::Color>,
-        Option<ratatui::style::Color>,
-        Modifier,
-    )> {
-        // An unset colour and `Reset` look the same: the terminal's default.
-        let colour = |c: Option<ratatui::style::Color>| c.or(Some(ratatui::style::Color::Reset));
-        style.map(|s| (colour(s.fg), colour(s.bg), s.add_modifier))
     }
 
     // -- behaviour ------------------------------------------------------------------------

@@ -635,7 +635,7 @@ pub fn scrollbar(area: Rect, buf: &mut Buffer, theme: &Theme, total: usize, offs
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::testing::{buffer, buffer_text, style_at};
+    use crate::tui::testing::{buffer, buffer_text, look, style_at};
 
     fn small_diff() -> TextDiff {
         TextDiff::new(
@@ -650,19 +650,6 @@ mod tests {
             .replace("line 3\n", "line three\n")
             .replace("line 25\n", "");
         TextDiff::new(&before, &after)
-    }
-
-    /// What a style looks like on screen (a buffer cell also carries an underline colour).
-    fn look(
-        style: Option<Style>,
-    ) -> Option<(
-        Option<ratatui::style::Color>,
-        Option<ratatui::style::Color>,
-        Modifier,
-    )> {
-        // An unset colour and `Reset` look the same: the terminal's default.
-        let colour = |c: Option<ratatui::style::Color>| c.or(Some(ratatui::style::Color::Reset));
-        style.map(|s| (colour(s.fg), colour(s.bg), s.add_modifier))
     }
 
     fn text_of(line: &Line<'_>) -> String {

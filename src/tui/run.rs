@@ -61,7 +61,8 @@ enum Background {
 struct Ready {
     workspace: Arc<Workspace>,
     registry: Registry,
-    live: Option<LiveIndex>,
+    /// Held only to keep the index live while the app runs (dropping it stops the watcher).
+    _live: Option<LiveIndex>,
 }
 
 /// The running agent's channels.
@@ -227,9 +228,6 @@ async fn event_loop(
                 }
             }
         }
-        if store.is_none() {
-            store = Store::open(&launch.paths.database_file()).ok();
-        }
     }
     Ok(())
 }
@@ -285,7 +283,7 @@ fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>) {
             Ok(Ready {
                 workspace,
                 registry,
-                live,
+                _live: live,
             })
         })();
         let _ = tx.send(Background::Ready(result));
@@ -309,7 +307,6 @@ fn start_agent(launch: &Launch, ready: &Ready, resume: Option<&str>) -> Result<A
             .map_err(|e| e.to_string())?,
         None => SessionLog::new(store, &vault_id, &launch.provider_name, &launch.model),
     };
-    let _ = &ready.live;
     let agent = Agent::new(
         provider,
         Arc::clone(&ready.workspace),

@@ -339,3 +339,13 @@ fn diff_lines_in_the_banner_use_the_diff_roles() {
     assert_eq!(added.fg, app.theme.style(Role::DiffAdded).fg);
     assert_eq!(removed.fg, app.theme.style(Role::DiffRemoved).fg);
 }
+
+#[test]
+fn a_paste_into_the_editor_is_one_undo_step() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    app.on_terminal(Event::Paste("line one\nline two\n".into()));
+    assert!(app.editor.text().starts_with("line one\nline two\n"), "{}", app.editor.text());
+    app.editor.handle(super::keymap::Action::Undo);
+    assert_eq!(app.editor.text(), NOTE);
+}

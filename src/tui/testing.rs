@@ -45,3 +45,16 @@ pub fn style_at(buf: &Buffer, needle: &str) -> Option<Style> {
     }
     None
 }
+
+/// What a style looks like on screen: colours (unset counts as `Reset`, the terminal default)
+/// and modifiers, without the underline colour a buffer cell also carries.
+pub fn look(
+    style: Option<Style>,
+) -> Option<(
+    Option<ratatui::style::Color>,
+    Option<ratatui::style::Color>,
+    ratatui::style::Modifier,
+)> {
+    let colour = |c: Option<ratatui::style::Color>| c.or(Some(ratatui::style::Color::Reset));
+    style.map(|s| (colour(s.fg), colour(s.bg), s.add_modifier))
+}

@@ -3,8 +3,8 @@
 //! chat's slash commands.
 
 use super::{
-    Hint, Scroll, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of, pad_right,
-    put_line, text_width, truncate,
+    Hint, Scroll, ViewOutcome, draw_box, footer, is_release, nav_of, pad_right, text_width,
+    truncate,
 };
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
@@ -169,17 +169,7 @@ impl HelpView {
             return;
         }
         let lines = self.lines(usize::from(inner.width), theme);
-        let visible = usize::from(inner.height);
-        self.scroll.clamp(lines.len(), visible);
-        for (row, line) in lines
-            .iter()
-            .skip(self.scroll.offset)
-            .take(visible)
-            .enumerate()
-        {
-            put_line(buf, inner, row, line);
-        }
-        draw_scrollbar(buf, theme, inner, lines.len(), self.scroll.offset, visible);
+        super::draw_scrolled(buf, theme, inner, &lines, &mut self.scroll);
     }
 
     /// The rows laid out for `width` columns: long keys and descriptions wrap.

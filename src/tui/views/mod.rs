@@ -312,6 +312,22 @@ pub(crate) fn style_row(buf: &mut Buffer, area: Rect, row: usize, style: Style) 
 
 /// A scroll bar on the box's right border beside the rows `area.y..area.bottom()`, when `total`
 /// rows do not fit in `visible`: the thumb (`┃`) shows where the window is and how much it shows.
+/// Draw `lines` in `inner`, scrolled by `scroll` (clamped to what fits), with a scroll bar.
+pub(crate) fn draw_scrolled(
+    buf: &mut Buffer,
+    theme: &Theme,
+    inner: Rect,
+    lines: &[Line<'_>],
+    scroll: &mut Scroll,
+) {
+    let visible = usize::from(inner.height);
+    scroll.clamp(lines.len(), visible);
+    for (row, line) in lines.iter().skip(scroll.offset).take(visible).enumerate() {
+        put_line(buf, inner, row, line);
+    }
+    draw_scrollbar(buf, theme, inner, lines.len(), scroll.offset, visible);
+}
+
 pub(crate) fn draw_scrollbar(
     buf: &mut Buffer,
     theme: &Theme,

@@ -2,8 +2,8 @@
 //! writes, destructive), and the MCP servers with their status.
 
 use super::{
-    Hint, Scroll, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of, one_line,
-    pad_right, put_line, text_width, truncate,
+    Hint, Scroll, ViewOutcome, draw_box, footer, is_release, nav_of, one_line, pad_right,
+    text_width, truncate,
 };
 use crate::tools::{Tier, ToolSpec};
 use crate::tui::keymap::{Action, Keymap};
@@ -85,17 +85,7 @@ impl ToolsView {
             return;
         }
         let lines = self.lines(usize::from(inner.width), theme);
-        let visible = usize::from(inner.height);
-        self.scroll.clamp(lines.len(), visible);
-        for (row, line) in lines
-            .iter()
-            .skip(self.scroll.offset)
-            .take(visible)
-            .enumerate()
-        {
-            put_line(buf, inner, row, line);
-        }
-        draw_scrollbar(buf, theme, inner, lines.len(), self.scroll.offset, visible);
+        super::draw_scrolled(buf, theme, inner, &lines, &mut self.scroll);
     }
 
     fn lines(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
