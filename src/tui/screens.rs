@@ -345,7 +345,11 @@ fn a_paste_into_the_editor_is_one_undo_step() {
     let mut app = app();
     app.on_note_opened("Projects/Plan.md", note(NOTE));
     app.on_terminal(Event::Paste("line one\nline two\n".into()));
-    assert!(app.editor.text().starts_with("line one\nline two\n"), "{}", app.editor.text());
+    assert!(
+        app.editor.text().starts_with("line one\nline two\n"),
+        "{}",
+        app.editor.text()
+    );
     app.editor.handle(super::keymap::Action::Undo);
     assert_eq!(app.editor.text(), NOTE);
 }
