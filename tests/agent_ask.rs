@@ -1084,6 +1084,47 @@ fn usage_errors_exit_2_and_touch_nothing() {
     assert!(fake.requests().is_empty());
 }
 
+/// The provider named by host name rather than address: the name goes through the resolver
+/// vaultchat ships with (hickory: the hosts file and resolv.conf, no NSS modules — decisions §26),
+/// here `localhost` from /etc/hosts.
+#[test]
+fn a_provider_named_by_host_name_is_reached() {
+    for p in BOTH {
+        let s = setup();
+        let fake = FakeLlm::start(vec![text_reply(
+            p,
+            "hello by name",
+            usage(3, 2, 0, 0),
+            Chunking::Whole,
+        )]);
+        let by_name = fake.base_url.replace("127.0.0.1", "localhost");
+        assert!(by_name.starts_with("http://localhost:"), "{by_name}");
+        let mut c = common::cmd(&s.data, &s.vault);
+        c.arg("--config").arg(&s.config);
+        match p {
+            P::Anthropic => c
+                .args(["--provider", "anthropic", "--base-url", &by_name])
+                .env("ANTHROPIC_API_KEY", "sk-ant-test"),
+            P::OpenAi => c
+                .args([
+                    "--provider",
+                    "openai",
+                    "--base-url",
+                    &format!("{by_name}/v1"),
+                ])
+                .env("OPENAI_API_KEY", "sk-openai-test"),
+        };
+        let out = c.args(["ask", "hi", "--json"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{p:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(json_of(&out)["reply"], "hello by name");
+        assert_eq!(fake.requests().len(), 1);
+    }
+}
+
 #[test]
 fn max_steps_stops_a_looping_model() {
     let p = P::OpenAi;

@@ -59,7 +59,11 @@ pub struct GlobalArgs {
     pub base_url: Option<String>,
 }
 
+// `defer`: a subcommand's arguments are built only when that subcommand is parsed (or help is
+// shown), so `vaultchat search` does not construct `ask`'s forty options on every run — start-up is
+// most of a search's time (docs/decisions.md §20).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// One agent turn without the full-screen app; prints the reply as it streams.
     Ask(ask_cmd::AskArgs),
@@ -176,5 +180,41 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
             }
             app_cmd::run(&ctx, &cli.global)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        // Builds every (deferred) subcommand and checks clap's own invariants.
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn deferred_subcommands_still_list_and_parse() {
+        let help = Cli::command().render_help().to_string();
+        for name in [
+            "ask", "sessions", "usage", "index", "search", "tools", "mcp", "doctor",
+        ] {
+            assert!(
+                help.contains(name),
+                "`{name}` missing from the help:\n{help}"
+            );
+        }
+        let cli = Cli::try_parse_from(["vaultchat", "search", "two", "words", "--limit", "3"])
+            .map_err(|e| e.to_string());
+        match cli.map(|c| c.command) {
+            Ok(Some(Command::Search(args))) => {
+                assert_eq!(args.query, ["two", "words"]);
+                assert_eq!(args.limit, 3);
+            }
+            other => panic!("search did not parse: {other:?}"),
+        }
+        let bad = Cli::try_parse_from(["vaultchat", "search", "x", "--limit", "0"]);
+        assert!(bad.is_err(), "the limit range is still enforced");
     }
 }
