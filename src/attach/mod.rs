@@ -1,13 +1,19 @@
-//! Attachments: images for a chat message (load, check, encode).
+//! Attachments: images for a chat message (load, check, scale, encode).
 //!
 //! Images are sent as base64 inside every request of the conversation, so they are checked here
-//! once: a known format by its magic bytes (the file name may lie) and at most 5 MB, the limit of
-//! the strictest provider (protocols.md §1.7).
+//! once: a known format by its magic bytes (the file name may lie), and the size the providers
+//! take (protocols.md §1.7): a PNG whose long edge is over 1568 px or whose file is over 5 MB is
+//! scaled down here (the provider would scale it anyway, slower and after paying for the upload);
+//! other formats are sent as they are when they are at most 5 MB.
+
+mod scale;
 
 use std::path::Path;
 
 /// The largest image accepted, in bytes before encoding.
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
+/// The longest edge sent, in pixels: the most most models look at (protocols.md §1.7).
+pub const MAX_IMAGE_EDGE: u32 = 1568;
 
 /// An image ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +21,57 @@ pub struct Image {
     pub media_type: &'static str,
     /// Base64 (standard alphabet, padded), without a `data:` prefix.
     pub data: String,
+    /// Width and height in pixels, when the header says (PNG); `None` for the other formats.
+    pub dimensions: Option<(u32, u32)>,
+    /// Bytes before base64.
+    pub size: usize,
+}
+
+impl Image {
+    /// What a person is told about this image.
+    pub fn facts(&self) -> ImageFacts {
+        ImageFacts {
+            media_type: self.media_type.to_string(),
+            dimensions: self.dimensions,
+            size: self.size,
+        }
+    }
+}
+
+/// What a person is told about an image (a chip in the chat): format, pixel size, byte size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageFacts {
+    /// `image/png`, …
+    pub media_type: String,
+    pub dimensions: Option<(u32, u32)>,
+    /// Bytes before base64.
+    pub size: usize,
+}
+
+impl ImageFacts {
+    /// The facts of an image stored as base64 (a resumed session's messages).
+    pub fn of_base64(media_type: &str, data: &str) -> ImageFacts {
+        let bytes = base64_decode(data).unwrap_or_default();
+        let dimensions = match sniff(&bytes) {
+            Some("image/png") => scale::png_dimensions(&bytes),
+            _ => None,
+        };
+        ImageFacts {
+            media_type: media_type.to_string(),
+            dimensions,
+            size: bytes.len(),
+        }
+    }
+
+    /// The format's short name: `PNG`, `JPEG`, `GIF`, `WEBP`.
+    pub fn format(&self) -> String {
+        let subtype = self
+            .media_type
+            .rsplit('/')
+            .next()
+            .unwrap_or(&self.media_type);
+        subtype.to_ascii_uppercase()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +85,8 @@ pub enum AttachError {
     UnknownFormat { path: String },
     #[error("{path} is {size} bytes; images may be at most 5 MB, so scale it down first")]
     TooLarge { path: String, size: usize },
+    #[error("{path} cannot be decoded: {reason}")]
+    Undecodable { path: String, reason: String },
 }
 
 /// Load an image file.
@@ -40,21 +99,68 @@ pub fn load_image(path: &Path) -> Result<Image, AttachError> {
     image_from_bytes(&bytes, &shown)
 }
 
-/// Check and encode image bytes (from a file or the clipboard); `name` appears in errors.
+/// Check, scale (PNG) and encode image bytes (from a file or the clipboard); `name` appears in
+/// errors.
 pub fn image_from_bytes(bytes: &[u8], name: &str) -> Result<Image, AttachError> {
-    if bytes.len() > MAX_IMAGE_BYTES {
-        return Err(AttachError::TooLarge {
-            path: name.to_string(),
-            size: bytes.len(),
-        });
-    }
     let media_type = sniff(bytes).ok_or_else(|| AttachError::UnknownFormat {
         path: name.to_string(),
     })?;
-    Ok(Image {
+    let too_large = || AttachError::TooLarge {
+        path: name.to_string(),
+        size: bytes.len(),
+    };
+    if media_type != "image/png" {
+        // Without a decoder for these formats in the build, they are only checked, not scaled.
+        if bytes.len() > MAX_IMAGE_BYTES {
+            return Err(too_large());
+        }
+        return Ok(encoded(media_type, bytes, None));
+    }
+    let dimensions = scale::png_dimensions(bytes);
+    let too_wide = dimensions.is_some_and(|(w, h)| w.max(h) > MAX_IMAGE_EDGE);
+    if !too_wide && bytes.len() <= MAX_IMAGE_BYTES {
+        return Ok(encoded(media_type, bytes, dimensions));
+    }
+    let decoded = scale::decode_png(bytes).map_err(|reason| {
+        if bytes.len() > MAX_IMAGE_BYTES {
+            too_large()
+        } else {
+            AttachError::Undecodable {
+                path: name.to_string(),
+                reason,
+            }
+        }
+    })?;
+    let png = scale::fit_png(&decoded, name)?;
+    let dimensions = scale::png_dimensions(&png);
+    Ok(encoded(media_type, &png, dimensions))
+}
+
+/// An image from raw RGBA pixels (what the clipboard gives): scaled to fit, encoded as PNG, and
+/// checked like any other image.
+pub fn image_from_rgba(
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+    name: &str,
+) -> Result<Image, AttachError> {
+    let pixels = image::RgbaImage::from_raw(width, height, rgba).ok_or_else(|| {
+        AttachError::Undecodable {
+            path: name.to_string(),
+            reason: format!("the pixel data does not fill {width}×{height} pixels"),
+        }
+    })?;
+    let png = scale::fit_png(&image::DynamicImage::ImageRgba8(pixels), name)?;
+    image_from_bytes(&png, name)
+}
+
+fn encoded(media_type: &'static str, bytes: &[u8], dimensions: Option<(u32, u32)>) -> Image {
+    Image {
         media_type,
         data: base64(bytes),
-    })
+        dimensions,
+        size: bytes.len(),
+    }
 }
 
 /// The media type from the first bytes.
@@ -94,6 +200,33 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// Decode standard base64 (padding optional, no whitespace); `None` for anything else.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // One leftover character (6 bits) cannot come from whole bytes.
+    (bits < 6).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,11 +257,106 @@ mod tests {
             image_from_bytes(b"hello", "x.png"),
             Err(AttachError::UnknownFormat { .. })
         ));
-        let big = vec![0u8; MAX_IMAGE_BYTES + 1];
+        // Too big, and not decodable, so it cannot be scaled down either.
+        let mut big = b"\x89PNG\r\n\x1a\n".to_vec();
+        big.resize(MAX_IMAGE_BYTES + 1, 0);
         assert!(matches!(
             image_from_bytes(&big, "big.png"),
             Err(AttachError::TooLarge { .. })
         ));
+        let mut big_jpeg = vec![0xFF, 0xD8, 0xFF];
+        big_jpeg.resize(MAX_IMAGE_BYTES + 1, 0);
+        assert!(matches!(
+            image_from_bytes(&big_jpeg, "big.jpg"),
+            Err(AttachError::TooLarge { .. })
+        ));
+    }
+}
+
+#[cfg(test)]
+mod image_tests {
+    use super::*;
+
+    /// The 1×1 PNG header from the vision docs (no pixel data): `ask --image` sends it as it is.
+    const HEADER_ONLY_PNG: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0,
+        0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xde,
+    ];
+
+    fn rgba(width: u32, height: u32) -> Vec<u8> {
+        (0..width * height)
+            .flat_map(|i| [(i % 251) as u8, (i % 13) as u8, 7, 255])
+            .collect()
+    }
+
+    #[test]
+    fn base64_decodes_what_it_encodes() {
+        for input in ["", "f", "fo", "foo", "foob", "fooba", "foobar"] {
+            assert_eq!(
+                base64_decode(&base64(input.as_bytes())).as_deref(),
+                Some(input.as_bytes()),
+                "{input}"
+            );
+        }
+        assert_eq!(base64_decode("Zm9v YmFy"), None, "no whitespace");
+        assert_eq!(base64_decode("Zm9vY"), None, "a lone sextet is no byte");
+        assert_eq!(
+            base64_decode("Zg").as_deref(),
+            Some(&b"f"[..]),
+            "padding optional"
+        );
+    }
+
+    #[test]
+    fn a_small_png_is_sent_as_it_is_with_its_size() {
+        let image = image_from_bytes(HEADER_ONLY_PNG, "dot.png").unwrap();
+        assert_eq!(image.data, base64(HEADER_ONLY_PNG));
+        assert_eq!(image.dimensions, Some((1, 1)));
+        assert_eq!(image.size, HEADER_ONLY_PNG.len());
+        assert_eq!(
+            image.facts(),
+            ImageFacts {
+                media_type: "image/png".into(),
+                dimensions: Some((1, 1)),
+                size: 33
+            }
+        );
+    }
+
+    #[test]
+    fn a_wide_png_is_scaled_down_to_the_long_edge_limit() {
+        let wide = image_from_rgba(2000, 500, rgba(2000, 500), "wide").unwrap();
+        assert_eq!(wide.dimensions, Some((MAX_IMAGE_EDGE, 392)));
+        assert_eq!(wide.media_type, "image/png");
+        // The file route scales the same way.
+        let bytes = base64_decode(&wide.data).unwrap();
+        assert_eq!(bytes.len(), wide.size);
+        let again = image_from_bytes(&bytes, "wide.png").unwrap();
+        assert_eq!(again.data, wide.data, "a fitted image is left alone");
+    }
+
+    #[test]
+    fn clipboard_pixels_become_a_png_of_the_same_size() {
+        let image = image_from_rgba(40, 30, rgba(40, 30), "the clipboard image").unwrap();
+        assert_eq!(image.dimensions, Some((40, 30)));
+        let bytes = base64_decode(&image.data).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let error = image_from_rgba(40, 30, vec![0; 10], "the clipboard image").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the clipboard image cannot be decoded: the pixel data does not fill 40×30 pixels"
+        );
+    }
+
+    #[test]
+    fn facts_of_a_stored_image_come_from_its_bytes() {
+        let facts = ImageFacts::of_base64("image/png", &base64(HEADER_ONLY_PNG));
+        assert_eq!(facts.dimensions, Some((1, 1)));
+        assert_eq!(facts.size, 33);
+        assert_eq!(facts.format(), "PNG");
+        let jpeg = ImageFacts::of_base64("image/jpeg", &base64(&[0xFF, 0xD8, 0xFF, 0]));
+        assert_eq!((jpeg.dimensions, jpeg.size), (None, 4));
+        assert_eq!(jpeg.format(), "JPEG");
     }
 }
 

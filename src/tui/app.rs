@@ -9,6 +9,7 @@
 use super::banner::Banner;
 use super::chat::Transcript;
 use super::chat::input::ChatInput;
+use super::clipboard::ClipboardPaste;
 use super::editor::{ConflictChoice, EditorPane};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::picker::{Picker, PickerItem, PickerOutcome};
@@ -34,6 +35,10 @@ const LOCAL_REQUESTS: u64 = 1 << 62;
 
 /// Below this width the panes stack instead of standing side by side.
 pub const STACK_BELOW_WIDTH: u16 = 100;
+
+/// The most images one message carries (claude.ai's limit; past 20 images in one request the
+/// API also shrinks its per-image size limit, protocols.md §1.7).
+pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 
 /// What the runner must do for the app.
 #[derive(Debug)]
@@ -70,6 +75,9 @@ pub enum Effect {
     /// Switch the model for the next turns.
     SetModel(String),
     Copy(String),
+    /// Read the clipboard off the UI thread and call `on_clipboard`: an image becomes an
+    /// attachment of the message being written, text is pasted into it.
+    ReadClipboardImage,
     SetMouseCapture(bool),
     Suspend,
     Quit,
@@ -136,8 +144,6 @@ pub struct App {
     last_context_tokens: u64,
     /// A one-line message in the status bar (errors, "saved").
     flash: Option<(String, Role)>,
-    /// Images pasted for the next message.
-    attachments: Vec<Attachment>,
     /// Quit was asked with unsaved changes; a second quit goes through.
     quit_armed: bool,
     mouse_captured: bool,
@@ -151,6 +157,11 @@ pub struct App {
 
 impl App {
     pub fn new(theme: Theme, keymap: Keymap, info: SessionInfo) -> Self {
+        let mut input = ChatInput::new();
+        let remove_keys = keymap.keys_for(KeyContext::Chat, Action::RemoveImage);
+        if !remove_keys.is_empty() {
+            input.set_image_hint(format!("{} removes the last image", remove_keys.join("/")));
+        }
         Self {
             theme,
             keymap,
@@ -161,14 +172,13 @@ impl App {
             split: 50,
             editor: EditorPane::new(),
             transcript: Transcript::new(),
-            input: ChatInput::new(),
+            input,
             banner: Banner::new(),
             overlay: None,
             state: AgentState::Starting,
             usage: Usage::default(),
             last_context_tokens: 0,
             flash: None,
-            attachments: Vec::new(),
             quit_armed: false,
             mouse_captured: true,
             effects: Vec::new(),
@@ -229,6 +239,8 @@ impl App {
             return;
         }
         match self.focus {
+            // Some terminals paste an image as an empty paste: look at the clipboard itself.
+            Pane::Chat if text.is_empty() => self.read_clipboard(),
             Pane::Chat => self.input.insert_str(text),
             Pane::Editor if self.editor.path().is_some() => self.editor.insert_text(text),
             Pane::Editor => {}
@@ -447,6 +459,30 @@ impl App {
             Action::Newline | Action::HistoryPrev | Action::HistoryNext => {
                 self.input.handle(action);
             }
+            Action::PasteImage => match self.focus {
+                Pane::Chat => self.read_clipboard(),
+                Pane::Editor => self.editor.handle_key(key),
+            },
+            Action::RemoveImage => {
+                // Only while nothing is typed: otherwise the key (Backspace) edits the text.
+                if self.focus == Pane::Chat
+                    && !self.input.has_text()
+                    && self.input.remove_last_image().is_some()
+                {
+                    let left = self.input.images().len();
+                    let message = match left {
+                        0 => "image removed".to_string(),
+                        1 => "image removed; 1 left".to_string(),
+                        n => format!("image removed; {n} left"),
+                    };
+                    self.flash(message, Role::Notice);
+                } else {
+                    match self.focus {
+                        Pane::Editor => self.editor.handle_key(key),
+                        Pane::Chat => self.input.handle_key(key),
+                    }
+                }
+            }
             Action::Interrupt => {
                 if self.busy() {
                     self.effects.push(Effect::Agent(Op::Interrupt));
@@ -488,6 +524,49 @@ impl App {
         }
     }
 
+    /// Ask the runner for the clipboard's image (or text) for the chat input.
+    fn read_clipboard(&mut self) {
+        self.effects.push(Effect::ReadClipboardImage);
+        self.flash("reading the clipboard…", Role::Notice);
+    }
+
+    /// What the clipboard held: an image is attached to the message being written, text is
+    /// pasted into it; without either, or without a clipboard, the status line says so and the
+    /// message stays as it was.
+    pub fn on_clipboard(&mut self, paste: ClipboardPaste) {
+        match paste {
+            ClipboardPaste::Image(image) => {
+                if self.input.images().len() >= MAX_IMAGES_PER_MESSAGE {
+                    self.flash(
+                        format!(
+                            "not attached: a message takes at most {MAX_IMAGES_PER_MESSAGE} images"
+                        ),
+                        Role::Error,
+                    );
+                    return;
+                }
+                self.input.attach_image(image);
+                // Short: the status bar is narrow, and the chip above the text has the details.
+                let number = self.input.images().len();
+                self.flash(format!("image {number} attached"), Role::Notice);
+            }
+            ClipboardPaste::Text(text) => {
+                self.flash = None;
+                self.input.insert_str(&text);
+            }
+            ClipboardPaste::Empty => {
+                self.flash("the clipboard holds no image and no text", Role::Notice)
+            }
+            ClipboardPaste::Unavailable(why) => self.flash(
+                format!("no clipboard to paste from ({why}); use the terminal's paste"),
+                Role::Error,
+            ),
+            ClipboardPaste::Failed(why) => {
+                self.flash(format!("nothing pasted: {why}"), Role::Error)
+            }
+        }
+    }
+
     fn busy(&self) -> bool {
         !matches!(self.state, AgentState::Idle | AgentState::Starting)
     }
@@ -512,6 +591,10 @@ impl App {
     fn send(&mut self) {
         let text = self.input.take();
         if text.trim().is_empty() {
+            if !self.input.images().is_empty() {
+                // The providers want text beside an image; a question is what makes it useful.
+                self.flash("type a message to send with the image", Role::Notice);
+            }
             return;
         }
         if let Some(command) = text.trim().strip_prefix('/') {
@@ -540,11 +623,20 @@ impl App {
                 return;
             }
         }
-        self.transcript.push_user(&text);
+        let images = self.input.take_images();
+        let facts = images.iter().map(crate::attach::Image::facts).collect();
+        self.transcript.push_user_with_images(&text, facts);
         self.state = AgentState::Thinking;
+        let attachments = images
+            .into_iter()
+            .map(|image| Attachment {
+                media_type: image.media_type.to_string(),
+                data: image.data,
+            })
+            .collect();
         self.effects.push(Effect::Agent(Op::UserTurn {
             text,
-            attachments: std::mem::take(&mut self.attachments),
+            attachments,
             context: self.note_context(),
         }));
     }
@@ -916,6 +1008,9 @@ impl App {
             .render(transcript_area, buf, &self.theme, focused);
         let placeholder = match self.state {
             AgentState::Starting => "Indexing the vault…",
+            AgentState::Idle if !self.input.images().is_empty() => {
+                "Ask about the image (Enter sends)"
+            }
             AgentState::Idle => "Ask about your notes (Enter sends, /help for commands)",
             _ => "The agent is working — Esc interrupts",
         };

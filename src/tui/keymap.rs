@@ -69,6 +69,8 @@ actions! {
     Newline => "newline": "Insert a line break in the message",
     HistoryPrev => "history_prev": "Previous message from the history",
     HistoryNext => "history_next": "Next message from the history",
+    PasteImage => "paste_image": "Paste from the clipboard: an image is attached, text is typed in",
+    RemoveImage => "remove_image": "Remove the last attached image (while the message is empty)",
     Interrupt => "interrupt": "Interrupt the running turn",
     ScrollUp => "scroll_up": "Scroll up",
     ScrollDown => "scroll_down": "Scroll down",

@@ -9,6 +9,8 @@ pub mod diff_view;
 pub mod editor;
 pub mod editor_highlight;
 pub mod highlight;
+#[cfg(test)]
+mod image_paste_tests;
 pub mod keymap;
 pub mod picker;
 pub mod run;

@@ -56,6 +56,8 @@ enum Background {
     Ready(Result<Ready, String>),
     /// The index synced a batch of changes (the open note may have changed on disk).
     Synced,
+    /// The clipboard was read for a paste.
+    Clipboard(super::clipboard::ClipboardPaste),
 }
 
 struct Ready {
@@ -132,7 +134,7 @@ async fn event_loop(
     }
     let (bg_tx, mut bg_rx) = mpsc::unbounded_channel::<Background>();
 
-    open_workspace(launch, bg_tx);
+    open_workspace(launch, bg_tx.clone());
 
     let mut ready: Option<Ready> = None;
     let mut agent: Option<AgentLink> = None;
@@ -182,6 +184,7 @@ async fn event_loop(
                             check_open_note(app, &r.workspace);
                         }
                     }
+                    Background::Clipboard(paste) => app.on_clipboard(paste),
                 }
                 dirty = true;
             }
@@ -208,6 +211,14 @@ async fn event_loop(
                     }
                 }
                 Effect::Agent(op) => to_agent(app, agent.as_ref(), op).await,
+                Effect::ReadClipboardImage => {
+                    // The clipboard's owner answers over X11 and a big image is scaled and
+                    // encoded: seconds in the worst case, never on the loop.
+                    let tx = bg_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(Background::Clipboard(super::clipboard::read_for_paste()));
+                    });
+                }
                 Effect::SetModel(model) => to_agent(app, agent.as_ref(), Op::SetModel(model)).await,
                 effect => {
                     let new_agent = perform(
@@ -514,6 +525,7 @@ async fn perform(
         | Effect::SetModel(_)
         | Effect::Quit
         | Effect::Suspend
+        | Effect::ReadClipboardImage
         | Effect::SetMouseCapture(_) => {}
     }
     Ok(None)
@@ -550,12 +562,14 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
             MessageRole::User
         };
         let mut first_text = true;
+        // The images of a user message come before its text (agent::prompt::user_message).
+        let mut images = Vec::new();
         for block in blocks {
             match block {
                 Block::Text { text } => match role {
                     // The focused-note context that follows the person's text is not theirs.
                     MessageRole::User if first_text => {
-                        transcript.push_user(&text);
+                        transcript.push_user_with_images(&text, std::mem::take(&mut images));
                         first_text = false;
                     }
                     MessageRole::User => {}
@@ -564,7 +578,9 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
                         transcript.finish_streaming();
                     }
                 },
-                Block::Image { .. } => {}
+                Block::Image { media_type, data } => {
+                    images.push(crate::attach::ImageFacts::of_base64(&media_type, &data));
+                }
                 Block::ToolUse { id, name, input } => {
                     transcript.tool_started(&id, &name, &input);
                     calls.insert(id, (name, input));

@@ -78,6 +78,7 @@ roles! {
     CursorLine => "cursor_line": "The line the cursor is on.",
     Input => "input": "The chat input.",
     Placeholder => "placeholder": "Placeholder text in empty inputs.",
+    Attachment => "attachment": "Chips of images attached to a message.",
     BannerBorder => "banner_border": "The permission banner's border.",
     BannerTitle => "banner_title": "The permission banner's title.",
     Button => "button": "Choices in a banner.",

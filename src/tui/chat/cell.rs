@@ -1,8 +1,10 @@
 //! One entry of the transcript and how it is laid out as lines of a given width.
 
+use super::chips;
 use super::markdown::render_markdown_with;
 use super::wrap::{self, Breaks};
 use crate::agent::CallDecision;
+use crate::attach::ImageFacts;
 use crate::tui::theme::{Role, Theme};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -40,8 +42,11 @@ pub enum ToolStatus {
 /// One entry of the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
-    /// What the person wrote.
-    User { text: String },
+    /// What the person wrote, and the images sent with it (shown as chips under the text).
+    User {
+        text: String,
+        images: Vec<ImageFacts>,
+    },
     /// The agent's reply, Markdown; `streaming` while it is still arriving.
     Assistant { text: String, streaming: bool },
     /// A tool call: a one-line summary, and the result below it when `expanded`.
@@ -80,13 +85,27 @@ pub(crate) fn layout_with(
 ) -> Vec<Line<'static>> {
     let width = width.max(1);
     match cell {
-        Cell::User { text } => marked_text(
-            text,
-            USER_MARKER,
-            theme.style(Role::User),
-            theme.style(Role::Text),
-            width,
-        ),
+        Cell::User { text, images } => {
+            let mut lines = marked_text(
+                text,
+                USER_MARKER,
+                theme.style(Role::User),
+                theme.style(Role::Text),
+                width,
+            );
+            // The chips hang under the text, at its indent.
+            let indent = wrap::text_width(USER_MARKER);
+            for mut row in chips::chip_rows(
+                images,
+                width.saturating_sub(indent).max(1),
+                usize::MAX,
+                theme,
+            ) {
+                row.spans.insert(0, Span::raw(" ".repeat(indent)));
+                lines.push(row);
+            }
+            lines
+        }
         Cell::Assistant { text, streaming } => {
             let mut lines = render_markdown_with(text, width, theme, reuse);
             if *streaming {
@@ -335,6 +354,7 @@ mod tests {
         let lines = layout(
             &Cell::User {
                 text: "hello there world\nsecond".into(),
+                images: Vec::new(),
             },
             None,
             12,

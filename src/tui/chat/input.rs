@@ -1,13 +1,16 @@
-//! The chat input: a multi-line box (ratatui-textarea) with a history of sent messages.
+//! The chat input: a multi-line box (ratatui-textarea) with a history of sent messages, and the
+//! images attached to the message being written, shown as chips above the text.
 
+use super::chips;
 use super::wrap::{self, Breaks};
+use crate::attach::Image;
 use crate::tui::keymap::Action;
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Widget};
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
@@ -15,6 +18,8 @@ use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 const MIN_HEIGHT: u16 = 3;
 /// The most rows the box takes; longer messages scroll inside it.
 const MAX_HEIGHT: u16 = 10;
+/// The most rows of image chips; more images are counted in a `+N more`.
+const MAX_CHIP_ROWS: usize = 3;
 /// Sent messages kept for the history keys.
 const HISTORY_LIMIT: usize = 500;
 /// The prompt before the text.
@@ -33,6 +38,10 @@ pub struct ChatInput {
     /// What was typed before browsing began, restored when browsing past the newest entry.
     draft: String,
     placeholder: String,
+    /// Images attached to the message being written, in the order they were pasted.
+    images: Vec<Image>,
+    /// Shown in the bottom border while images wait and the text is empty (how to remove one).
+    image_hint: String,
 }
 
 impl Default for ChatInput {
@@ -58,7 +67,35 @@ impl ChatInput {
             browsing: None,
             draft: String::new(),
             placeholder: String::new(),
+            images: Vec::new(),
+            image_hint: String::new(),
         }
+    }
+
+    /// Attach an image to the message being written.
+    pub fn attach_image(&mut self, image: Image) {
+        self.images.push(image);
+    }
+
+    /// The images attached to the message being written.
+    pub fn images(&self) -> &[Image] {
+        &self.images
+    }
+
+    /// Remove the most recently attached image.
+    pub fn remove_last_image(&mut self) -> Option<Image> {
+        self.images.pop()
+    }
+
+    /// The attached images, leaving none (the message was sent).
+    pub fn take_images(&mut self) -> Vec<Image> {
+        std::mem::take(&mut self.images)
+    }
+
+    /// The hint in the bottom border while images wait and nothing is typed (the App names the
+    /// key of the active key map: "backspace removes the last image").
+    pub fn set_image_hint(&mut self, hint: impl Into<String>) {
+        self.image_hint = hint.into();
     }
 
     /// A key without an action in the chat context: typing and editing go to the box.
@@ -138,6 +175,11 @@ impl ChatInput {
         self.textarea.lines().join("\n")
     }
 
+    /// True when anything at all is typed (a space too): Backspace then edits the text.
+    pub fn has_text(&self) -> bool {
+        !self.textarea.is_empty()
+    }
+
     /// True when the box holds nothing but whitespace.
     pub fn is_empty(&self) -> bool {
         self.textarea.lines().iter().all(|l| l.trim().is_empty())
@@ -159,9 +201,11 @@ impl ChatInput {
         }
     }
 
-    /// Rows the box wants at `width`: its lines as wrapped, plus the border, between 3 and 10.
+    /// Rows the box wants at `width`: its lines as wrapped (at most 8 rows), the rows of image
+    /// chips (at most 3), and the border; at least 3.
     pub fn height(&self, width: u16) -> u16 {
         let room = usize::from(width.saturating_sub(2 + TEXT_LEFT + TEXT_RIGHT)).max(1);
+        let chip_rows = u16::try_from(self.chip_row_count(room)).unwrap_or(0);
         let rows: usize = self
             .textarea
             .lines()
@@ -171,7 +215,20 @@ impl ChatInput {
             })
             .sum();
         let rows = u16::try_from(rows).unwrap_or(u16::MAX);
-        rows.saturating_add(2).clamp(MIN_HEIGHT, MAX_HEIGHT)
+        rows.saturating_add(2)
+            .clamp(MIN_HEIGHT, MAX_HEIGHT)
+            .saturating_add(chip_rows)
+    }
+
+    fn facts(&self) -> Vec<crate::attach::ImageFacts> {
+        self.images.iter().map(Image::facts).collect()
+    }
+
+    fn chip_row_count(&self, room: usize) -> usize {
+        if self.images.is_empty() {
+            return 0;
+        }
+        chips::row_count(&self.facts(), room, MAX_CHIP_ROWS)
     }
 
     /// Draw the box; `placeholder` shows while it is empty.
@@ -192,19 +249,27 @@ impl ChatInput {
         } else {
             (Role::Border, Role::Title)
         };
-        let block = Block::bordered()
+        let mut block = Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(theme.style(border))
             .title(Span::styled(TITLE, theme.style(title)));
+        let hint = format!(" {} ", self.image_hint);
+        if !self.images.is_empty()
+            && !self.image_hint.is_empty()
+            && self.textarea.is_empty()
+            && wrap::text_width(&hint) + 4 <= usize::from(area.width)
+        {
+            block = block.title_bottom(
+                Line::from(Span::styled(hint, theme.style(Role::Dim))).right_aligned(),
+            );
+        }
         let inner = block.inner(area);
         buf.set_style(area, theme.style(Role::Input));
         block.render(area, buf);
         if inner.is_empty() {
             return;
         }
-        let text_area = if inner.width > TEXT_LEFT + TEXT_RIGHT {
-            let prompt_role = if focused { Role::User } else { Role::Dim };
-            buf.set_string(inner.x + 1, inner.y, PROMPT, theme.style(prompt_role));
+        let columns = if inner.width > TEXT_LEFT + TEXT_RIGHT {
             Rect {
                 x: inner.x + TEXT_LEFT,
                 width: inner.width - TEXT_LEFT - TEXT_RIGHT,
@@ -213,6 +278,27 @@ impl ChatInput {
         } else {
             inner
         };
+        // Chips first, in the text's column; the text keeps at least one row.
+        let chip_rows = self
+            .chip_row_count(usize::from(columns.width))
+            .min(usize::from(inner.height.saturating_sub(1)));
+        if chip_rows > 0 {
+            let lines =
+                chips::chip_rows(&self.facts(), usize::from(columns.width), chip_rows, theme);
+            for (line, y) in lines.iter().zip(columns.y..) {
+                buf.set_line(columns.x, y, line, columns.width);
+            }
+        }
+        let chip_rows = u16::try_from(chip_rows).unwrap_or(0);
+        let text_area = Rect {
+            y: columns.y + chip_rows,
+            height: columns.height - chip_rows,
+            ..columns
+        };
+        if inner.width > TEXT_LEFT + TEXT_RIGHT {
+            let prompt_role = if focused { Role::User } else { Role::Dim };
+            buf.set_string(inner.x + 1, text_area.y, PROMPT, theme.style(prompt_role));
+        }
 
         if self.placeholder != placeholder {
             self.placeholder = placeholder.to_string();
@@ -324,14 +410,132 @@ mod tests {
         assert_eq!(input.height(0), 10);
     }
 
+    /// An attached image as the chips see it (the pixels do not matter here).
+    fn image(width: u32, height: u32) -> Image {
+        Image {
+            media_type: "image/png",
+            data: "iVBORw0KGgo=".into(),
+            dimensions: Some((width, height)),
+            size: (width * height) as usize,
+        }
+    }
+
+    #[test]
+    fn images_attach_remove_and_are_taken_apart_from_the_text() {
+        let mut input = ChatInput::new();
+        input.attach_image(image(4, 3));
+        input.attach_image(image(2, 2));
+        assert_eq!(input.images().len(), 2);
+        assert_eq!(
+            input.remove_last_image().and_then(|i| i.dimensions),
+            Some((2, 2))
+        );
+        typed(&mut input, "what is this?");
+        assert_eq!(input.take(), "what is this?");
+        assert_eq!(input.images().len(), 1, "taking the text leaves the images");
+        let taken = input.take_images();
+        assert_eq!(taken.len(), 1);
+        assert_eq!(taken[0].dimensions, Some((4, 3)));
+        assert!(input.images().is_empty());
+        assert_eq!(input.remove_last_image(), None);
+    }
+
+    #[test]
+    fn has_text_counts_even_a_space() {
+        let mut input = ChatInput::new();
+        assert!(!input.has_text());
+        typed(&mut input, " ");
+        assert!(input.has_text());
+        assert!(input.is_empty(), "but the message is still blank");
+    }
+
+    #[test]
+    fn chips_add_rows_above_the_text() {
+        let mut input = ChatInput::new();
+        assert_eq!(input.height(80), 3);
+        input.attach_image(image(8, 6));
+        assert_eq!(input.height(80), 4, "one row of chips");
+        for _ in 0..9 {
+            input.attach_image(image(8, 6));
+        }
+        // 74 columns for chips of ~28: two a row, five rows wanted, three shown.
+        assert_eq!(input.height(80), 6);
+        input.insert_str(&"line\n".repeat(30));
+        assert_eq!(
+            input.height(80),
+            13,
+            "eight rows of text, three of chips, the border"
+        );
+    }
+
+    fn rendered(input: &mut ChatInput, width: u16, focused: bool) -> Buffer {
+        let height = input.height(width);
+        let mut buf = buffer(width, height);
+        input.render(
+            Rect::new(0, 0, width, height),
+            &mut buf,
+            &Theme::builtin_dark(),
+            focused,
+            "Ask about your notes (Enter sends, /help for commands)",
+        );
+        buf
+    }
+
+    #[test]
+    fn one_image_shows_as_a_chip_with_the_hint_to_remove_it() {
+        let theme = Theme::builtin_dark();
+        let mut input = ChatInput::new();
+        input.set_image_hint("backspace removes the last image");
+        input.attach_image(image(800, 600));
+        for width in [80u16, 120] {
+            let buf = rendered(&mut input, width, true);
+            insta::assert_snapshot!(format!("chat_input_one_image_{width}"), buffer_text(&buf));
+        }
+        let buf = rendered(&mut input, 80, true);
+        assert!(super::super::drawn_as(
+            style_at(&buf, "[image 1"),
+            theme.style(Role::Attachment)
+        ));
+        assert!(buffer_text(&buf).contains("backspace removes the last image"));
+        // With text typed, Backspace edits the text: the hint goes.
+        input.insert_str("What is this?");
+        let buf = rendered(&mut input, 80, true);
+        assert!(!buffer_text(&buf).contains("backspace removes"));
+    }
+
+    #[test]
+    fn two_images_and_a_message() {
+        let mut input = ChatInput::new();
+        input.set_image_hint("backspace removes the last image");
+        input.attach_image(image(800, 600));
+        input.attach_image(image(1568, 882));
+        input.insert_str("Which of these two layouts reads better on a phone?");
+        for width in [80u16, 120] {
+            let buf = rendered(&mut input, width, true);
+            insta::assert_snapshot!(format!("chat_input_two_images_{width}"), buffer_text(&buf));
+        }
+        // Narrow: the chips wrap onto their own rows, the text keeps its row.
+        let buf = rendered(&mut input, 40, false);
+        let text = buffer_text(&buf);
+        assert!(text.contains("[image 2"), "{text}");
+        assert!(text.contains("› Which"), "{text}");
+    }
+
     #[test]
     fn renders_at_any_size_without_panicking() {
         let theme = Theme::builtin_dark();
         let mut input = ChatInput::new();
         input.insert_str("some text\nmore");
-        for (w, h) in [(0, 0), (1, 1), (2, 2), (3, 3), (5, 3), (300, 100)] {
-            let mut buf = buffer(w, h);
-            input.render(Rect::new(0, 0, w, h), &mut buf, &theme, true, "Ask");
+        for with_images in [false, true] {
+            if with_images {
+                input.attach_image(image(3, 3));
+                input.attach_image(image(3, 3));
+                input.set_image_hint("backspace removes the last image");
+            }
+            for (w, h) in [(0, 0), (1, 1), (2, 2), (3, 3), (5, 3), (6, 4), (300, 100)] {
+                let mut buf = buffer(w, h);
+                input.render(Rect::new(0, 0, w, h), &mut buf, &theme, true, "Ask");
+            }
         }
         // An area outside the buffer is clipped, not a panic.
         let mut buf = buffer(10, 3);

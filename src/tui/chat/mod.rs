@@ -7,6 +7,7 @@
 //! out again on each delta, so one delta costs only its tail however long the conversation is.
 
 pub mod cell;
+pub mod chips;
 mod heights;
 pub mod input;
 pub mod markdown;
@@ -243,8 +244,14 @@ impl Transcript {
 
     /// Add what the person wrote.
     pub fn push_user(&mut self, text: &str) {
+        self.push_user_with_images(text, Vec::new());
+    }
+
+    /// Add what the person wrote with the images they sent along (shown as chips).
+    pub fn push_user_with_images(&mut self, text: &str, images: Vec<crate::attach::ImageFacts>) {
         self.push(Cell::User {
             text: text.to_string(),
+            images,
         });
     }
 

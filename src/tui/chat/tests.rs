@@ -76,7 +76,10 @@ fn deltas_append_to_the_streaming_cell_only() {
     );
     assert_eq!(
         t.cell(0),
-        Some(&Cell::User { text: "hi".into() }),
+        Some(&Cell::User {
+            text: "hi".into(),
+            images: Vec::new()
+        }),
         "other cells are untouched"
     );
 }
@@ -564,4 +567,43 @@ fn snapshot_error_and_system_note() {
     };
     snapshot("transcript_notes_80x24", &mut notes(), 80, 24);
     snapshot("transcript_notes_120x40", &mut notes(), 120, 40);
+}
+
+#[test]
+fn snapshot_a_message_with_images() {
+    let facts = |width, height, size| crate::attach::ImageFacts {
+        media_type: "image/png".into(),
+        dimensions: Some((width, height)),
+        size,
+    };
+    let with_images = || {
+        let mut t = Transcript::new();
+        t.push_user_with_images(
+            "What does this error dialog mean, and how do I get rid of it?",
+            vec![facts(800, 600, 114_688), facts(1568, 882, 1_258_291)],
+        );
+        t.append_delta(
+            "The dialog says the vault folder is **read-only**: vaultchat cannot save there.",
+        );
+        t.finish_streaming();
+        t
+    };
+    snapshot("transcript_images_80x24", &mut with_images(), 80, 24);
+    snapshot("transcript_images_120x40", &mut with_images(), 120, 40);
+    // The chips hang under the text at its indent, in their own role; narrow panes wrap them.
+    let mut t = with_images();
+    let buf = draw(&mut t, 50, 12);
+    let text = buffer_text(&buf);
+    assert!(
+        text.contains("│   [image 1 · PNG 800×600 · 112 KB]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("│   [image 2 · PNG 1568×882 · 1.2 MB]"),
+        "{text}"
+    );
+    assert!(super::drawn_as(
+        style_at(&buf, "[image 2"),
+        theme().style(Role::Attachment)
+    ));
 }
