@@ -1085,7 +1085,7 @@ fn usage_errors_exit_2_and_touch_nothing() {
 }
 
 /// The provider named by host name rather than address: the name goes through the resolver
-/// vaultchat ships with (hickory: the hosts file and resolv.conf, no NSS modules — decisions §26),
+/// vaultchat ships with (hickory: the hosts file and resolv.conf, no NSS modules — decisions §29),
 /// here `localhost` from /etc/hosts.
 #[test]
 fn a_provider_named_by_host_name_is_reached() {

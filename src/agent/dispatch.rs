@@ -8,7 +8,7 @@ use super::{
 use crate::permission::{Answer, CallFacts, Decision, RuleScope, decide, rule_for_answer};
 use crate::tools::session::{EditorState, run_session_tool};
 use crate::tools::workspace::{Change, Plan};
-use crate::tools::{Tier, ToolError, ToolSpec};
+use crate::tools::{Tier, ToolError, ToolImage, ToolSpec};
 use crate::vault::Access;
 use crate::vault::diff::apply_hunks;
 use crate::vault::note_io;
@@ -29,6 +29,8 @@ pub(super) struct Dispatched {
     pub edit: Option<EditRecord>,
     /// The person interrupted the turn while this call waited.
     pub interrupted: bool,
+    /// Images the tool returned, sent to the model with the result's text.
+    pub images: Vec<ToolImage>,
 }
 
 /// How the person answered, or that they interrupted.
@@ -73,6 +75,7 @@ impl Agent {
             record,
             edit,
             interrupted,
+            images: Vec::new(),
         };
 
         // Only what this turn offered may run, whatever the registry holds.
@@ -124,7 +127,9 @@ impl Agent {
                 Some(if state.tainted && writes {
                     "a tool from an MCP server ran earlier in this turn; its output could be steering this write".to_string()
                 } else if spec.tier == Tier::Plugin {
-                    format!("{name} comes from an MCP server and does not declare itself read-only")
+                    format!(
+                        "{name} comes from an MCP server; what a server says about its tools is not taken on trust"
+                    )
                 } else {
                     format!("{name} changes the vault")
                 }),
@@ -305,10 +310,12 @@ impl Agent {
         if spec.tier == Tier::Plugin {
             state.tainted = true;
         }
+        let mut images = Vec::new();
         match self.registry.call(name, input.clone()).await {
             Ok(output) => {
                 record.is_error = false;
                 record.result = output.text;
+                images = output.images;
                 if name == "read_note" {
                     self.remember_reads(&facts.paths);
                 }
@@ -317,7 +324,10 @@ impl Agent {
                 record.result = e.to_string();
             }
         }
-        done(record, None, false)
+        Dispatched {
+            images,
+            ..done(record, None, false)
+        }
     }
 
     /// The facts the permission cascade decides on.

@@ -17,9 +17,9 @@ pub use tool_list::build_tool_list;
 
 use crate::llm::{Message, Provider, Usage};
 use crate::permission::{Answer, RuleSet};
-use crate::tools::Registry;
 use crate::tools::session::EditorState;
 use crate::tools::workspace::Workspace;
+use crate::tools::{BoxFuture, Registry, Tool};
 use crate::vault::diff::TextDiff;
 use serde::Serialize;
 use serde_json::Value;
@@ -287,7 +287,14 @@ pub struct Agent {
     next_request: u64,
     /// A `Shutdown` arrived during a turn: end after it.
     shutting_down: bool,
+    /// Tools still being started (the person's MCP servers): awaited before the first request,
+    /// so the front end never waits for them and the model never misses them. In a mutex only
+    /// to make the agent `Sync` (a future is not); it is only ever reached through `&mut self`.
+    pending_tools: std::sync::Mutex<Option<PendingTools>>,
 }
+
+/// Tools that become available later: a future resolving to them once their servers started.
+pub type PendingTools = BoxFuture<'static, Vec<Arc<dyn Tool>>>;
 
 impl Agent {
     pub fn new(
@@ -310,6 +317,16 @@ impl Agent {
             seen: Default::default(),
             next_request: 1,
             shutting_down: false,
+            pending_tools: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Add `tools` to the registry when they are ready; the first turn waits for them (an
+    /// interrupt ends the wait).
+    pub fn with_pending_tools(self, tools: PendingTools) -> Self {
+        Self {
+            pending_tools: std::sync::Mutex::new(Some(tools)),
+            ..self
         }
     }
 

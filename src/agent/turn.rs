@@ -8,7 +8,7 @@ use super::{
 };
 use crate::llm::{Block, LlmError, Message, Request, ResultPart, Role, StopReason, StreamEvent};
 use crate::llm::{ToolDef, Usage};
-use crate::tools::ToolSpec;
+use crate::tools::{ToolImage, ToolSpec};
 use tokio::sync::mpsc;
 
 /// How a streamed request ended.
@@ -45,6 +45,10 @@ impl Agent {
         let _ = events.send(AgentEvent::TurnStarted {
             session_id: outcome.session_id.clone(),
         });
+        if self.await_pending_tools(ops, events).await {
+            outcome.stop_reason = TurnEnd::Interrupted;
+            return outcome;
+        }
 
         let specs: Vec<ToolSpec> = self.registry.specs().cloned().collect();
         let offered = build_tool_list(&specs, &context);
@@ -228,7 +232,7 @@ impl Agent {
                     )
                     .await;
                 interrupted = done.interrupted;
-                results.push(result_block(&done.record));
+                results.push(result_block_with_images(&done.record, &done.images));
                 let _ = events.send(AgentEvent::ToolCallFinished(done.record.clone()));
                 outcome.tool_calls.push(done.record);
                 outcome.edits.extend(done.edit);
@@ -246,6 +250,63 @@ impl Agent {
         }
         outcome.reply = last_text;
         outcome
+    }
+
+    /// Wait for the tools still being started and register them. `true` when the person
+    /// interrupted (or shut down) first; the tools then stay pending for the next turn.
+    async fn await_pending_tools(
+        &mut self,
+        ops: &mut mpsc::Receiver<Op>,
+        events: &mpsc::UnboundedSender<AgentEvent>,
+    ) -> bool {
+        let Some(mut pending) = self
+            .pending_tools
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+        else {
+            return false;
+        };
+        // Say why nothing happens only when the wait is long enough to notice.
+        let slow = tokio::time::sleep(std::time::Duration::from_secs(1));
+        tokio::pin!(slow);
+        let mut told = false;
+        loop {
+            tokio::select! {
+                biased;
+                tools = &mut pending => {
+                    for tool in tools {
+                        self.registry.register(tool);
+                    }
+                    return false;
+                }
+                op = ops.recv() => match op {
+                    Some(Op::Interrupt) | None => break,
+                    Some(Op::Shutdown) => {
+                        self.shutting_down = true;
+                        break;
+                    }
+                    Some(Op::Decision { .. }) => {}
+                    Some(Op::SetModel(model)) => self.settings.model = model,
+                    Some(Op::UserTurn { .. }) => {
+                        let _ = events.send(AgentEvent::Notice(
+                            "a turn is already running; wait for it or interrupt it first".into(),
+                        ));
+                    }
+                },
+                () = &mut slow, if !told => {
+                    told = true;
+                    let _ = events.send(AgentEvent::Notice(
+                        "waiting for the MCP servers to start before asking the model".into(),
+                    ));
+                }
+            }
+        }
+        *self
+            .pending_tools
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pending);
+        true
     }
 
     /// Stream one request, forwarding text as it comes; an interrupt drops the request.
@@ -386,11 +447,21 @@ fn failed(mut outcome: TurnOutcome, error: String) -> TurnOutcome {
 }
 
 fn result_block(record: &ToolCallRecord) -> Block {
+    result_block_with_images(record, &[])
+}
+
+/// The result's text, then the images the tool returned (an MCP server's screenshot).
+fn result_block_with_images(record: &ToolCallRecord, images: &[ToolImage]) -> Block {
+    let mut content = vec![ResultPart::Text {
+        text: record.result.clone(),
+    }];
+    content.extend(images.iter().map(|image| ResultPart::Image {
+        media_type: image.media_type.clone(),
+        data: image.data.clone(),
+    }));
     Block::ToolResult {
         tool_use_id: record.id.clone(),
-        content: vec![ResultPart::Text {
-            text: record.result.clone(),
-        }],
+        content,
         is_error: record.is_error,
     }
 }

@@ -6,10 +6,11 @@
 
 use super::{Context, Failure};
 use crate::agent::{
-    Agent, AgentEvent, AgentSettings, Attachment, FocusedNote, NoteContext, Op, PermissionRequest,
-    SessionLog, TurnEnd, TurnOutcome,
+    Agent, AgentEvent, AgentSettings, Attachment, FocusedNote, NoteContext, Op, PendingTools,
+    PermissionRequest, SessionLog, TurnEnd, TurnOutcome,
 };
 use crate::llm::{Provider, ProviderKind, ProviderSettings};
+use crate::mcp::{McpServerSpec, McpServerState, McpStartup};
 use crate::permission::Answer;
 use crate::store::{Actor, Store};
 use crate::tools::Registry;
@@ -82,6 +83,16 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
             Err(e) => return usage(e.to_string()),
         }
     }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    // The person's MCP servers start now, while the vault opens; the agent waits for them
+    // before its first request.
+    let mcp = {
+        let _runtime = runtime.enter();
+        McpStartup::spawn(McpServerSpec::from_user_config(&ctx.config, vault.root()))
+    };
     let workspace = Workspace::open(vault, &ctx.paths, &ctx.config, Actor::Agent)?;
     let context = match note_context(&workspace, args) {
         Ok(c) => c,
@@ -118,13 +129,18 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
             .or(ctx.config.provider.max_steps)
             .unwrap_or(crate::agent::MAX_STEPS),
     };
-    let agent = Agent::new(provider, workspace, registry, agent_settings, rules, log);
+    let mut agent = Agent::new(provider, workspace, registry, agent_settings, rules, log);
+    if !mcp.is_empty() {
+        agent = agent.with_pending_tools(tools_reporting_failures(mcp.clone()));
+    }
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let outcome = runtime.block_on(drive(agent, args, attachments, context))?;
+    let outcome = runtime.block_on(async {
+        let outcome = drive(agent, args, attachments, context).await;
+        // Closed before the runtime ends, so every server is waited for (no zombies, no
+        // orphans) rather than killed on the way out.
+        mcp.shutdown().await;
+        outcome
+    })?;
     if args.json {
         let mut out = std::io::stdout().lock();
         serde_json::to_writer(&mut out, &outcome)?;
@@ -142,6 +158,23 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         | TurnEnd::Refusal
         | TurnEnd::ContextWindowExceeded
         | TurnEnd::MaxSteps => ExitCode::SUCCESS,
+    })
+}
+
+/// The servers' tools once they started; a server that did not start is named on stderr (it
+/// never fails the turn: the model works with the tools there are).
+fn tools_reporting_failures(mcp: McpStartup) -> PendingTools {
+    Box::pin(async move {
+        let servers = mcp.ready().await;
+        for status in servers.statuses() {
+            if let McpServerState::Failed { message } = &status.state {
+                eprintln!(
+                    "vaultchat: the MCP server `{}` did not start: {message}",
+                    status.name
+                );
+            }
+        }
+        servers.tools()
     })
 }
 

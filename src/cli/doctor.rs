@@ -2,6 +2,7 @@
 
 use super::{Context, Failure};
 use crate::index::Index;
+use crate::mcp::{McpServerSpec, McpServerState, McpServers};
 use crate::store::{MIGRATIONS, Store, schema_version};
 use crate::vault::walk;
 use std::process::ExitCode;
@@ -21,6 +22,47 @@ impl Report {
         self.failures += 1;
         println!("FAIL  {what}: {detail}");
     }
+}
+
+/// Start each configured MCP server, report it, and close it again.
+fn check_mcp_servers(
+    ctx: &Context,
+    vault: Option<&crate::vault::Vault>,
+    report: &mut Report,
+) -> Result<(), Failure> {
+    if ctx.config.mcp.servers.is_empty() {
+        return Ok(());
+    }
+    let Some(vault) = vault else {
+        report.warn(
+            "mcp servers",
+            "not started: there is no vault for ${VAULT_PATH}",
+        );
+        return Ok(());
+    };
+    let specs = McpServerSpec::from_user_config(&ctx.config, vault.root());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let statuses = runtime.block_on(async {
+        let servers = McpServers::start(specs).await;
+        let statuses = servers.statuses().to_vec();
+        servers.shutdown().await;
+        statuses
+    });
+    for status in statuses {
+        let what = format!("mcp server {}", status.name);
+        match status.state {
+            McpServerState::Running { tools } => report.ok(
+                &what,
+                format!("started, {tools} tool{}", if tools == 1 { "" } else { "s" }),
+            ),
+            McpServerState::Disabled => report.ok(&what, "disabled (enabled = false)"),
+            McpServerState::Failed { message } => report.fail(&what, message),
+            McpServerState::Starting => report.warn(&what, "still starting"),
+        }
+    }
+    Ok(())
 }
 
 pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
@@ -112,6 +154,7 @@ pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
         Err(e) => report.fail("database", e),
     }
     report.ok("log", ctx.paths.log_file().display());
+    check_mcp_servers(ctx, vault.as_ref(), &mut report)?;
 
     if report.failures > 0 {
         println!("{} problem(s) found", report.failures);

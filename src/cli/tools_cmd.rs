@@ -1,9 +1,10 @@
 //! `vaultchat tools [--json]`: every tool with its tier, schema and annotations.
 
 use super::{Context, Failure};
+use crate::mcp::{McpServerSpec, McpServerState, McpServers};
 use crate::store::Actor;
-use crate::tools::Registry;
 use crate::tools::workspace::{self, Workspace};
+use crate::tools::{Registry, ToolSpec};
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;
@@ -24,11 +25,44 @@ pub fn registry(ctx: &Context, actor: Actor) -> Result<Registry, Failure> {
     Ok(registry)
 }
 
+/// The tools of the person's MCP servers, started for the listing and closed again. A server
+/// that does not start is named on stderr.
+fn mcp_tool_specs(ctx: &Context) -> Result<Vec<ToolSpec>, Failure> {
+    if ctx.config.mcp.servers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let vault = ctx.vault()?;
+    let specs = McpServerSpec::from_user_config(&ctx.config, vault.root());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    Ok(runtime.block_on(async {
+        let servers = McpServers::start(specs).await;
+        for status in servers.statuses() {
+            if let McpServerState::Failed { message } = &status.state {
+                eprintln!(
+                    "vaultchat: the MCP server `{}` did not start: {message}",
+                    status.name
+                );
+            }
+        }
+        let tools = servers.tools().iter().map(|t| t.spec().clone()).collect();
+        servers.shutdown().await;
+        tools
+    }))
+}
+
 pub fn run(ctx: &Context, args: &ToolsArgs) -> Result<ExitCode, Failure> {
     let registry = registry(ctx, Actor::Agent)?;
-    // The session tools act on the editor, so they are listed here but never served over MCP.
+    // The session tools act on the editor, so they are listed here but never served over MCP;
+    // nor are the tools of the person's MCP servers, which only the chat calls.
     let session = crate::tools::session::all_session_tool_specs();
-    let specs: Vec<_> = registry.specs().chain(session.iter()).collect();
+    let mcp = mcp_tool_specs(ctx)?;
+    let specs: Vec<_> = registry
+        .specs()
+        .chain(session.iter())
+        .chain(mcp.iter())
+        .collect();
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "tools": specs }))?;

@@ -40,6 +40,125 @@ pub struct Config {
     /// `[prices.MODEL]`: what a model costs, for the cost estimate in `vaultchat usage`.
     #[serde(default)]
     pub prices: std::collections::BTreeMap<String, Price>,
+    /// `[mcp.servers.NAME]`: the person's own MCP servers, whose tools the chat may call.
+    #[serde(default)]
+    pub mcp: McpConfig,
+}
+
+/// `[mcp]`: MCP servers vaultchat starts for the chat (never re-exported by `vaultchat mcp`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    /// By name; the name prefixes each of the server's tools (`NAME__tool`).
+    #[serde(default)]
+    pub servers: std::collections::BTreeMap<String, McpServerConfig>,
+}
+
+/// `[mcp.servers.NAME]`: one MCP server spoken to over stdio. `${VAULT_PATH}` in `command`,
+/// `args`, `env` values and `cwd` stands for the vault's absolute path (see
+/// [`McpServerConfig::expanded`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The program to run (found on `PATH` unless it has a `/`).
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Variables added to the environment vaultchat runs in.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// The working folder of the server; vaultchat's own when absent.
+    pub cwd: Option<String>,
+    /// `false` keeps the server configured but not started.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Seconds one tool call may take before it is cancelled.
+    #[serde(default = "default_mcp_timeout_secs")]
+    pub timeout_secs: u64,
+    /// Seconds the server may take to start and list its tools.
+    #[serde(default = "default_mcp_startup_timeout_secs")]
+    pub startup_timeout_secs: u64,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_mcp_timeout_secs() -> u64 {
+    60
+}
+
+fn default_mcp_startup_timeout_secs() -> u64 {
+    20
+}
+
+/// The one variable `[mcp.servers.NAME]` values may name.
+pub const VAULT_PATH_VARIABLE: &str = "VAULT_PATH";
+
+impl McpServerConfig {
+    /// A server with only a command and the defaults (for tests and programmatic setups).
+    pub fn with_command(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            args: Vec::new(),
+            env: Default::default(),
+            cwd: None,
+            enabled: true,
+            timeout_secs: default_mcp_timeout_secs(),
+            startup_timeout_secs: default_mcp_startup_timeout_secs(),
+        }
+    }
+
+    /// The same server with `${VAULT_PATH}` replaced by `vault_root` in the command, the
+    /// arguments, the environment values and the working folder. The config was validated when
+    /// it loaded, so no other `${…}` is left to meet here.
+    pub fn expanded(&self, vault_root: &Path) -> Self {
+        let root = vault_root.to_string_lossy();
+        let expand = |value: &str| value.replace(&format!("${{{VAULT_PATH_VARIABLE}}}"), &root);
+        Self {
+            command: expand(&self.command),
+            args: self.args.iter().map(|a| expand(a)).collect(),
+            env: self
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), expand(v)))
+                .collect(),
+            cwd: self.cwd.as_deref().map(expand),
+            ..self.clone()
+        }
+    }
+}
+
+/// Whether `name` may name an MCP server: 1–32 of `[A-Za-z0-9_-]`, so that `NAME__tool` stays a
+/// valid tool name for every provider.
+pub fn is_mcp_server_name(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The first `${…}` in `value` that is not `${VAULT_PATH}` (`Err` with what was written), or an
+/// unclosed `${`.
+fn check_variables(value: &str) -> Result<(), String> {
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!(
+                "`{value}` has a `${{` without its closing `}}`; write `${{{VAULT_PATH_VARIABLE}}}`"
+            ));
+        };
+        let name = &after[..end];
+        if name != VAULT_PATH_VARIABLE {
+            return Err(format!(
+                "`${{{name}}}` is not a variable vaultchat knows; the only one is `${{{VAULT_PATH_VARIABLE}}}` (the vault's absolute path). A server that needs an environment variable reads its own environment, or set it under `env`"
+            ));
+        }
+        rest = &after[end + 1..];
+    }
+    Ok(())
 }
 
 /// `[permissions]`: rules that hold in every vault, as `"tool"` or `"tool:glob"` (`*` for every
@@ -218,7 +337,56 @@ const KEY_HINTS: &[(&str, &str)] = &[
     ),
     ("embeddings.model", "model = \"nomic-embed-text\""),
     ("embeddings.api_key_env", "api_key_env = \"OPENAI_API_KEY\""),
+    (
+        "mcp",
+        "[mcp.servers.files]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"${VAULT_PATH}\"]",
+    ),
+    (
+        "mcp.servers",
+        "[mcp.servers.files]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"${VAULT_PATH}\"]",
+    ),
+    (
+        "mcp.servers.NAME",
+        "[mcp.servers.files]   # 1-32 letters, digits, _ or -\ncommand = \"npx\"",
+    ),
+    (
+        "mcp.servers.NAME.command",
+        "command = \"npx\"   # the program; ${VAULT_PATH} is the vault's absolute path",
+    ),
+    (
+        "mcp.servers.NAME.args",
+        "args = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"${VAULT_PATH}\"]",
+    ),
+    (
+        "mcp.servers.NAME.env",
+        "env = { LOG_LEVEL = \"info\", NOTES = \"${VAULT_PATH}\" }   # strings only",
+    ),
+    ("mcp.servers.NAME.cwd", "cwd = \"${VAULT_PATH}\""),
+    (
+        "mcp.servers.NAME.enabled",
+        "enabled = false   # keep it configured but do not start it",
+    ),
+    (
+        "mcp.servers.NAME.timeout_secs",
+        "timeout_secs = 60   # per tool call",
+    ),
+    (
+        "mcp.servers.NAME.startup_timeout_secs",
+        "startup_timeout_secs = 20",
+    ),
 ];
+
+/// The key under which [`KEY_HINTS`] keeps the hint for `key`: a server's name becomes `NAME`
+/// (`mcp.servers.files.args` → `mcp.servers.NAME.args`), and the variables of its `env` table
+/// fall under `env`.
+fn hint_key(key: &str) -> String {
+    let parts: Vec<&str> = key.split('.').collect();
+    match parts.as_slice() {
+        ["mcp", "servers", _] => "mcp.servers.NAME".to_string(),
+        ["mcp", "servers", _, field, ..] => format!("mcp.servers.NAME.{field}"),
+        _ => key.to_string(),
+    }
+}
 
 impl Config {
     /// Load the config file at `path`. A missing file is the default configuration; an explicit
@@ -245,15 +413,16 @@ impl Config {
             let key = refine_key(&key, e.message());
             let hint = KEY_HINTS
                 .iter()
-                .find(|(k, _)| *k == key)
+                .find(|(k, _)| *k == hint_key(&key))
                 .map(|(_, h)| format!("write it like\n    {}", h.replace('\n', "\n    ")))
                 .unwrap_or_else(|| {
-                    let section = key.split('.').next().unwrap_or_default();
+                    // The keys of the table the wrong key stands in.
+                    let hinted = hint_key(&key);
+                    let parent = hinted.rsplit_once('.').map(|(p, _)| p);
                     let known: Vec<&str> = KEY_HINTS
                         .iter()
                         .map(|(k, _)| *k)
-                        .filter(|k| k.starts_with(&format!("{section}.")) || !key.contains('.'))
-                        .filter(|k| key.contains('.') || !k.contains('.'))
+                        .filter(|k| k.rsplit_once('.').map(|(p, _)| p) == parent)
                         .collect();
                     format!(
                         "remove it or use one of the known keys: {}",
@@ -278,8 +447,8 @@ impl Config {
             let line = line_of_key(text, key);
             let hint = KEY_HINTS
                 .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, h)| format!("write it like\n    {h}"))
+                .find(|(k, _)| *k == hint_key(key))
+                .map(|(_, h)| format!("write it like\n    {}", h.replace('\n', "\n    ")))
                 .unwrap_or_default();
             ConfigError::Invalid {
                 path: path.to_path_buf(),
@@ -335,6 +504,7 @@ impl Config {
                 ));
             }
         }
+        self.validate_mcp(&invalid)?;
         let urls = [
             ("provider.base_url", self.provider.base_url.as_deref()),
             (
@@ -350,6 +520,59 @@ impl Config {
                     key,
                     format!("`{url}` is not an http:// or https:// URL"),
                 ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// `[mcp.servers.NAME]`: names, commands, timeouts and `${…}` variables.
+    fn validate_mcp(
+        &self,
+        invalid: &impl Fn(&str, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
+        for (name, server) in &self.mcp.servers {
+            let key = |field: &str| format!("mcp.servers.{name}.{field}");
+            if !is_mcp_server_name(name) {
+                return Err(invalid(
+                    &format!("mcp.servers.{name}"),
+                    format!(
+                        "`{name}` is not a server name: use 1 to 32 letters, digits, `_` or `-` (it prefixes the tools as `{name}__tool`)"
+                    ),
+                ));
+            }
+            if server.command.trim().is_empty() {
+                return Err(invalid(
+                    &key("command"),
+                    "the command is empty; name the program that runs the server".to_string(),
+                ));
+            }
+            for (field, secs) in [
+                ("timeout_secs", server.timeout_secs),
+                ("startup_timeout_secs", server.startup_timeout_secs),
+            ] {
+                if secs == 0 {
+                    return Err(invalid(
+                        &key(field),
+                        "0 seconds would fail every time; use at least 1".to_string(),
+                    ));
+                }
+            }
+            for var in server.env.keys() {
+                if var.is_empty() || var.contains(['=', '\0']) {
+                    return Err(invalid(
+                        &key("env"),
+                        format!("`{var}` is not an environment variable name"),
+                    ));
+                }
+            }
+            let values = std::iter::once(("command", server.command.as_str()))
+                .chain(server.args.iter().map(|a| ("args", a.as_str())))
+                .chain(server.env.values().map(|v| ("env", v.as_str())))
+                .chain(server.cwd.as_deref().map(|c| ("cwd", c)));
+            for (field, value) in values {
+                check_variables(value).map_err(|problem| invalid(&key(field), problem))?;
             }
         }
         Ok(())
@@ -391,9 +614,18 @@ fn locate_key(text: &str, offset: usize) -> (usize, String) {
     (line_no, key)
 }
 
+/// The dotted name of a `[table]` or `[[array]]` header, with quotes and the blanks around the
+/// dots taken out (`[mcp.servers."my files"]` → `mcp.servers.my files`), as serde names keys.
 fn table_header(trimmed: &str) -> Option<String> {
     let inner = trimmed.strip_prefix('[')?.split(']').next()?;
-    Some(inner.trim_matches('[').trim().to_string())
+    let inner = inner.trim_matches('[');
+    Some(
+        inner
+            .split('.')
+            .map(|part| part.trim().trim_matches(|c| c == '"' || c == '\''))
+            .collect::<Vec<_>>()
+            .join("."),
+    )
 }
 
 /// serde reports a missing field at the table, not at a line: name the missing key itself.
@@ -409,16 +641,25 @@ fn refine_key(key: &str, message: &str) -> String {
     }
 }
 
+/// The line where `dotted` is written: as `key = …` in its table, or as a `[table]` header of its
+/// own (`[mcp.servers.files]`, `[mcp.servers.files.env]`). Line 1 when it cannot be found.
 fn line_of_key(text: &str, dotted: &str) -> usize {
     let (section, key) = dotted.rsplit_once('.').unwrap_or(("", dotted));
     let mut current = String::new();
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         if let Some(header) = table_header(trimmed) {
+            if header == dotted {
+                return i + 1;
+            }
             current = header;
             continue;
         }
-        if current == section && trimmed.split('=').next().map(str::trim) == Some(key) {
+        let written = trimmed
+            .split('=')
+            .next()
+            .map(|k| k.trim().trim_matches(|c| c == '"' || c == '\''));
+        if current == section && written == Some(key) {
             return i + 1;
         }
     }
@@ -499,6 +740,138 @@ mod tests {
         assert!(msg.contains(":2: key `index.exclude_folders`"), "{msg}");
         let err = parse("[provider]\nbase_url = \"localhost:8080\"\n").unwrap_err();
         assert!(err.to_string().contains("`provider.base_url`"), "{err}");
+    }
+
+    #[test]
+    fn mcp_servers_parse_with_their_defaults() {
+        let c = parse(
+            "[mcp.servers.files]\ncommand = \"npx\"\nargs = [\"-y\", \"server\", \"${VAULT_PATH}\"]\n\
+             env = { ROOT = \"${VAULT_PATH}/Inbox\", MODE = \"ro\" }\ncwd = \"${VAULT_PATH}\"\n\
+             [mcp.servers.off]\ncommand = \"x\"\nenabled = false\ntimeout_secs = 5\nstartup_timeout_secs = 3\n",
+        )
+        .unwrap();
+        let files = &c.mcp.servers["files"];
+        assert_eq!(files.command, "npx");
+        assert_eq!(files.args, ["-y", "server", "${VAULT_PATH}"]);
+        assert_eq!(files.env["MODE"], "ro");
+        assert!(files.enabled);
+        assert_eq!((files.timeout_secs, files.startup_timeout_secs), (60, 20));
+        let off = &c.mcp.servers["off"];
+        assert!(!off.enabled);
+        assert_eq!((off.timeout_secs, off.startup_timeout_secs), (5, 3));
+        assert_eq!(
+            off,
+            &McpServerConfig {
+                enabled: false,
+                timeout_secs: 5,
+                startup_timeout_secs: 3,
+                ..McpServerConfig::with_command("x")
+            }
+        );
+    }
+
+    #[test]
+    fn vault_path_expands_in_command_args_env_and_cwd() {
+        let mut server = McpServerConfig::with_command("${VAULT_PATH}/bin/srv");
+        server.args = vec!["--root=${VAULT_PATH}".into(), "plain".into()];
+        server
+            .env
+            .insert("A".into(), "${VAULT_PATH}:${VAULT_PATH}".into());
+        server.cwd = Some("${VAULT_PATH}".into());
+        let expanded = server.expanded(Path::new("/home/p/My Vault"));
+        assert_eq!(expanded.command, "/home/p/My Vault/bin/srv");
+        assert_eq!(expanded.args, ["--root=/home/p/My Vault", "plain"]);
+        assert_eq!(expanded.env["A"], "/home/p/My Vault:/home/p/My Vault");
+        assert_eq!(expanded.cwd.as_deref(), Some("/home/p/My Vault"));
+        assert_eq!(expanded.timeout_secs, server.timeout_secs);
+    }
+
+    #[test]
+    fn an_unknown_variable_is_named_with_its_key_and_line() {
+        let err = parse("[mcp.servers.files]\ncommand = \"srv\"\nargs = [\"${HOME}/x\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("config.toml:3: key `mcp.servers.files.args`"),
+            "{err}"
+        );
+        assert!(err.contains("`${HOME}` is not a variable"), "{err}");
+        assert!(err.contains("${VAULT_PATH}"), "{err}");
+        for (text, key) in [
+            ("command = \"${VAULT}/srv\"\n", "command"),
+            ("command = \"srv\"\ncwd = \"${PWD}\"\n", "cwd"),
+            ("command = \"srv\"\nenv = { A = \"${X}\" }\n", "env"),
+        ] {
+            let err = parse(&format!("[mcp.servers.s]\n{text}"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("`mcp.servers.s.{key}`")), "{err}");
+            assert!(err.contains("is not a variable vaultchat knows"), "{err}");
+        }
+        let err = parse("[mcp.servers.s]\ncommand = \"${VAULT_PATH\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("without its closing"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_server_name_is_refused_at_its_header() {
+        let err =
+            parse("[provider]\nmodel = \"m\"\n\n[mcp.servers.\"my files\"]\ncommand = \"srv\"\n")
+                .unwrap_err()
+                .to_string();
+        assert!(
+            err.contains("config.toml:4: key `mcp.servers.my files`"),
+            "{err}"
+        );
+        assert!(err.contains("1 to 32 letters, digits"), "{err}");
+        assert!(err.contains("[mcp.servers.files]"), "{err}");
+        let long = "a".repeat(33);
+        let err = parse(&format!("[mcp.servers.{long}]\ncommand = \"srv\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not a server name"), "{err}");
+        assert!(is_mcp_server_name(&"a".repeat(32)));
+        assert!(is_mcp_server_name("gh-issues_2"));
+        assert!(!is_mcp_server_name(""));
+        assert!(!is_mcp_server_name("a.b"));
+    }
+
+    #[test]
+    fn mcp_server_mistakes_name_the_key_and_show_an_example() {
+        let err = parse("[mcp.servers.files]\nargs = [\"x\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("key `mcp.servers.files.command`"), "{err}");
+        assert!(err.contains("command = \"npx\""), "{err}");
+        let err = parse("[mcp.servers.files]\ncommand = \"srv\"\ncomand = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(":3: key `mcp.servers.files.comand`"), "{err}");
+        assert!(
+            err.contains("mcp.servers.NAME.startup_timeout_secs"),
+            "{err}"
+        );
+        let err = parse("[mcp.servers.files]\ncommand = \"srv\"\nenv = { A = 1 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(":3: key `mcp.servers.files.env`"), "{err}");
+        assert!(err.contains("strings only"), "{err}");
+        let err = parse("[mcp.servers.files]\ncommand = \"srv\"\ntimeout_secs = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(":3: key `mcp.servers.files.timeout_secs`"),
+            "{err}"
+        );
+        assert!(err.contains("timeout_secs = 60"), "{err}");
+        let err = parse("[mcp.servers.files]\ncommand = \" \"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(":2: key `mcp.servers.files.command`"), "{err}");
+        let err = parse("[mcp]\nserver = {}\n").unwrap_err().to_string();
+        assert!(err.contains("`mcp.server`"), "{err}");
+        assert!(err.contains("mcp.servers"), "{err}");
     }
 
     #[test]

@@ -5,7 +5,8 @@ mod file;
 mod paths;
 
 pub use file::{
-    Config, ConfigError, EmbeddingsConfig, IndexConfig, PermissionsConfig, Price, ProviderConfig,
-    ProviderKind, UiConfig,
+    Config, ConfigError, EmbeddingsConfig, IndexConfig, McpConfig, McpServerConfig,
+    PermissionsConfig, Price, ProviderConfig, ProviderKind, UiConfig, VAULT_PATH_VARIABLE,
+    is_mcp_server_name,
 };
 pub use paths::{Paths, PathsError};

@@ -1,11 +1,17 @@
-//! MCP: the vault's workspace tools served to other programs (`vaultchat mcp`).
+//! MCP in both directions.
 //!
-//! The server is a thin adapter over [`crate::tools::Registry`]: it lists the registry's tools
-//! and forwards calls. rmcp speaks both protocol eras (the 2025-11-25 `initialize` handshake and
-//! the stateless 2026-07-28 one). Nothing but JSON-RPC goes to stdout; logs go to the log file.
+//! The server: the vault's workspace tools served to other programs (`vaultchat mcp`), a thin
+//! adapter over [`crate::tools::Registry`] that lists the registry's tools and forwards calls.
+//! rmcp speaks both protocol eras (the 2025-11-25 `initialize` handshake and the stateless
+//! 2026-07-28 one). Nothing but JSON-RPC goes to stdout; logs go to the log file.
+//!
+//! The client: the person's own MCP servers (`[mcp.servers.NAME]`), started as child processes,
+//! whose tools implement [`crate::tools::Tool`] for the chat (never served back out).
 
+pub mod client;
 mod http;
 mod server;
 
+pub use client::{McpServerSpec, McpServerState, McpServerStatus, McpServers, McpStartup};
 pub use http::{HttpAuth, generate_token, serve_http};
 pub use server::{VaultServer, serve_stdio};

@@ -87,7 +87,15 @@ impl ServerHandler for VaultServer {
         tracing::debug!(tool = %request.name, "mcp tools/call");
         match self.registry.call(&request.name, args).await {
             Ok(output) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                let content = std::iter::once(ContentBlock::text(output.text))
+                    .chain(
+                        output
+                            .images
+                            .into_iter()
+                            .map(|image| ContentBlock::image(image.data, image.media_type)),
+                    )
+                    .collect();
+                let mut result = CallToolResult::success(content);
                 result.structured_content = Some(output.structured);
                 Ok(result.into())
             }

@@ -60,18 +60,18 @@ pub enum Decision {
 /// 1. The path guard refused a path (`path_refusal`) → **deny** with its message. Always.
 /// 2. A matching deny rule of any scope → **deny**. Deny beats allow: a config rule keeping
 ///    `Private/**` from every tool holds even against an *always* or *session* allow.
-/// 3. A read-only call → **allow**. This includes external tools that declare `readOnlyHint`:
-///    DESIGN.md singles out external tools *without* the hint as the ones that always ask, and
-///    reading their output is what the taint rule (below) guards against. A tool that declares
-///    both `readOnlyHint` and `destructiveHint` is treated as a write.
+/// 3. A read-only built-in call → **allow**. Only vaultchat's own tools: an external tool's
+///    `readOnlyHint` is the word of whoever wrote the server, and a hint does not make a call
+///    safe (docs/decisions.md). A tool that declares both `readOnlyHint` and `destructiveHint` is
+///    treated as a write.
 /// 4. A matching allow rule (always, then session, then config) → **allow**, unless `tainted`
 ///    (this turn has read output of an external tool, which may carry injected instructions)
-///    and the call writes → then **ask**. An allow rule also allows an external tool without
-///    `readOnlyHint`: the person created that rule by answering *session* or *always* for that
-///    tool (or wrote it in the config), and asking again every time would make the answer
-///    meaningless. "External tools always ask" therefore means "are never allowed by step 3";
-///    the taint rule still turns such an allow into a question.
-/// 5. Otherwise → **ask**.
+///    and the call writes → then **ask**. An allow rule also allows an external tool: the person
+///    created that rule by answering *session* or *always* for that tool (or wrote it in the
+///    config), and asking again every time would make the answer meaningless. For the taint
+///    rule an external tool that declares `readOnlyHint` counts as a read: the person allowed
+///    that tool knowing what it claims to be, and chains of such reads are what a turn does.
+/// 5. Otherwise → **ask**. Every external tool without an allow rule ends here.
 ///
 /// An ask offers *session* always and *always* unless the tool is external and declares
 /// `destructiveHint`.
@@ -86,14 +86,9 @@ pub fn decide(facts: &CallFacts, rules: &RuleSet, tainted: bool) -> Decision {
             reason: format!("denied by {}", rule.describe()),
         };
     }
-    if facts.reads_only() {
-        let reason = if facts.external {
-            "read-only tool (declared by its MCP server)"
-        } else {
-            "read-only tool"
-        };
+    if facts.reads_only() && !facts.external {
         return Decision::Allow {
-            reason: reason.to_string(),
+            reason: "read-only tool".to_string(),
         };
     }
     let ask = Decision::Ask {
@@ -101,8 +96,8 @@ pub fn decide(facts: &CallFacts, rules: &RuleSet, tainted: bool) -> Decision {
         offer_session: true,
     };
     match rules.find(Effect::Allow, &facts.tool, &facts.paths) {
-        // Past step 3 every call writes, so taint alone turns the allow into a question.
-        Some(_) if tainted => ask,
+        // Past step 3 a call writes unless it is an external tool that says it only reads.
+        Some(_) if tainted && !facts.reads_only() => ask,
         Some(rule) => Decision::Allow {
             reason: format!("allowed by {}", rule.describe()),
         },
@@ -278,15 +273,11 @@ mod tests {
     }
 
     #[test]
-    fn step_3_reads_are_allowed_without_rules_builtin_and_external() {
+    fn step_3_builtin_reads_are_allowed_without_rules() {
         let none = RuleSet::default();
         assert_eq!(
             decide(&read("search_notes", &[]), &none, false),
             allow("read-only tool")
-        );
-        assert_eq!(
-            decide(&external(read("srv__fetch", &[]), false), &none, true),
-            allow("read-only tool (declared by its MCP server)")
         );
         // Taint concerns writes only.
         assert_eq!(
@@ -305,6 +296,28 @@ mod tests {
         let mut builtin = read("odd", &[]);
         builtin.destructive = true;
         assert_eq!(decide(&builtin, &RuleSet::default(), false), ASK);
+    }
+
+    #[test]
+    fn step_3_an_external_read_only_hint_is_not_trusted() {
+        let call = external(read("srv__fetch", &[]), false);
+        for tainted in [false, true] {
+            assert_eq!(decide(&call, &RuleSet::default(), tainted), ASK);
+        }
+        // An allow rule lets it through, and taint does not take that back from a declared read.
+        let rules = set(vec![rule("srv__fetch", Effect::Allow, RuleScope::Config)]);
+        for tainted in [false, true] {
+            assert_eq!(
+                decide(&call, &rules, tainted),
+                allow("allowed by the config rule for srv__fetch")
+            );
+        }
+        // A deny rule still wins.
+        let rules = set(vec![rule("srv__fetch", Effect::Deny, RuleScope::Session)]);
+        assert_eq!(
+            decide(&call, &rules, false),
+            deny("denied by the session rule for srv__fetch")
+        );
     }
 
     #[test]

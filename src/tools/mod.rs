@@ -88,6 +88,17 @@ pub struct ToolSpec {
 pub struct ToolOutput {
     pub text: String,
     pub structured: Value,
+    /// Images for the model (an MCP server's screenshot or chart); the vault's tools return none.
+    pub images: Vec<ToolImage>,
+}
+
+/// An image a tool returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolImage {
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp` (what the providers accept).
+    pub media_type: String,
+    /// Base64 of the image bytes, without a `data:` prefix.
+    pub data: String,
 }
 
 impl ToolOutput {
@@ -99,7 +110,11 @@ impl ToolOutput {
             serde_json::to_value(value).map_err(|e| ToolError::Internal(e.to_string()))?;
         let text =
             serde_json::to_string(&structured).map_err(|e| ToolError::Internal(e.to_string()))?;
-        Ok(Self { text, structured })
+        Ok(Self {
+            text,
+            structured,
+            images: Vec::new(),
+        })
     }
 }
 

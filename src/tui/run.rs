@@ -19,6 +19,7 @@ use crate::config::{Config, Paths};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
 use crate::llm::{Block, Provider, ProviderSettings, ResultPart, Role as MessageRole, Usage};
+use crate::mcp::{McpServerSpec, McpServerState, McpServerStatus, McpStartup};
 use crate::store::{Actor, Store};
 use crate::tools::Registry;
 use crate::tools::workspace::{self, Workspace};
@@ -58,11 +59,15 @@ enum Background {
     Synced,
     /// The clipboard was read for a paste.
     Clipboard(super::clipboard::ClipboardPaste),
+    /// The person's MCP servers are done starting.
+    McpStarted(Vec<McpServerStatus>),
 }
 
 struct Ready {
     workspace: Arc<Workspace>,
     registry: Registry,
+    /// The person's MCP servers (started at launch, in the background).
+    mcp: McpStartup,
     /// Held only to keep the index live while the app runs (dropping it stops the watcher).
     _live: Option<LiveIndex>,
 }
@@ -134,7 +139,20 @@ async fn event_loop(
     }
     let (bg_tx, mut bg_rx) = mpsc::unbounded_channel::<Background>();
 
-    open_workspace(launch, bg_tx.clone());
+    // After the first frame and beside the vault's opening: the tools may appear a moment later
+    // (the agent waits for them before its first request only).
+    let mcp = McpStartup::spawn(McpServerSpec::from_user_config(
+        &launch.config,
+        launch.vault.root(),
+    ));
+    if !mcp.is_empty() {
+        let (mcp, tx) = (mcp.clone(), bg_tx.clone());
+        tokio::spawn(async move {
+            let servers = mcp.ready().await;
+            let _ = tx.send(Background::McpStarted(servers.statuses().to_vec()));
+        });
+    }
+    open_workspace(launch, bg_tx.clone(), mcp.clone());
 
     let mut ready: Option<Ready> = None;
     let mut agent: Option<AgentLink> = None;
@@ -144,7 +162,7 @@ async fn event_loop(
     let mut terminal_events = crossterm::event::EventStream::new();
     let mut dirty = false;
     let mut last_draw = Instant::now();
-    loop {
+    'events: loop {
         let frame_due = async {
             if dirty {
                 let next = last_draw + FRAME;
@@ -179,6 +197,16 @@ async fn event_loop(
                         app.on_ready();
                     }
                     Background::Ready(Err(e)) => app.on_error(e),
+                    Background::McpStarted(statuses) => {
+                        for status in statuses {
+                            if let McpServerState::Failed { message } = status.state {
+                                app.on_error(format!(
+                                    "the MCP server `{}` did not start: {message}",
+                                    status.name
+                                ));
+                            }
+                        }
+                    }
                     Background::Synced => {
                         if let Some(r) = &ready {
                             check_open_note(app, &r.workspace);
@@ -201,7 +229,7 @@ async fn event_loop(
                     if let Some(link) = &agent {
                         let _ = link.ops.try_send(Op::Shutdown);
                     }
-                    return Ok(());
+                    break 'events;
                 }
                 Effect::Suspend => term::suspend(terminal, *mouse)?,
                 Effect::SetMouseCapture(on) => {
@@ -240,6 +268,9 @@ async fn event_loop(
             }
         }
     }
+    // Each server is asked to stop (stdin closed) and waited for; one that lingers is killed
+    // when the runtime ends.
+    let _ = tokio::time::timeout(Duration::from_secs(1), mcp.shutdown()).await;
     Ok(())
 }
 
@@ -262,7 +293,7 @@ async fn recv_agent(agent: &mut Option<AgentLink>) -> Option<AgentEvent> {
 }
 
 /// Open the workspace (index sync) and start the live index, off the loop.
-fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>) {
+fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>, mcp: McpStartup) {
     let vault = launch.vault.clone();
     let paths = launch.paths.clone();
     let config = launch.config.clone();
@@ -294,6 +325,7 @@ fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>) {
             Ok(Ready {
                 workspace,
                 registry,
+                mcp,
                 _live: live,
             })
         })();
@@ -318,7 +350,7 @@ fn start_agent(launch: &Launch, ready: &Ready, resume: Option<&str>) -> Result<A
             .map_err(|e| e.to_string())?,
         None => SessionLog::new(store, &vault_id, &launch.provider_name, &launch.model),
     };
-    let agent = Agent::new(
+    let mut agent = Agent::new(
         provider,
         Arc::clone(&ready.workspace),
         ready.registry.clone(),
@@ -335,6 +367,9 @@ fn start_agent(launch: &Launch, ready: &Ready, resume: Option<&str>) -> Result<A
         rules,
         log,
     );
+    if !ready.mcp.is_empty() {
+        agent = agent.with_pending_tools(ready.mcp.pending_tools());
+    }
     let (ops, events, _task) = agent.spawn();
     Ok(AgentLink { ops, events })
 }
@@ -444,13 +479,19 @@ async fn perform(
             }
         }
         Effect::LoadTools => {
+            let mcp_tools = ready
+                .mcp
+                .now()
+                .map(|servers| servers.tools())
+                .unwrap_or_default();
             let tools: Vec<_> = ready
                 .registry
                 .specs()
                 .cloned()
                 .chain(crate::tools::session::all_session_tool_specs())
+                .chain(mcp_tools.iter().map(|t| t.spec().clone()))
                 .collect();
-            app.show_tools(ToolsView::new(tools, Vec::new()));
+            app.show_tools(ToolsView::new(tools, ready.mcp.statuses()));
         }
         Effect::LoadRewind(path) => {
             if let Some(store) = store {

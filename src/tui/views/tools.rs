@@ -5,6 +5,7 @@ use super::{
     Hint, Scroll, ViewOutcome, draw_box, footer, is_release, nav_of, one_line, pad_right,
     text_width, truncate,
 };
+use crate::mcp::{McpServerState, McpServerStatus};
 use crate::tools::{Tier, ToolSpec};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
@@ -20,16 +21,16 @@ const BADGE: usize = 11;
 #[derive(Debug, Clone)]
 pub struct ToolsView {
     tools: Vec<ToolSpec>,
-    /// (name, status) of each configured MCP server.
-    servers: Vec<(String, String)>,
+    /// Each configured MCP server and how it is doing.
+    servers: Vec<McpServerStatus>,
     scroll: Scroll,
     keymap: Keymap,
 }
 
 impl ToolsView {
     /// Every tool (any order: they are grouped by tier and sorted by name) and the MCP servers
-    /// with a status line each ("running, 4 tools", "failed: …", "waiting for trust").
-    pub fn new(tools: Vec<ToolSpec>, servers: Vec<(String, String)>) -> Self {
+    /// with their status ("running · 4 tools", "failed: …", "starting…").
+    pub fn new(tools: Vec<ToolSpec>, servers: Vec<McpServerStatus>) -> Self {
         let mut tools = tools;
         tools.sort_by(|a, b| {
             tier_order(a.tier)
@@ -133,24 +134,36 @@ impl ToolsView {
         let server_width = self
             .servers
             .iter()
-            .map(|(n, _)| text_width(n))
+            .map(|s| text_width(&s.name))
             .max()
             .unwrap_or(0)
             .min(width / 3);
-        for (name, status) in &self.servers {
-            let status_room = width.saturating_sub(2 + server_width + 2);
+        let indent = 2 + server_width + 2;
+        let status_room = width.saturating_sub(indent);
+        for server in &self.servers {
+            let style = theme.style(status_role(&server.state));
+            // A failure is the one thing here worth reading in full: it wraps.
+            let status = one_line(&server.summary());
+            let mut rows = match server.state {
+                McpServerState::Failed { .. } => wrap_words(&status, status_room),
+                _ => vec![truncate(&status, status_room)],
+            }
+            .into_iter();
             lines.push(Line::from(vec![
                 Span::raw("  "),
                 Span::styled(
-                    pad_right(&one_line(name), server_width),
+                    pad_right(&one_line(&server.name), server_width),
                     theme.style(Role::Text),
                 ),
                 Span::raw("  "),
-                Span::styled(
-                    truncate(&one_line(status), status_room),
-                    theme.style(status_role(status)),
-                ),
+                Span::styled(rows.next().unwrap_or_default(), style),
             ]));
+            for row in rows {
+                lines.push(Line::from(vec![
+                    Span::raw(" ".repeat(indent)),
+                    Span::styled(row, style),
+                ]));
+            }
         }
         lines
     }
@@ -248,21 +261,40 @@ fn first_sentence(description: &str) -> String {
 }
 
 /// How a server's status looks: failures stand out, waiting states are notices.
-fn status_role(status: &str) -> Role {
-    let lower = status.to_lowercase();
-    if ["fail", "error", "exit", "refused", "crash"]
-        .iter()
-        .any(|w| lower.contains(w))
-    {
-        Role::Error
-    } else if ["wait", "start", "trust", "disabled", "connecting"]
-        .iter()
-        .any(|w| lower.contains(w))
-    {
-        Role::Notice
-    } else {
-        Role::Text
+fn status_role(state: &McpServerState) -> Role {
+    match state {
+        McpServerState::Failed { .. } => Role::Error,
+        McpServerState::Starting | McpServerState::Disabled => Role::Notice,
+        McpServerState::Running { .. } => Role::Text,
     }
+}
+
+/// `text` in rows of at most `width` columns, broken between words (a word wider than a row is
+/// cut); at least one row.
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    if width == 0 {
+        return vec![String::new()];
+    }
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let needed = text_width(&row) + usize::from(!row.is_empty()) + text_width(word);
+        if !row.is_empty() && needed > width {
+            rows.push(std::mem::take(&mut row));
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        row.push_str(word);
+        if text_width(&row) > width {
+            rows.push(truncate(&row, width));
+            row.clear();
+        }
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
 }
 
 #[cfg(test)]
@@ -339,14 +371,24 @@ mod tests {
         ]
     }
 
-    fn servers() -> Vec<(String, String)> {
+    fn server(name: &str, state: McpServerState) -> McpServerStatus {
+        McpServerStatus {
+            name: name.into(),
+            state,
+        }
+    }
+
+    fn servers() -> Vec<McpServerStatus> {
         vec![
-            ("github".into(), "running · 2 tools".into()),
-            ("calendar".into(), "failed: `npx` not found on PATH".into()),
-            (
-                "kanban".into(),
-                "waiting for you to trust this vault".into(),
+            server("github", McpServerState::Running { tools: 2 }),
+            server(
+                "calendar",
+                McpServerState::Failed {
+                    message: "`npx` was not found: install it, or give its full path as `command` in [mcp.servers.calendar]".into(),
+                },
             ),
+            server("kanban", McpServerState::Starting),
+            server("old", McpServerState::Disabled),
         ]
     }
 
@@ -409,6 +451,10 @@ mod tests {
             theme.style(Role::Error).fg
         );
         assert_eq!(
+            style_at(&buf, "starting…").unwrap().fg,
+            theme.style(Role::Notice).fg
+        );
+        assert_eq!(
             style_at(&buf, "running").unwrap().fg,
             theme.style(Role::Text).fg
         );
@@ -440,11 +486,47 @@ mod tests {
 
     #[test]
     fn statuses_are_classified() {
-        assert_eq!(status_role("failed: exit 1"), Role::Error);
-        assert_eq!(status_role("waiting for trust"), Role::Notice);
-        assert_eq!(status_role("running · 3 tools"), Role::Text);
+        assert_eq!(
+            status_role(&McpServerState::Failed {
+                message: "x".into()
+            }),
+            Role::Error
+        );
+        assert_eq!(status_role(&McpServerState::Starting), Role::Notice);
+        assert_eq!(status_role(&McpServerState::Disabled), Role::Notice);
+        assert_eq!(
+            status_role(&McpServerState::Running { tools: 3 }),
+            Role::Text
+        );
         assert_eq!(first_sentence("Read a note. Paged."), "Read a note.");
         assert_eq!(first_sentence("No stop"), "No stop");
+    }
+
+    #[test]
+    fn a_failure_wraps_under_its_status_column() {
+        let text = buffer_text(&rendered(&mut ToolsView::new(tools(), servers()), 80, 40));
+        let lines: Vec<&str> = text.lines().collect();
+        let first = lines
+            .iter()
+            .position(|l| l.contains("calendar  failed: `npx` was not found"))
+            .unwrap_or_else(|| panic!("{text}"));
+        // The rest of the sentence continues on the next row, under the status column.
+        let next = lines[first + 1];
+        let column = lines[first].find("failed").unwrap();
+        assert_eq!(
+            next.find(|c: char| c.is_alphanumeric() || c == '`'),
+            Some(column),
+            "{text}"
+        );
+        assert!(text.contains("[mcp.servers.calendar]"), "{text}");
+    }
+
+    #[test]
+    fn words_wrap_to_the_width() {
+        assert_eq!(wrap_words("one two three", 7), ["one two", "three"]);
+        assert_eq!(wrap_words("", 5), [""]);
+        assert_eq!(wrap_words("abcdefghij k", 4), ["abc…", "k"]);
+        assert_eq!(wrap_words("a b", 0), [""]);
     }
 
     #[test]
