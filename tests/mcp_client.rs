@@ -720,3 +720,96 @@ fn tools_and_doctor_list_the_servers() {
         assert!(gone(pid), "the server {pid} outlived the command");
     }
 }
+
+/// The full-screen app in a real terminal: the server starts after the first frame, `/mcp` shows
+/// it running with its tools, and the model's call to `echo__echo` waits in the banner — the
+/// server sees nothing until `y`, and its answer reaches the model.
+#[test]
+fn the_app_lists_the_servers_tools_and_asks_before_calling_them() {
+    use common::tmux::{Tmux, quote};
+    let s = setup("");
+    let fake = FakeLlm::start(vec![
+        Reply::Sse {
+            body: anthropic_tool_calls(
+                Some("Let me ask the server."),
+                &[("call_1", "echo__echo", json!({"message": "from the app"}))],
+                usage(),
+            ),
+            chunking: Chunking::Fixed(7),
+        },
+        Reply::Sse {
+            body: anthropic_text("The server said hello back.", usage()),
+            chunking: Chunking::Whole,
+        },
+    ]);
+    let args = [
+        bin().to_string(),
+        "--data-dir".into(),
+        s.data.display().to_string(),
+        "--config".into(),
+        s.config.display().to_string(),
+        "--provider".into(),
+        "anthropic".into(),
+        "--base-url".into(),
+        fake.base_url.clone(),
+        s.vault.display().to_string(),
+    ];
+    let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    let line = format!(
+        "env ANTHROPIC_API_KEY=k TERM=xterm-256color {}; echo EXIT=$?; sleep 60",
+        args.join(" ")
+    );
+    let tmux = Tmux::start(&line, 120, 40);
+    tmux.wait_for("the ready badge", |screen| {
+        screen.lines().any(|l| l.starts_with(" ready "))
+    });
+
+    tmux.type_text("/mcp");
+    tmux.keys(&["Enter"]);
+    // The view opens at once (the server may still be starting; it is reloaded when it has
+    // started); its end lists the servers.
+    tmux.wait_text("Plugin and MCP tools");
+    let screen = tmux.wait_for("the server running, at the end of the view", |screen| {
+        tmux.keys(&["End"]);
+        screen.contains("running · ")
+    });
+    assert!(screen.contains("echo"), "the server is named:\n{screen}");
+    assert!(
+        screen.contains("echo__echo"),
+        "its tools are listed under their chat names:\n{screen}"
+    );
+    tmux.keys(&["Escape"]);
+
+    tmux.type_text("Say hello through the server");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("Allow echo__echo?");
+    assert!(
+        screen.contains("from the app"),
+        "the banner shows the input:\n{screen}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        calls(s.tmp.path()).is_empty(),
+        "the server was called before the answer"
+    );
+    tmux.keys(&["y"]);
+    tmux.wait_text("The server said hello back.");
+    let logged = calls(s.tmp.path());
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["args"]["message"], "from the app");
+    let (is_error, text, _) = tool_result(P::Anthropic, &fake.requests()[1]);
+    assert!(!is_error);
+    assert!(text.contains("echo: from the app"), "{text}");
+
+    tmux.keys(&["C-q"]);
+    let screen = tmux.wait_text("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    // The server process went with the app.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for pid in pids(s.tmp.path()) {
+        while !gone(pid) {
+            assert!(Instant::now() < deadline, "server {pid} outlived the app");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}

@@ -806,6 +806,14 @@ impl App {
         self.overlay = Some(Overlay::Usage(view.with_keymap(&self.keymap)));
     }
 
+    /// The person's MCP servers finished starting: an open tools view was drawn while they were
+    /// still starting, so it is loaded again with their tools and states.
+    pub fn on_mcp_started(&mut self) {
+        if matches!(self.overlay, Some(Overlay::Tools(_))) {
+            self.effects.push(Effect::LoadTools);
+        }
+    }
+
     pub fn show_tools(&mut self, view: ToolsView) {
         self.overlay = Some(Overlay::Tools(view.with_keymap(&self.keymap)));
     }

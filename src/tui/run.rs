@@ -206,6 +206,7 @@ async fn event_loop(
                                 ));
                             }
                         }
+                        app.on_mcp_started();
                     }
                     Background::Synced => {
                         if let Some(r) = &ready {

@@ -353,3 +353,16 @@ fn a_paste_into_the_editor_is_one_undo_step() {
     app.editor.handle(super::keymap::Action::Undo);
     assert_eq!(app.editor.text(), NOTE);
 }
+
+#[test]
+fn an_open_tools_view_is_reloaded_when_the_mcp_servers_have_started() {
+    let mut app = app();
+    app.on_mcp_started();
+    assert!(
+        app.take_effects().is_empty(),
+        "nothing to reload without the view"
+    );
+    app.show_tools(crate::tui::views::tools::ToolsView::new(vec![], vec![]));
+    app.on_mcp_started();
+    assert!(matches!(app.take_effects().as_slice(), [Effect::LoadTools]));
+}
