@@ -20,16 +20,6 @@ use std::time::{Duration, Instant};
 use vaultchat::mcp::{McpServerSpec, McpServerState, McpServers};
 use vaultchat::tools::{Tier, Tool, ToolError};
 
-fn venv_python() -> PathBuf {
-    let python = repo().join("target/test-venv/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run scripts/install-test-deps (it installs the MCP Python SDK)",
-        python.display()
-    );
-    python
-}
-
 fn echo_script() -> PathBuf {
     repo().join("tests/peers/echo_server.py")
 }
@@ -726,7 +716,7 @@ fn tools_and_doctor_list_the_servers() {
 /// server sees nothing until `y`, and its answer reaches the model.
 #[test]
 fn the_app_lists_the_servers_tools_and_asks_before_calling_them() {
-    use common::tmux::{Tmux, quote};
+    use common::tmux::{Tmux, app_line};
     let s = setup("");
     let fake = FakeLlm::start(vec![
         Reply::Sse {
@@ -742,23 +732,8 @@ fn the_app_lists_the_servers_tools_and_asks_before_calling_them() {
             chunking: Chunking::Whole,
         },
     ]);
-    let args = [
-        bin().to_string(),
-        "--data-dir".into(),
-        s.data.display().to_string(),
-        "--config".into(),
-        s.config.display().to_string(),
-        "--provider".into(),
-        "anthropic".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        s.vault.display().to_string(),
-    ];
-    let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
-    let line = format!(
-        "env ANTHROPIC_API_KEY=k TERM=xterm-256color {}; echo EXIT=$?; sleep 60",
-        args.join(" ")
-    );
+    let config = vec!["--config".to_string(), s.config.display().to_string()];
+    let line = app_line(&[], &s.data, &fake.base_url, &config, &s.vault);
     let tmux = Tmux::start(&line, 120, 40);
     tmux.wait_for("the ready badge", |screen| {
         screen.lines().any(|l| l.starts_with(" ready "))

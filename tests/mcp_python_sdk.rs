@@ -8,16 +8,6 @@ use common::*;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-fn venv_python() -> std::path::PathBuf {
-    let python = repo().join("target/test-venv/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run scripts/install-test-deps (it installs the MCP Python SDK)",
-        python.display()
-    );
-    python
-}
-
 /// `connections.toml` with the sample vault's connections (same keys) and planted secrets in every
 /// shape the redaction must handle: plain secret keys, `apiKey`/`api_key`, an array of tokens, a
 /// nested `auth` table, a table with one secret key among plain ones, an array of tables, a password

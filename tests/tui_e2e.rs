@@ -7,31 +7,12 @@
 mod common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
-use common::tmux::{Tmux, quote};
+use common::tmux::{Tmux, app_line};
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 const PLAN: &str = "# Garden plan\n\nPlant tomatoes in May.\n\nWater them daily.\n";
-
-fn launch_line(fake: &FakeLlm, data: &Path, vault: &Path) -> String {
-    let args = [
-        common::bin().to_string(),
-        "--data-dir".into(),
-        data.display().to_string(),
-        "--provider".into(),
-        "anthropic".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        vault.display().to_string(),
-    ];
-    let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
-    // After the app exits, say so and keep the pane so the test can read the restored screen.
-    format!(
-        "env ANTHROPIC_API_KEY=k TERM=xterm-256color {}; echo EXIT=$?; sleep 60",
-        args.join(" ")
-    )
-}
 
 fn usage() -> FakeUsage {
     FakeUsage {
@@ -83,7 +64,7 @@ fn approve_with_y_writes_deny_with_n_does_not_and_ctrl_q_restores_the_terminal()
             chunking: Chunking::Whole,
         },
     ]);
-    let tmux = Tmux::start(&launch_line(&fake, &data, &vault), 120, 40);
+    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 120, 40);
     // The chat has the keyboard at start-up; it is ready once the vault is indexed.
     tmux.wait_for("the ready badge", |s| {
         s.lines().any(|l| l.starts_with(" ready "))

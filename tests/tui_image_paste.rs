@@ -10,7 +10,7 @@
 mod common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text};
-use common::tmux::{Tmux, quote};
+use common::tmux::{Tmux, app_line};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -126,24 +126,6 @@ fn serve_clipboard(display: &str, png: &Path, children: &mut Killed) {
     }
 }
 
-fn launch_line(fake: &FakeLlm, data: &Path, vault: &Path, display: &str) -> String {
-    let args = [
-        common::bin().to_string(),
-        "--data-dir".into(),
-        data.display().to_string(),
-        "--provider".into(),
-        "anthropic".into(),
-        "--base-url".into(),
-        fake.base_url.clone(),
-        vault.display().to_string(),
-    ];
-    let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
-    format!(
-        "env -u WAYLAND_DISPLAY DISPLAY={display} ANTHROPIC_API_KEY=k TERM=xterm-256color {}; echo EXIT=$?; sleep 60",
-        args.join(" ")
-    )
-}
-
 #[test]
 fn ctrl_v_attaches_the_clipboard_image_and_the_request_carries_it() {
     if !x_tools_present() {
@@ -173,7 +155,18 @@ fn ctrl_v_attaches_the_clipboard_image_and_the_request_carries_it() {
         ),
         chunking: Chunking::Whole,
     }]);
-    let tmux = Tmux::start(&launch_line(&fake, &data, &vault, &display), 120, 40);
+    let display_var = format!("DISPLAY={display}");
+    let tmux = Tmux::start(
+        &app_line(
+            &["-u", "WAYLAND_DISPLAY", &display_var],
+            &data,
+            &fake.base_url,
+            &[],
+            &vault,
+        ),
+        120,
+        40,
+    );
     tmux.wait_for("the ready badge", |s| {
         s.lines().any(|l| l.starts_with(" ready "))
     });

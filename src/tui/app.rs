@@ -162,6 +162,16 @@ impl App {
         if !remove_keys.is_empty() {
             input.set_image_hint(format!("{} removes the last image", remove_keys.join("/")));
         }
+        let mut transcript = Transcript::new();
+        // The empty chat names the help key of the key map in use (a person's own map may move it).
+        if let Some(key) = keymap
+            .keys_for(KeyContext::Global, Action::ShowHelp)
+            .first()
+        {
+            transcript.set_hint(format!(
+                "Ask about your notes — [[Note]] pulls a note in, {key} for help"
+            ));
+        }
         Self {
             theme,
             keymap,
@@ -171,7 +181,7 @@ impl App {
             maximized: None,
             split: 50,
             editor: EditorPane::new(),
-            transcript: Transcript::new(),
+            transcript,
             input,
             banner: Banner::new(),
             overlay: None,

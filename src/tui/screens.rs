@@ -366,3 +366,31 @@ fn an_open_tools_view_is_reloaded_when_the_mcp_servers_have_started() {
     app.on_mcp_started();
     assert!(matches!(app.take_effects().as_slice(), [Effect::LoadTools]));
 }
+
+#[test]
+fn the_empty_chat_names_the_help_key_of_the_key_map_in_use() {
+    let screen = draw(&mut app(), 120, 40);
+    assert!(screen.contains("f1 for help"), "{screen}");
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("keymap.toml"),
+        "version = 1\n[global]\nshow_help = \"f9\"\n",
+    )
+    .unwrap();
+    let (keymap, errors) = Keymap::load("default", Some(dir.path()));
+    assert!(errors.is_empty(), "{errors:?}");
+    let info = SessionInfo {
+        vault: "v".into(),
+        provider: "anthropic".into(),
+        model: "m".into(),
+        session_id: None,
+        context_window: 200_000,
+        price: None,
+    };
+    let mut moved = App::new(Theme::builtin_dark(), keymap, info);
+    moved.on_ready();
+    let screen = draw(&mut moved, 120, 40);
+    assert!(screen.contains("f9 for help"), "{screen}");
+    assert!(!screen.contains("f1 for help"), "{screen}");
+}

@@ -15,6 +15,17 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The Python of the test venv, where scripts/install-test-deps puts the official MCP Python SDK.
+pub fn venv_python() -> PathBuf {
+    let python = repo().join("target/test-venv/bin/python");
+    assert!(
+        python.is_file(),
+        "{} is missing: run scripts/install-test-deps (it installs the MCP Python SDK)",
+        python.display()
+    );
+    python
+}
+
 /// A `vaultchat` command with every file kept under `data` and no influence from the person's
 /// environment.
 pub fn cmd(data: &Path, vault: &Path) -> Command {

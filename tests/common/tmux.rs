@@ -1,5 +1,6 @@
 //! A real terminal for end-to-end tests: a private tmux server running one command.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -101,4 +102,36 @@ impl Drop for Tmux {
 /// A shell-quoted word.
 pub fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The shell line that runs the app in a tmux pane against the fake provider at `base_url`:
+/// `env ENV… ANTHROPIC_API_KEY=k TERM=xterm-256color vaultchat --data-dir DATA EXTRA… --provider
+/// anthropic --base-url URL VAULT`, then `EXIT=<code>` and a pause, so a test can read the restored
+/// screen after the app quits.
+pub fn app_line(
+    env: &[&str],
+    data: &Path,
+    base_url: &str,
+    extra: &[String],
+    vault: &Path,
+) -> String {
+    let mut words: Vec<String> = vec![
+        super::bin().to_string(),
+        "--data-dir".into(),
+        data.display().to_string(),
+    ];
+    words.extend(extra.iter().cloned());
+    words.extend([
+        "--provider".into(),
+        "anthropic".into(),
+        "--base-url".into(),
+        base_url.to_string(),
+        vault.display().to_string(),
+    ]);
+    let words: Vec<String> = words.iter().map(|w| quote(w)).collect();
+    format!(
+        "env {} ANTHROPIC_API_KEY=k TERM=xterm-256color {}; echo EXIT=$?; sleep 60",
+        env.join(" "),
+        words.join(" ")
+    )
 }

@@ -33,7 +33,7 @@ const SCROLL_STEP: u16 = 3;
 /// Rows of the previous page that stay in view after a page up or down, for orientation.
 const PAGE_OVERLAP: usize = 2;
 /// Shown in an empty transcript until the App sets its own hint.
-const DEFAULT_HINT: &str = "Ask about your notes — [[Note]] pulls a note in, F1 for help";
+const DEFAULT_HINT: &str = "Ask about your notes — [[Note]] pulls a note in";
 const DEFAULT_TITLE: &str = "Chat";
 
 /// A cell with what the transcript knows about it.
