@@ -9,7 +9,6 @@ mod common;
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
 use common::tmux::{Tmux, app_line};
 use serde_json::json;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 const PLAN: &str = "# Garden plan\n\nPlant tomatoes in May.\n\nWater them daily.\n";
