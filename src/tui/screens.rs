@@ -17,9 +17,13 @@ use serde_json::json;
 const NOTE: &str = "---\ntags: [garden]\n---\n# Garden plan\n\nPlant **tomatoes** in May, see [[Seeds]].\n\n- basil\n- beans #todo\n\n```http id=login env=dev\nGET /api\n```\n\nWater them daily.\n";
 
 fn app() -> App {
+    app_with(Keymap::default_map())
+}
+
+fn app_with(keymap: Keymap) -> App {
     let mut app = App::new(
         Theme::builtin_dark(),
-        Keymap::default_map(),
+        keymap,
         SessionInfo {
             vault: "garden-vault".into(),
             provider: "anthropic".into(),
@@ -380,17 +384,7 @@ fn the_empty_chat_names_the_help_key_of_the_key_map_in_use() {
     .unwrap();
     let (keymap, errors) = Keymap::load("default", Some(dir.path()));
     assert!(errors.is_empty(), "{errors:?}");
-    let info = SessionInfo {
-        vault: "v".into(),
-        provider: "anthropic".into(),
-        model: "m".into(),
-        session_id: None,
-        context_window: 200_000,
-        price: None,
-    };
-    let mut moved = App::new(Theme::builtin_dark(), keymap, info);
-    moved.on_ready();
-    let screen = draw(&mut moved, 120, 40);
+    let screen = draw(&mut app_with(keymap), 120, 40);
     assert!(screen.contains("f9 for help"), "{screen}");
     assert!(!screen.contains("f1 for help"), "{screen}");
 }
