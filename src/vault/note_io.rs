@@ -592,55 +592,73 @@ fn current_umask() -> u32 {
         .unwrap_or(0o022)
 }
 
-/// Removes vaultchat temp files older than `older_than` left behind by a crash, in `dir` and every
-/// folder below it (links are not followed). Returns how many were removed.
-pub fn cleanup_stale_temps(dir: &Path, older_than: Duration) -> io::Result<usize> {
+/// Removes vaultchat temp files older than `older_than` left behind by a crash, in the vault and
+/// every folder below it, walked through the root's handle (links are never followed). Returns the
+/// vault-relative paths removed.
+pub fn cleanup_stale_temps(root: &VaultPath, older_than: Duration) -> io::Result<Vec<String>> {
+    stale_temps(root, older_than, true)
+}
+
+/// The vault-relative paths of vaultchat temp files older than `older_than` (removed when
+/// `remove`).
+pub fn stale_temps(
+    root: &VaultPath,
+    older_than: Duration,
+    remove: bool,
+) -> io::Result<Vec<String>> {
     let now = SystemTime::now();
-    let mut removed = 0;
-    let mut pending = vec![dir.to_path_buf()];
-    let mut first = true;
-    while let Some(folder) = pending.pop() {
-        let entries = match fs::read_dir(&folder) {
-            Ok(entries) => entries,
+    let mut removed = Vec::new();
+    let top = root
+        .root_folder()
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let mut pending = vec![(top, String::new())];
+    while let Some((folder, rel)) = pending.pop() {
+        let names = match folder.names() {
+            Ok(names) => names,
             // The top folder must be readable; a subfolder that vanished or is closed off is skipped.
-            Err(err) if first => return Err(err),
+            Err(err) if rel.is_empty() => return Err(err),
             Err(_) => continue,
         };
-        first = false;
-        for entry in entries {
-            let entry = entry?;
-            let Ok(kind) = entry.file_type() else {
-                continue;
+        for name in names {
+            let child = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
             };
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if kind.is_dir() {
+            match folder.entry(&name) {
                 // Never touch the files of git or other tools, even if a name happened to match.
-                if name != ".git" {
-                    pending.push(entry.path());
+                Ok(Entry::Folder) if name != ".git" => {
+                    if let Ok(sub) = folder.open_folder(&name, &child) {
+                        pending.push((sub, child));
+                    }
                 }
-                continue;
-            }
-            if !kind.is_file() || !is_temp_name(&name) {
-                continue;
-            }
-            let Ok(meta) = entry.metadata() else {
-                continue;
-            };
-            let age = meta
-                .modified()
-                .ok()
-                .and_then(|modified| now.duration_since(modified).ok());
-            // A temp file from the future (clock skew) is left alone: it may be a live write.
-            if age.is_some_and(|age| age >= older_than) {
-                match fs::remove_file(entry.path()) {
-                    Ok(()) => removed += 1,
-                    Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                    Err(err) => return Err(err),
+                Ok(Entry::File { .. }) if is_temp_name(&name) => {
+                    let Ok(file) = folder.open_file(&name, &child) else {
+                        continue;
+                    };
+                    let age = file
+                        .metadata()
+                        .and_then(|meta| meta.modified())
+                        .ok()
+                        .and_then(|modified| now.duration_since(modified).ok());
+                    // A temp file from the future (clock skew) is left alone: it may be a live write.
+                    if age.is_some_and(|age| age >= older_than) {
+                        if !remove {
+                            removed.push(child);
+                            continue;
+                        }
+                        match folder.remove_file(&name) {
+                            Ok(()) => removed.push(child),
+                            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                            Err(err) => return Err(err),
+                        }
+                    }
                 }
+                _ => {}
             }
         }
     }
+    removed.sort();
     Ok(removed)
 }
 
@@ -735,11 +753,16 @@ mod tests {
         let stale = dir.path().join("sub/.a.md.vaultchat-abcdef.tmp");
         fs::write(&stale, "x").unwrap();
         fs::write(dir.path().join("sub/keep.tmp"), "x").unwrap();
-        assert_eq!(
-            cleanup_stale_temps(dir.path(), Duration::from_secs(3600)).unwrap(),
-            0
+        let root = vault.resolve("", Access::Read).unwrap();
+        assert!(
+            cleanup_stale_temps(&root, Duration::from_secs(3600))
+                .unwrap()
+                .is_empty()
         );
-        assert_eq!(cleanup_stale_temps(dir.path(), Duration::ZERO).unwrap(), 1);
+        assert_eq!(
+            cleanup_stale_temps(&root, Duration::ZERO).unwrap(),
+            ["sub/.a.md.vaultchat-abcdef.tmp"]
+        );
         assert!(!stale.exists());
         let names: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
         assert_eq!(names.len(), 2, "{names:?}");

@@ -22,7 +22,7 @@ pub use plan::{Applied, Change, Plan, record_hunks};
 
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};
-use crate::store::{Actor, NewRevision, Store, StoreError};
+use crate::store::{Actor, NewRevision, Retention, Store, StoreError};
 use crate::vault::contained::{ContainedError, WriteLock};
 use crate::vault::links::{LinkResolution, resolve_title_or_path};
 use crate::vault::note_io::{self, NoteError};
@@ -44,7 +44,17 @@ pub struct Workspace {
     /// The `[embeddings]` endpoint, when one is configured (else semantic search falls back to
     /// keyword search and says so).
     embeddings: Option<crate::config::EmbeddingsConfig>,
+    /// How much note history is kept (`[history]`).
+    retention: Retention,
+    /// Revisions recorded since the history was last pruned.
+    recorded_since_prune: std::sync::atomic::AtomicU32,
 }
+
+/// A temp file this old cannot belong to a write still in progress.
+pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// History is pruned at start and after this many recorded revisions.
+const PRUNE_EVERY: u32 = 100;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
@@ -66,14 +76,58 @@ impl Workspace {
         index.sync(&mut |_| {})?;
         let store = Store::open(&paths.database_file())?;
         let vault_id = crate::index::vault_id(&vault);
-        Ok(Arc::new(Self {
+        let workspace = Self {
             vault,
             vault_id,
             index: Mutex::new(index),
             store: Mutex::new(store),
             actor,
             embeddings: config.embeddings.clone(),
-        }))
+            retention: Retention {
+                keep_days: config.history.keep_days,
+                max_bytes: config.history.max_mb.saturating_mul(1 << 20),
+            },
+            recorded_since_prune: std::sync::atomic::AtomicU32::new(0),
+        };
+        workspace.prune_history();
+        workspace.remove_stale_temps();
+        Ok(Arc::new(workspace))
+    }
+
+    /// Removes temp files a crashed write left behind (an hour old at least, so a write in
+    /// progress in another process is never touched).
+    fn remove_stale_temps(&self) {
+        let removed = self
+            .vault
+            .resolve("", Access::Read)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+            .and_then(|root| note_io::cleanup_stale_temps(&root, STALE_TEMP_AGE));
+        match removed {
+            Ok(removed) if !removed.is_empty() => {
+                tracing::info!("removed {} stale temp files: {removed:?}", removed.len());
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("looking for stale temp files failed: {e}"),
+        }
+    }
+
+    /// Drops the history `[history]` does not keep. A failure only leaves more history behind,
+    /// so it is logged rather than raised.
+    fn prune_history(&self) {
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        match self
+            .store()
+            .prune_history(&self.vault_id, self.retention, now_ms)
+        {
+            Ok(pruned) if pruned.revisions > 0 => {
+                tracing::info!("pruned {} old revisions", pruned.revisions);
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("pruning the note history failed: {e}"),
+        }
     }
 
     pub fn vault(&self) -> &Vault {
@@ -183,6 +237,17 @@ impl Workspace {
             after_rev: change.after_rev.as_deref(),
             before_text: change.before,
         });
+        if recorded.is_ok()
+            && self
+                .recorded_since_prune
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                + 1
+                >= PRUNE_EVERY
+        {
+            self.recorded_since_prune
+                .store(0, std::sync::atomic::Ordering::Relaxed);
+            self.prune_history();
+        }
         if let Err(e) = recorded {
             tracing::warn!("recording the revision of {} failed: {e}", change.rel);
             warnings.push(format!(
