@@ -326,13 +326,21 @@ async fn a_folder_flipping_to_an_outside_link_never_leads_outside() {
                         json!({"path": format!("Inbox/sub-{worker}-{n}")}),
                     ),
                     ("search_notes", json!({"query": "OUTSIDE-MARKER"})),
+                    ("list_notes", json!({})),
                 ];
                 for (name, args) in calls {
                     let result = reg.call(name, args).await;
-                    results.push(match result {
+                    let text = match result {
                         Ok(out) => out.structured.to_string(),
                         Err(e) => e.to_string(),
-                    });
+                    };
+                    // Only the outside folder has a `victim.md`: a listing that names it looked
+                    // through the link.
+                    assert!(
+                        name != "list_notes" || !text.contains("victim"),
+                        "a listing showed a file outside the vault: {text}"
+                    );
+                    results.push(text);
                 }
             }
             results

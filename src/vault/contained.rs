@@ -191,6 +191,15 @@ fn link_or_io(err: rustix::io::Errno, shown: &str, component: String) -> Contain
     }
 }
 
+/// What a directory listing says an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Folder,
+    /// A link, a device, a socket…: never followed or read.
+    Other,
+}
+
 /// What stands at a name in a folder (links are not followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entry {
@@ -340,6 +349,64 @@ impl Folder {
             }
         }
         Ok(names)
+    }
+
+    /// The entries of this folder with their kinds, from the directory listing itself where the
+    /// file system says (no `stat` per entry), else from a `stat` that does not follow links. Names
+    /// that are not UTF-8 come back as `Err(lossy name)`.
+    pub fn entries(&self) -> io::Result<Vec<(Result<String, String>, Kind)>> {
+        let fd = rustix::fs::openat(
+            &self.fd,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let mut dir = rustix::fs::Dir::read_from(&fd)?;
+        let mut out = Vec::new();
+        while let Some(entry) = dir.read() {
+            let entry = entry?;
+            let bytes = entry.file_name().to_bytes();
+            if bytes == b"." || bytes == b".." {
+                continue;
+            }
+            let name = std::str::from_utf8(bytes)
+                .map(str::to_string)
+                .map_err(|_| String::from_utf8_lossy(bytes).into_owned());
+            let kind = match entry.file_type() {
+                rustix::fs::FileType::RegularFile => Kind::File,
+                rustix::fs::FileType::Directory => Kind::Folder,
+                rustix::fs::FileType::Unknown => {
+                    match rustix::fs::statat(&self.fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
+                    {
+                        Ok(stat) => match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+                            rustix::fs::FileType::RegularFile => Kind::File,
+                            rustix::fs::FileType::Directory => Kind::Folder,
+                            _ => Kind::Other,
+                        },
+                        Err(_) => Kind::Other,
+                    }
+                }
+                _ => Kind::Other,
+            };
+            out.push((name, kind));
+        }
+        Ok(out)
+    }
+
+    /// The size and modification time (ns since the epoch) of the regular file `name`, without
+    /// following a link; `Ok(None)` when it is not a regular file (any more).
+    // `st_mtime` and `st_mtime_nsec` are i64 on some targets and narrower on others.
+    #[allow(clippy::useless_conversion)]
+    pub fn file_stat(&self, name: &str) -> io::Result<Option<(u64, i64)>> {
+        let stat = rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+            return Ok(None);
+        }
+        let mtime_ns = i64::try_from(stat.st_mtime)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(i64::try_from(stat.st_mtime_nsec).unwrap_or(0));
+        Ok(Some((u64::try_from(stat.st_size).unwrap_or(0), mtime_ns)))
     }
 
     /// The folder's own handle, for callers that need `fstat` and the like.
