@@ -142,35 +142,35 @@ impl RootHandle {
         create: bool,
         shown: &str,
     ) -> Result<Folder, ContainedError> {
-        let mut current = rustix::fs::openat(
-            &self.fd,
-            ".",
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(io::Error::from)?;
+        let mut current: Option<OwnedFd> = None;
         for (depth, name) in names.iter().enumerate() {
+            let parent = current.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd());
             let component = || names[..=depth].join("/");
-            let opened = open_dir_nofollow(&current, name);
-            let next = match opened {
+            let next = match open_dir_nofollow(parent, name) {
                 Ok(fd) => fd,
                 Err(rustix::io::Errno::NOENT) if create => {
-                    match rustix::fs::mkdirat(&current, *name, Mode::from_raw_mode(0o777)) {
+                    match rustix::fs::mkdirat(parent, *name, Mode::from_raw_mode(0o777)) {
                         Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                         Err(err) => return Err(io::Error::from(err).into()),
                     }
-                    open_dir_nofollow(&current, name)
+                    open_dir_nofollow(parent, name)
                         .map_err(|err| link_or_io(err, shown, component()))?
                 }
                 Err(err) => return Err(link_or_io(err, shown, component())),
             };
-            current = next;
+            current = Some(next);
         }
-        Ok(Folder { fd: current })
+        match current {
+            Some(fd) => Ok(Folder { fd }),
+            // The root itself: a handle of its own, so the caller may keep it.
+            None => Ok(Folder {
+                fd: rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).map_err(io::Error::from)?,
+            }),
+        }
     }
 }
 
-fn open_dir_nofollow(dir: &OwnedFd, name: &str) -> rustix::io::Result<OwnedFd> {
+fn open_dir_nofollow(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> rustix::io::Result<OwnedFd> {
     rustix::fs::openat(
         dir,
         name,
@@ -270,7 +270,7 @@ impl Folder {
 
     /// Opens the folder `name` inside this one, never through a link.
     pub fn open_folder(&self, name: &str, shown: &str) -> Result<Folder, ContainedError> {
-        open_dir_nofollow(&self.fd, name)
+        open_dir_nofollow(self.fd.as_fd(), name)
             .map(|fd| Folder { fd })
             .map_err(|err| link_or_io(err, shown, name.to_string()))
     }
@@ -355,13 +355,15 @@ impl Folder {
     /// file system says (no `stat` per entry), else from a `stat` that does not follow links. Names
     /// that are not UTF-8 come back as `Err(lossy name)`.
     pub fn entries(&self) -> io::Result<Vec<(Result<String, String>, Kind)>> {
+        // A handle of its own for the listing (its read position), without the extra `fcntl` and
+        // `openat` that `Dir::read_from` would add.
         let fd = rustix::fs::openat(
             &self.fd,
             ".",
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
-        let mut dir = rustix::fs::Dir::read_from(&fd)?;
+        let mut dir = rustix::fs::Dir::new(fd)?;
         let mut out = Vec::new();
         while let Some(entry) = dir.read() {
             let entry = entry?;

@@ -5,7 +5,7 @@
 //! followed: a link could point outside the vault (its content would then leak into the index) or
 //! back into it (the same note twice, or a loop).
 
-use super::contained::{Kind, RootHandle};
+use super::contained::{Folder, Kind, RootHandle};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
@@ -65,6 +65,71 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
+/// Lists one folder: its notes go to `out`, its subfolders (sorted, not excluded) are returned.
+fn list_folder(
+    folder: &Folder,
+    rel_dir: &str,
+    options: &WalkOptions,
+    out: &mut Walk,
+) -> Vec<String> {
+    let entries = match folder.entries() {
+        Ok(entries) => entries,
+        Err(e) => {
+            out.problems.push(WalkProblem {
+                rel: rel_dir.to_string(),
+                message: e.to_string(),
+            });
+            return Vec::new();
+        }
+    };
+    let mut subdirs = Vec::new();
+    for (name, kind) in entries {
+        let name = match name {
+            Ok(name) => name,
+            Err(lossy) => {
+                // A name that is not UTF-8 cannot be named in a tool call or shown faithfully.
+                out.problems.push(WalkProblem {
+                    rel: format!("{rel_dir}/{lossy}"),
+                    message: "the file name is not valid UTF-8; rename it to include it".into(),
+                });
+                continue;
+            }
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = if rel_dir.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel_dir}/{name}")
+        };
+        match kind {
+            Kind::Folder => {
+                if !options.exclude_folders.iter().any(|ex| ex == &rel) {
+                    subdirs.push(rel);
+                }
+            }
+            Kind::File if is_note_name(&name) => match folder.file_stat(&name) {
+                Ok(Some((size, mtime_ns))) => out.notes.push(NoteStat {
+                    rel,
+                    mtime_ns,
+                    size,
+                }),
+                // Replaced by something else since it was listed: not a note now.
+                Ok(None) => {}
+                Err(e) => out.problems.push(WalkProblem {
+                    rel,
+                    message: e.to_string(),
+                }),
+            },
+            Kind::File | Kind::Other => {}
+        }
+    }
+    subdirs.sort_unstable();
+    out.folders.extend(subdirs.iter().cloned());
+    subdirs
+}
+
 /// Walk the vault rooted at `root` (already canonical). Every folder is opened from one handle on
 /// the root, one name at a time without following links, so a folder swapped for a link while the
 /// walk runs is reported as a problem instead of listing what lies outside.
@@ -80,73 +145,37 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
             return out;
         }
     };
-    let mut stack: Vec<String> = vec![String::new()];
-    while let Some(rel_dir) = stack.pop() {
-        let names: Vec<&str> = rel_dir.split('/').filter(|n| !n.is_empty()).collect();
-        let entries = match handle
-            .folder(&names, false, &rel_dir)
-            .map_err(|e| e.to_string())
-            .and_then(|folder| {
-                let entries = folder.entries().map_err(|e| e.to_string())?;
-                Ok((folder, entries))
-            }) {
-            Ok(entries) => entries,
-            Err(message) => {
-                out.problems.push(WalkProblem {
-                    rel: rel_dir.clone(),
-                    message,
-                });
-                continue;
-            }
-        };
-        let (folder, entries) = entries;
-        let mut subdirs = Vec::new();
-        for (name, kind) in entries {
-            let name = match name {
-                Ok(name) => name,
-                Err(lossy) => {
-                    // A name that is not UTF-8 cannot be named in a tool call or shown faithfully.
-                    out.problems.push(WalkProblem {
-                        rel: format!("{rel_dir}/{lossy}"),
-                        message: "the file name is not valid UTF-8; rename it to include it".into(),
-                    });
-                    continue;
-                }
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let rel = if rel_dir.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel_dir}/{name}")
-            };
-            match kind {
-                Kind::Folder => {
-                    if !options.exclude_folders.iter().any(|ex| ex == &rel) {
-                        subdirs.push(rel);
-                    }
-                }
-                Kind::File if is_note_name(&name) => match folder.file_stat(&name) {
-                    Ok(Some((size, mtime_ns))) => out.notes.push(NoteStat {
-                        rel,
-                        mtime_ns,
-                        size,
-                    }),
-                    // Replaced by something else since it was listed: not a note now.
-                    Ok(None) => {}
-                    Err(e) => out.problems.push(WalkProblem {
-                        rel,
-                        message: e.to_string(),
-                    }),
-                },
-                Kind::File | Kind::Other => {}
-            }
+    let root_folder = match handle.folder(&[], false, "") {
+        Ok(folder) => folder,
+        Err(e) => {
+            out.problems.push(WalkProblem {
+                rel: String::new(),
+                message: e.to_string(),
+            });
+            return out;
         }
-        // Reverse so the stack pops folders in name order (stable output for tests and people).
-        subdirs.sort_unstable_by(|a, b| b.cmp(a));
-        out.folders.extend(subdirs.iter().rev().cloned());
-        stack.extend(subdirs);
+    };
+    // Depth first in name order; only the folders on the current path are open, and each is opened
+    // from its parent's handle.
+    let mut frames = Vec::new();
+    let children = list_folder(&root_folder, "", options, &mut out);
+    frames.push((root_folder, children.into_iter()));
+    while let Some((folder, children)) = frames.last_mut() {
+        let Some(rel) = children.next() else {
+            frames.pop();
+            continue;
+        };
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        match folder.open_folder(name, &rel) {
+            Ok(sub) => {
+                let children = list_folder(&sub, &rel, options, &mut out);
+                frames.push((sub, children.into_iter()));
+            }
+            Err(e) => out.problems.push(WalkProblem {
+                rel: rel.clone(),
+                message: e.to_string(),
+            }),
+        }
     }
     out
 }
