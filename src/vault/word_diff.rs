@@ -112,7 +112,10 @@ pub fn hunk_words(hunk: &Hunk, deadline: Instant) -> HunkWords {
         if removed.is_empty() || added.is_empty() || Instant::now() >= deadline {
             continue;
         }
-        let old: Vec<&str> = removed.iter().map(|&i| hunk.lines[i].text.as_str()).collect();
+        let old: Vec<&str> = removed
+            .iter()
+            .map(|&i| hunk.lines[i].text.as_str())
+            .collect();
         let new: Vec<&str> = added.iter().map(|&i| hunk.lines[i].text.as_str()).collect();
         for (o, n, diff) in pair_lines(&old, &new, deadline) {
             let (old_index, new_index) = (removed[o], added[n]);
@@ -413,7 +416,9 @@ mod tests {
         let words: Vec<&str> = tokens(text).into_iter().map(|r| &text[r]).collect();
         assert_eq!(
             words,
-            ["Plant", " ", "*", "*", "tomatoes", "*", "*", ",", " ", "2", " ", "rows", "."]
+            [
+                "Plant", " ", "*", "*", "tomatoes", "*", "*", ",", " ", "2", " ", "rows", "."
+            ]
         );
         let cjk = "検索できる test";
         let words: Vec<&str> = tokens(cjk).into_iter().map(|r| &cjk[r]).collect();
@@ -474,7 +479,13 @@ mod tests {
         assert_eq!(word_diff("same", "same").similarity, 1.0);
         assert_eq!(word_diff("", "").similarity, 1.0);
         let diff = word_diff("", "new");
-        assert_eq!(diff.new, vec![WordSpan { range: 0..3, changed: true }]);
+        assert_eq!(
+            diff.new,
+            vec![WordSpan {
+                range: 0..3,
+                changed: true
+            }]
+        );
         assert!(diff.old.is_empty());
     }
 
@@ -491,7 +502,10 @@ mod tests {
 
     #[test]
     fn lines_pair_by_shared_text_not_by_position() {
-        let old = ["Buy milk.", "The garden plan is due in May, with beds A and B."];
+        let old = [
+            "Buy milk.",
+            "The garden plan is due in May, with beds A and B.",
+        ];
         let new = [
             "A brand new line about something else entirely.",
             "The garden plan is due in April, with beds A and B.",
@@ -503,9 +517,9 @@ mod tests {
 
     #[test]
     fn a_rewritten_paragraph_pairs_with_its_new_version() {
-        let before = "# Plan\n\nShip the importer by Friday, then write the docs.\n\n- keep it small\n";
-        let after =
-            "# Plan\n\nShip the importer by Monday, then write the docs and the tests.\n\n- keep it small\n";
+        let before =
+            "# Plan\n\nShip the importer by Friday, then write the docs.\n\n- keep it small\n";
+        let after = "# Plan\n\nShip the importer by Monday, then write the docs and the tests.\n\n- keep it small\n";
         let diff = TextDiff::new(before, after);
         let words = diff.words();
         assert_eq!(words.len(), 1);
