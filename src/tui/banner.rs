@@ -1146,8 +1146,17 @@ impl Screen<'_> {
                 items.push((k, "side by side"));
             }
         }
-        if overflow && let (Some(up), Some(down)) = (key(Action::PageUp), key(Action::PageDown)) {
-            items.push((format!("{up}/{down}"), "scroll"));
+        if overflow {
+            // With one hunk, j/k only scroll: say so; with several they are named above.
+            if hunks <= 1
+                && let (Some(next), Some(prev)) = (key(Action::NextHunk), key(Action::PrevHunk))
+            {
+                items.push((format!("{next}/{prev}"), "scroll"));
+            }
+            if let (Some(up), Some(down)) = (key(Action::PageUp), key(Action::PageDown)) {
+                let what = if hunks <= 1 { "page" } else { "scroll" };
+                items.push((format!("{up}/{down}"), what));
+            }
         }
         items.push(("←/→".to_string(), "choose"));
         items.push(("enter".to_string(), "confirm"));
