@@ -117,6 +117,9 @@ struct Shown {
     reveal: bool,
     /// First row shown in the side-by-side view.
     side_scroll: usize,
+    /// Set when the side-by-side view opens: the next frame scrolls it to the current hunk
+    /// (rows depend on the width, known only when drawing).
+    side_reveal: bool,
     /// The diff laid out for the screen.
     layouts: Layouts,
 }
@@ -133,6 +136,7 @@ impl Shown {
             scroll: 0,
             reveal: true,
             side_scroll: 0,
+            side_reveal: false,
             layouts: Layouts {
                 words: diff.map(TextDiff::words).unwrap_or_default(),
                 inline: Vec::new(),
@@ -351,9 +355,8 @@ impl Banner {
                 }
             }
             Some(Action::SideBySide) => {
-                if let Some(diff) = diff_of(request).filter(|d| !d.hunks.is_empty()) {
-                    let layout = self.shown.layouts.side(diff, self.side_width);
-                    self.shown.side_scroll = layout.hunk_rows(self.shown.current_hunk).start;
+                if hunk_count(request) > 0 {
+                    self.shown.side_reveal = true;
                     self.shown.mode = Mode::SideBySide;
                 }
                 None
@@ -575,6 +578,10 @@ impl Banner {
         };
         let layout = self.shown.layouts.side(diff, self.side_width);
         let max = layout.len().saturating_sub(self.side_height);
+        if self.shown.side_reveal {
+            self.shown.side_scroll = layout.hunk_rows(self.shown.current_hunk).start;
+            self.shown.side_reveal = false;
+        }
         let before = self.shown.side_scroll.min(max);
         self.shown.side_scroll = before.saturating_add_signed(step).min(max);
         if self.shown.side_scroll != before {
@@ -1030,7 +1037,11 @@ impl Screen<'_> {
         } else {
             area.width
         };
-        *body_width = text_width;
+        if *body_width != text_width {
+            // Rows are of the old width: show the current hunk from its header.
+            shown.reveal = true;
+            *body_width = text_width;
+        }
         let text_area = Rect::new(area.x, area.y, text_width, area.height);
         let total = match diff_of(request) {
             Some(diff) if !diff.hunks.is_empty() => {
@@ -1303,6 +1314,10 @@ impl Screen<'_> {
         let layout = shown.layouts.side(diff, width);
         let total = layout.len();
         let max = total.saturating_sub(body_rows);
+        if shown.side_reveal || *side_width != width {
+            shown.side_scroll = layout.hunk_rows(shown.current_hunk).start;
+            shown.side_reveal = false;
+        }
         shown.side_scroll = shown.side_scroll.min(max);
         let last = (shown.side_scroll + body_rows).min(total);
         let mut right = vec![Span::styled(
@@ -2252,6 +2267,32 @@ mod tests {
         assert!(text.contains("water the beans at dawn"), "{text}");
         press(&mut banner, KeyCode::Home);
         assert_eq!(banner.shown.side_scroll, 0);
+    }
+
+    #[test]
+    fn side_by_side_opens_at_the_current_hunk_and_a_resize_keeps_it_in_view() {
+        let mut banner = banner_with(vec![three_hunk_request(1)]);
+        draw(&mut banner, 80, 24);
+        press(&mut banner, KeyCode::Char('j'));
+        press(&mut banner, KeyCode::Char('j'));
+        assert_eq!(banner.shown.current_hunk, 2);
+        press(&mut banner, KeyCode::Char('d'));
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        // The last hunk: on the last page, its header in view.
+        assert!(text.contains("▶ @@ -27,4 @@"), "{text}");
+        assert!(banner.shown.side_scroll > 0);
+        press(&mut banner, KeyCode::Esc);
+        // Inline, scrolled into the tall paragraph; then the terminal grows.
+        let mut banner = banner_with(vec![paragraph_and_list_request(1)]);
+        draw(&mut banner, 80, 24);
+        for _ in 0..3 {
+            press(&mut banner, KeyCode::Char('j'));
+        }
+        draw(&mut banner, 80, 24);
+        assert_eq!(banner.shown.scroll, 3);
+        let text = buffer_text(&draw(&mut banner, 120, 40));
+        assert_eq!(banner.shown.current_hunk, 0);
+        assert!(text.contains("▶ @@ -1,"), "{text}");
     }
 
     #[test]
