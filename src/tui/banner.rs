@@ -5,6 +5,12 @@
 //!
 //! Safety rule: focus starts on *deny* and Enter activates the focused choice, so Enter alone
 //! never approves anything; approving takes a deliberate key.
+//!
+//! Every word of the diff can be read before it is approved: long lines (a Markdown paragraph is
+//! one) wrap within the box and the side-by-side view, changed words are marked inside changed
+//! lines (`diff_view`), and a diff taller than the box scrolls (j/k read through a tall hunk
+//! before moving between hunks; PgUp/PgDn, Home/End, Ctrl+↑/↓), with the rows shown named on the
+//! border.
 
 use crate::agent::PermissionRequest;
 use crate::permission::Answer;
