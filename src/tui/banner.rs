@@ -14,6 +14,7 @@
 
 use crate::agent::PermissionRequest;
 use crate::permission::Answer;
+use crate::tui::chat::wrap::{self, Breaks};
 use crate::tui::diff_view::{
     DiffLayout, display_width, draw_rows, fit_spans, printable, scrollbar, truncate,
 };
@@ -42,6 +43,8 @@ const MAX_REASON_CHARS: usize = 2000;
 const DEFAULT_PAGE: usize = 10;
 /// Columns the diff is laid out in before the first frame told the banner how wide it is.
 const DEFAULT_WIDTH: u16 = 76;
+/// Below this width the tool input is cut rather than wrapped (as diffs are).
+const MIN_INPUT_WRAP: usize = 20;
 
 /// The person's answer to the request with id `request`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,19 +150,21 @@ impl Shown {
                 words: diff.map(TextDiff::words).unwrap_or_default(),
                 inline: Vec::new(),
                 side: Vec::new(),
+                input: Vec::new(),
             },
         }
     }
 }
 
-/// The shown diff's word-level detail (worked out once per request) and its layouts for the
-/// widths drawn last: with and without a scroll bar, so a frame that tries both lays out nothing
-/// new, and a key press between frames finds the layout on screen.
+/// The shown diff's word-level detail (worked out once per request) and its layouts (or the
+/// tool input's rows) for the widths drawn last: with and without a scroll bar, so a frame that
+/// tries both lays out nothing new, and a key press between frames finds the layout on screen.
 #[derive(Debug, Clone)]
 struct Layouts {
     words: Vec<HunkWords>,
-    inline: Vec<Arc<DiffLayout>>,
-    side: Vec<Arc<DiffLayout>>,
+    inline: Vec<(u16, Arc<DiffLayout>)>,
+    side: Vec<(u16, Arc<DiffLayout>)>,
+    input: Vec<(u16, Arc<Vec<String>>)>,
 }
 
 impl Layouts {
@@ -176,23 +181,23 @@ impl Layouts {
             DiffLayout::side_by_side(diff, words, width)
         })
     }
+
+    fn input(&mut self, request: &PermissionRequest, width: u16) -> Arc<Vec<String>> {
+        cached(&mut self.input, width, || input_rows(request, width))
+    }
 }
 
-/// The layout of `width` from `cache` (two entries at most), made when missing.
-fn cached(
-    cache: &mut Vec<Arc<DiffLayout>>,
-    width: u16,
-    make: impl FnOnce() -> DiffLayout,
-) -> Arc<DiffLayout> {
-    if let Some(found) = cache.iter().find(|l| l.width() == width) {
+/// What `cache` holds for `width` (two widths at most), made when missing.
+fn cached<T>(cache: &mut Vec<(u16, Arc<T>)>, width: u16, make: impl FnOnce() -> T) -> Arc<T> {
+    if let Some((_, found)) = cache.iter().find(|(w, _)| *w == width) {
         return Arc::clone(found);
     }
-    let layout = Arc::new(make());
+    let made = Arc::new(make());
     if cache.len() >= 2 {
         cache.remove(0);
     }
-    cache.push(Arc::clone(&layout));
-    layout
+    cache.push((width, Arc::clone(&made)));
+    made
 }
 
 fn diff_of(request: &PermissionRequest) -> Option<&TextDiff> {
@@ -212,12 +217,32 @@ fn input_lines(request: &PermissionRequest) -> Vec<String> {
         .collect()
 }
 
+/// The tool input as pretty JSON in rows of at most `width` columns: a long value wraps, its
+/// continuation rows indented under its key (cut with `…` only when the box is very narrow).
+fn input_rows(request: &PermissionRequest, width: u16) -> Vec<String> {
+    let width = usize::from(width);
+    input_lines(request)
+        .into_iter()
+        .flat_map(|line| {
+            if width < MIN_INPUT_WRAP {
+                return vec![truncate(&line, width)];
+            }
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let rest = [Span::raw(" ".repeat(indent + 2))];
+            wrap::wrap(&[Span::raw(line)], width, &[], &rest, Breaks::Words)
+                .into_iter()
+                .map(|row| row.to_string())
+                .collect()
+        })
+        .collect()
+}
+
 /// Rows in the scrollable body of the modal when its text is `width` columns wide.
 fn body_row_count(request: &PermissionRequest, layouts: &mut Layouts, width: u16) -> usize {
     match diff_of(request) {
         Some(diff) if !diff.hunks.is_empty() => layouts.inline(diff, width).len(),
         Some(_) => 1,
-        None => input_lines(request).len(),
+        None => layouts.input(request, width).len(),
     }
 }
 
@@ -1081,7 +1106,7 @@ impl Screen<'_> {
                 1
             }
             None => {
-                let lines = input_lines(request);
+                let lines = shown.layouts.input(request, text_width);
                 let total = lines.len();
                 shown.scroll = shown.scroll.min(total.saturating_sub(height));
                 let style = self.style(Role::Text);
@@ -2299,6 +2324,19 @@ mod tests {
         let text = buffer_text(&draw(&mut banner, 120, 40));
         assert_eq!(banner.shown.current_hunk, 0);
         assert!(text.contains("▶ @@ -1,"), "{text}");
+    }
+
+    #[test]
+    fn a_long_tool_input_wraps_under_its_key() {
+        let mut banner = banner_with(vec![mcp_request(1)]);
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        assert!(!text.contains('…'), "{text}");
+        assert!(
+            text.contains("│   \"body\": \"Found while reviewing"),
+            "{text}"
+        );
+        // The value goes on under the key, two columns in.
+        assert!(text.contains("│     skipped silently.\""), "{text}");
     }
 
     #[test]
