@@ -101,15 +101,6 @@ fn cut(text: &str, width: usize) -> String {
     out
 }
 
-/// `text` cut or padded with spaces to exactly `width` columns (so a background colour fills
-/// the row).
-pub fn fit(text: &str, width: usize) -> String {
-    let mut out = truncate(text, width);
-    let used = display_width(&out);
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
-    out
-}
-
 /// The spans cut to `width` columns in total; the last visible span ends in `…` when anything
 /// was cut.
 pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
@@ -867,8 +858,6 @@ mod tests {
         assert_eq!(truncate("hello world", 6), "hello…");
         assert_eq!(truncate("hello", 0), "");
         assert_eq!(truncate("日本語のテキスト", 7), "日本語…");
-        assert_eq!(fit("ab", 4), "ab  ");
-        assert_eq!(fit("abcdef", 4), "abc…");
     }
 
     #[test]
