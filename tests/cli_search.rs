@@ -110,7 +110,15 @@ fn query_language_on_the_sample_vault() {
     // Snippets mark the match and come back in the original script.
     let v = search_json(&data, &vault, "検索", 5);
     let snippet = v["results"][0]["snippet"].as_str().unwrap();
-    assert!(snippet.contains("**検索**できる"), "{snippet}");
+    let chars: Vec<char> = snippet.chars().collect();
+    let [start, end] =
+        [0, 1].map(|i| v["results"][0]["highlights"][0][i].as_u64().unwrap() as usize);
+    assert_eq!(
+        chars[start..end].iter().collect::<String>(),
+        "検索",
+        "{snippet}"
+    );
+    assert!(snippet.contains("検索できる"), "{snippet}");
     assert!(!snippet.contains('\u{200B}'), "{snippet:?}");
     // Punctuation is never query syntax.
     assert!(top("c++ AND NEAR( \"").is_empty());
@@ -128,7 +136,10 @@ fn json_shape_and_limits() {
     assert!(v["total"].as_u64().unwrap() > 2);
     for r in v["results"].as_array().unwrap() {
         let keys: BTreeSet<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, BTreeSet::from(["path", "title", "snippet", "score"]));
+        assert_eq!(
+            keys,
+            BTreeSet::from(["path", "title", "snippet", "highlights", "score"])
+        );
         assert!(r["score"].as_f64().unwrap() > 0.0);
     }
     let scores: Vec<f64> = v["results"]
@@ -269,4 +280,214 @@ fn bare_vaultchat_without_a_terminal_points_to_the_script_commands() {
         assert!(text.contains(cmd), "{text}");
     }
     assert!(out.stdout.is_empty(), "nothing on stdout");
+}
+
+/// Where `path` ranks (1-based) for `query`, if in the first `limit`.
+fn rank_of(
+    index: &mut vaultchat::index::Index,
+    query: &str,
+    path: &str,
+    limit: usize,
+) -> Option<usize> {
+    index
+        .search(query, limit)
+        .unwrap()
+        .results
+        .iter()
+        .position(|hit| hit.path == path)
+        .map(|i| i + 1)
+}
+
+fn open_index(vault: &std::path::Path, data: &std::path::Path) -> vaultchat::index::Index {
+    let vault = vaultchat::vault::Vault::open(vault).unwrap();
+    let mut index = vaultchat::index::Index::open(
+        &data.join("index"),
+        &vault,
+        &vaultchat::config::IndexConfig::default(),
+    )
+    .unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    index
+}
+
+/// The relevance set, part one: cases written by hand where a person expects one note on top
+/// (a title that is also a word in many bodies, a longer title starting with it, an alias, a
+/// note named by one of the query's words, a tie broken by age).
+#[test]
+fn relevance_hand_written_cases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let notes = [
+        (
+            "grep.md",
+            "# grep\n\nFind patterns in files using regular expressions.\n",
+        ),
+        (
+            "git-grep.md",
+            "# git-grep\n\nSearch a repository: like grep, grep for grep, grep grep grep.\n",
+        ),
+        ("xml.md", "# xml\n\nTools for XML.\n"),
+        (
+            "xml-p2x.md",
+            "# xml-p2x\n\nConvert xml to xml, xml, xml and xml.\n",
+        ),
+        (
+            "Properties.md",
+            "# Properties\n\nKey and value pairs in the frontmatter.\n",
+        ),
+        (
+            "Properties view.md",
+            "# Properties view\n\nThe Properties view lists properties, properties, properties.\n",
+        ),
+        (
+            "pages/tar.md",
+            "# tar\n\n> Archiving utility.\n\n- Create an archive from files: `tar cf target.tar file1`\n",
+        ),
+        (
+            "pages.de/tar.md",
+            "# tar\n\n> Archivierungswerkzeug.\n\n- Ein Archiv erstellen: `tar cf ziel.tar datei`\n",
+        ),
+        (
+            "Backups.md",
+            "# Backups\n\nA tar archive, then a tar archive of the tar archive, every tar archive checked.\n",
+        ),
+        (
+            "Getting Things Done.md",
+            "---\naliases: [GTD]\n---\n# Getting Things Done\n\nCapture, clarify, organise.\n",
+        ),
+        (
+            "Notes on GTD.md",
+            "# Notes on GTD\n\nGTD gtd gtd: what GTD means to me.\n",
+        ),
+        ("Duplicate A.md", "# Duplicate A\n\ntie breaker words\n"),
+        ("Duplicate B.md", "# Duplicate B\n\ntie breaker words\n"),
+    ];
+    for (path, text) in notes {
+        let file = vault.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    // B is the newer of two notes that score the same.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(vault.join("Duplicate A.md"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let mut index = open_index(&vault, &tmp.path().join("data"));
+    let cases = [
+        ("grep", "grep.md"),
+        ("GREP", "grep.md"),
+        ("xml", "xml.md"),
+        ("properties", "Properties.md"),
+        ("Properties view", "Properties view.md"),
+        ("tar archive", "pages/tar.md"),
+        ("gtd", "Getting Things Done.md"),
+        ("getting things", "Getting Things Done.md"),
+        ("tie breaker", "Duplicate B.md"),
+    ];
+    let mut failures = Vec::new();
+    for (query, want) in cases {
+        let top = index.search(query, 5).unwrap().results;
+        if top.first().map(|h| h.path.as_str()) != Some(want) {
+            failures.push(format!(
+                "{query:?}: want {want}, got {:?}",
+                top.iter().map(|h| &h.path).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The relevance set, part two, generated: every note of a generated vault searched by its title
+/// (success@1) and by the first words of its first paragraph (success@5); prints MRR too.
+#[test]
+fn relevance_generated_titles_and_descriptions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let manifest = gen_vault(&vault, 600, 5);
+    let mut index = open_index(&vault, &tmp.path().join("data"));
+    let notes = manifest["notes"].as_array().unwrap();
+    let (mut title_hits, mut title_rr, mut desc_hits, mut desc_rr, mut desc_total) =
+        (0, 0.0, 0, 0.0, 0);
+    let mut misses = Vec::new();
+    for note in notes {
+        let path = note["path"].as_str().unwrap();
+        let title = note["title"].as_str().unwrap();
+        match rank_of(&mut index, title, path, 10) {
+            Some(rank) => {
+                title_hits += usize::from(rank == 1);
+                title_rr += 1.0 / rank as f64;
+            }
+            None => misses.push(title.to_string()),
+        }
+        // The description: the first eight words of the first paragraph of prose.
+        let text = std::fs::read_to_string(vault.join(path)).unwrap();
+        let paragraph = text.split("\n\n").map(str::trim).find(|p| {
+            !p.is_empty() && !p.starts_with('#') && !p.starts_with("---") && !p.starts_with("```")
+        });
+        let Some(paragraph) = paragraph else { continue };
+        // As a person remembers a sentence: its words in order, without the punctuation.
+        let words: Vec<&str> = paragraph
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .take_while(|w| !w.is_empty() && w.chars().all(char::is_alphanumeric))
+            .take(8)
+            .collect();
+        if words.len() < 4 {
+            continue;
+        }
+        desc_total += 1;
+        if let Some(rank) = rank_of(&mut index, &words.join(" "), path, 5) {
+            desc_hits += 1;
+            desc_rr += 1.0 / rank as f64;
+        }
+    }
+    let n = notes.len() as f64;
+    let title_at_1 = title_hits as f64 / n;
+    let desc_at_5 = desc_hits as f64 / desc_total as f64;
+    eprintln!(
+        "relevance on {} generated notes: title success@1 {:.1}% (MRR {:.3}); description success@5 {:.1}% (MRR@5 {:.3}) over {desc_total}",
+        notes.len(),
+        title_at_1 * 100.0,
+        title_rr / n,
+        desc_at_5 * 100.0,
+        desc_rr / desc_total as f64
+    );
+    assert!(title_at_1 >= 0.98, "titles not found first: {misses:?}");
+    assert!(desc_at_5 >= 0.95);
+}
+
+/// One note holding the word 100,000 times: the search still answers (snippets are made for the
+/// returned page only, by a linear highlighter), and an over-long query is refused plainly.
+#[test]
+fn a_note_with_100k_hits_and_an_over_long_query() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(
+        vault.join("Huge.md"),
+        "a needle in a haystack line\n".repeat(100_000),
+    )
+    .unwrap();
+    for i in 0..20 {
+        std::fs::write(vault.join(format!("Other {i}.md")), "one needle here\n").unwrap();
+    }
+    ok(&data, &vault, &["index"]);
+    let started = std::time::Instant::now();
+    let v = search_json(&data, &vault, "needle haystack", 5);
+    eprintln!("search over a 100k-hit note: {:?}", started.elapsed());
+    assert_eq!(result_paths(&v), ["Huge.md"]);
+    let snippet = v["results"][0]["snippet"].as_str().unwrap();
+    assert!(snippet.starts_with("a needle in a haystack"), "{snippet}");
+    assert_eq!(v["results"][0]["highlights"][0], serde_json::json!([2, 8]));
+
+    let long = "word ".repeat(300);
+    let out = run(&data, &vault, &["search", &long]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the query is too long"), "{stderr}");
+    assert!(stderr.lines().count() <= 2, "{stderr}");
 }

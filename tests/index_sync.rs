@@ -14,7 +14,7 @@ fn open(data: &Path, vault: &Vault) -> Index {
     Index::open(&data.join("index"), vault, &IndexConfig::default()).unwrap()
 }
 
-fn paths(index: &Index, q: &str) -> Vec<String> {
+fn paths(index: &mut Index, q: &str) -> Vec<String> {
     index
         .search(q, 100)
         .unwrap()
@@ -67,11 +67,11 @@ fn adds_updates_deletes_and_renames() {
         (1, 1, 1, 1),
         "{r:?}"
     );
-    assert_eq!(paths(&index, "alpha"), ["A/uno.md"]);
-    assert_eq!(paths(&index, "delta"), ["two.md"]);
-    assert!(paths(&index, "beta").is_empty());
-    assert!(paths(&index, "gamma").is_empty());
-    assert_eq!(paths(&index, "epsilon"), ["four.md"]);
+    assert_eq!(paths(&mut index, "alpha"), ["A/uno.md"]);
+    assert_eq!(paths(&mut index, "delta"), ["two.md"]);
+    assert!(paths(&mut index, "beta").is_empty());
+    assert!(paths(&mut index, "gamma").is_empty());
+    assert_eq!(paths(&mut index, "epsilon"), ["four.md"]);
     assert_eq!(index.status().unwrap().notes, 3);
     index.integrity_check().unwrap();
 }
@@ -119,8 +119,8 @@ fn same_size_edit_in_the_racy_window_is_seen() {
         .set_modified(mtime)
         .unwrap();
     index.sync(&mut |_| {}).unwrap();
-    assert_eq!(paths(&index, "bbbb"), ["n.md"]);
-    assert!(paths(&index, "aaaa").is_empty());
+    assert_eq!(paths(&mut index, "bbbb"), ["n.md"]);
+    assert!(paths(&mut index, "aaaa").is_empty());
 }
 
 #[test]
@@ -145,10 +145,10 @@ fn sync_paths_handles_the_watchers_view() {
         ])
         .unwrap();
     assert_eq!((r.added, r.removed), (1, 1), "{r:?}");
-    assert_eq!(paths(&index, "banana"), ["b.md"]);
-    assert!(paths(&index, "apple").is_empty());
-    assert!(paths(&index, "cherry").is_empty());
-    assert!(paths(&index, "durian").is_empty());
+    assert_eq!(paths(&mut index, "banana"), ["b.md"]);
+    assert!(paths(&mut index, "apple").is_empty());
+    assert!(paths(&mut index, "cherry").is_empty());
+    assert!(paths(&mut index, "durian").is_empty());
 }
 
 #[test]
@@ -165,8 +165,8 @@ fn excluded_folders_and_a_rebuild() {
     };
     let mut index = Index::open(&tmp.path().join("index"), &vault, &config).unwrap();
     index.sync(&mut |_| {}).unwrap();
-    assert!(paths(&index, "template").is_empty());
-    assert_eq!(paths(&index, "note"), ["n.md"]);
+    assert!(paths(&mut index, "template").is_empty());
+    assert_eq!(paths(&mut index, "note"), ["n.md"]);
     index.reset().unwrap();
     assert_eq!(index.status().unwrap().notes, 0);
     let r = index.sync(&mut |_| {}).unwrap();
@@ -193,7 +193,7 @@ fn a_damaged_or_outdated_index_file_is_rebuilt() {
     let mut index = open(tmp.path(), &vault);
     assert_eq!(index.status().unwrap().notes, 0);
     index.sync(&mut |_| {}).unwrap();
-    assert_eq!(paths(&index, "kiwi"), ["n.md"]);
+    assert_eq!(paths(&mut index, "kiwi"), ["n.md"]);
     drop(index);
     // Garbage instead of a database.
     for suffix in ["-wal", "-shm"] {
@@ -202,5 +202,5 @@ fn a_damaged_or_outdated_index_file_is_rebuilt() {
     fs::write(&db, vec![b'x'; 8192]).unwrap();
     let mut index = open(tmp.path(), &vault);
     index.sync(&mut |_| {}).unwrap();
-    assert_eq!(paths(&index, "kiwi"), ["n.md"]);
+    assert_eq!(paths(&mut index, "kiwi"), ["n.md"]);
 }

@@ -14,7 +14,7 @@ pub struct SearchArgs {
     /// How many results to show (1 to 10000).
     #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub limit: u32,
-    /// Print one JSON object: {"results": [{"path", "title", "snippet", "score"}], "total"}.
+    /// Print one JSON object: {"results": [{"path", "title", "snippet", "highlights", "score"}], "total"}.
     #[arg(long)]
     pub json: bool,
 }
@@ -39,7 +39,11 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode, Failure> {
     for hit in &results.results {
         writeln!(out, "{}  {}", hit.path, dim(&hit.title, bold))?;
         if !hit.snippet.is_empty() {
-            writeln!(out, "    {}", emphasise(&hit.snippet, bold))?;
+            writeln!(
+                out,
+                "    {}",
+                emphasise(&hit.snippet, &hit.highlights, bold)
+            )?;
         }
     }
     if results.total == 0 {
@@ -63,20 +67,46 @@ fn dim(text: &str, styled: bool) -> String {
     }
 }
 
-/// Matches are marked `**like this**`; on a terminal they become bold.
-fn emphasise(snippet: &str, styled: bool) -> String {
-    if !styled {
-        return snippet.to_string();
-    }
+/// Matches become bold on a terminal; elsewhere they are marked `⟦like this⟧`, which a note's
+/// own Markdown (`**bold**`, `[links]`) cannot be mistaken for.
+fn emphasise(snippet: &str, highlights: &[[usize; 2]], styled: bool) -> String {
+    let (open, close) = if styled {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("⟦", "⟧")
+    };
     let mut out = String::with_capacity(snippet.len() + 16);
-    for (i, part) in snippet.split("**").enumerate() {
-        if i % 2 == 1 {
-            out.push_str("\x1b[1m");
-            out.push_str(part);
-            out.push_str("\x1b[0m");
-        } else {
-            out.push_str(part);
+    let mut marks = highlights.iter().peekable();
+    for (index, c) in snippet.chars().enumerate() {
+        if let Some([start, _]) = marks.peek()
+            && *start == index
+        {
+            out.push_str(open);
+        }
+        out.push(c);
+        if let Some([_, end]) = marks.peek()
+            && *end == index + 1
+        {
+            out.push_str(close);
+            marks.next();
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_are_marked_apart_from_markdown() {
+        assert_eq!(
+            emphasise("Select **Canvas** now", &[[9, 15]], false),
+            "Select **⟦Canvas⟧** now"
+        );
+        assert_eq!(
+            emphasise("ab", &[[0, 1], [1, 2]], true),
+            "\x1b[1ma\x1b[0m\x1b[1mb\x1b[0m"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! One note turned into the fields the index stores.
 
 use super::cjk;
+use super::query::name_key;
 use crate::vault::markdown;
 
 /// The indexed form of a note.
@@ -19,6 +20,9 @@ pub struct Document {
     /// Lower-cased tags for `tag:` filters.
     pub tags: Vec<String>,
     pub body: String,
+    /// The names a person may type to mean this note (title, file name, aliases), each as
+    /// [`super::query::name_key`] makes it, between `\u{1}` separators: `\u{1}plan\u{1}q3 plan\u{1}`.
+    pub name_keys: String,
 }
 
 /// Build the document for the note at `rel` from its bytes. Text that is not valid UTF-8 is
@@ -37,7 +41,18 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
     let mut tags: Vec<String> = parsed.tags.iter().map(|t| t.to_lowercase()).collect();
     tags.sort_unstable();
     tags.dedup();
+    let mut names = vec![name_key(&title), name_key(stem_of(rel))];
+    names.extend(parsed.aliases.iter().map(|a| name_key(a)));
+    names.retain(|n| !n.is_empty());
+    names.sort_unstable();
+    names.dedup();
+    let name_keys = if names.is_empty() {
+        String::new()
+    } else {
+        format!("\u{1}{}\u{1}", names.join("\u{1}"))
+    };
     Document {
+        name_keys,
         title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),
         title,
         aliases: parsed.aliases.join(" "),
@@ -79,6 +94,15 @@ mod tests {
         let doc = build("Folder/My Note.md", b"just text\n");
         assert_eq!(doc.title, "My Note");
         assert_eq!(doc.body, "just text\n");
+    }
+
+    #[test]
+    fn names_are_title_stem_and_aliases() {
+        let doc = build(
+            "Docs/git-grep.md",
+            b"---\ntitle: Git  Grep\naliases: [GG, git-grep]\n---\nbody\n",
+        );
+        assert_eq!(doc.name_keys, "\u{1}gg\u{1}git grep\u{1}git-grep\u{1}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod document;
 pub mod embeddings;
 pub mod query;
 mod search;
+mod snippet;
 mod sync;
 pub mod watch;
 
@@ -25,7 +26,7 @@ use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -40,6 +41,17 @@ pub enum IndexError {
     },
     #[error("the index reader thread failed: {0}")]
     Reader(String),
+    #[error(
+        "the query is too long ({chars} characters, {terms} words, phrases and filters; at most {} characters and {} terms): search for the few words that matter",
+        query::MAX_QUERY_CHARS,
+        query::MAX_QUERY_TERMS
+    )]
+    QueryTooLong { chars: usize, terms: usize },
+    #[error(
+        "the search took longer than {} s and was stopped: use fewer or rarer words, or add tag: or folder: filters",
+        search::SEARCH_DEADLINE.as_secs()
+    )]
+    QueryTimeout,
 }
 
 /// How a note can be named: by path, title or alias (for `[[links]]` and tools that accept a title).

@@ -28,12 +28,55 @@ pub struct Query {
     /// Folder prefixes (vault-relative, no trailing `/`); a result must be under one of them.
     pub folders: Vec<String>,
     pub not_folders: Vec<String>,
+    /// The positive words and phrases as typed (no filters, no exclusions), for ranking a note
+    /// whose name is the query first and for highlighting matches in snippets.
+    pub terms: Vec<Term>,
+    /// Whether the query uses `OR` (then it is not a name).
+    pub has_or: bool,
+    /// How many words, phrases and filters the query has, for the limit on query size.
+    pub term_count: usize,
+}
+
+/// A positive word or phrase of the query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    /// As typed (without the quotes or the `*`).
+    pub text: String,
+    /// `pre*`: any word starting with the text.
+    pub prefix: bool,
+}
+
+/// Longest query accepted, in characters.
+pub const MAX_QUERY_CHARS: usize = 1_000;
+/// Most words, phrases and filters in one query.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// A name as the index compares names: lower case, runs of blanks as one space, trimmed.
+pub fn name_key(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    out
 }
 
 impl Query {
     /// True when the query has no text terms, only filters (or nothing at all).
     pub fn is_filter_only(&self) -> bool {
         self.positive.is_none()
+    }
+
+    /// The query as a note name would be written ([`name_key`]), when it is one: plain words
+    /// and phrases, without `OR` or prefixes.
+    pub fn name_key(&self) -> Option<String> {
+        if self.has_or || self.terms.is_empty() || self.terms.iter().any(|t| t.prefix) {
+            return None;
+        }
+        let joined: Vec<&str> = self.terms.iter().map(|t| t.text.as_str()).collect();
+        Some(name_key(&joined.join(" "))).filter(|k| !k.is_empty())
     }
 
     /// True when the query would match every note.
@@ -65,8 +108,10 @@ pub fn parse(input: &str) -> Query {
         match token {
             Token::Or => {
                 pending_or = !positive_groups.is_empty();
+                query.has_or |= pending_or;
             }
             Token::Word { text, negated } => {
+                query.term_count += 1;
                 if let Some(filter) = filter_of(&text) {
                     apply_filter(&mut query, filter, negated);
                     pending_or = false;
@@ -75,6 +120,13 @@ pub fn parse(input: &str) -> Query {
                 let Some(expr) = word_expr(&text) else {
                     continue;
                 };
+                if !negated {
+                    let prefix = text.ends_with('*');
+                    query.terms.push(Term {
+                        text: text.trim_end_matches('*').to_string(),
+                        prefix,
+                    });
+                }
                 push_term(
                     expr,
                     negated,
@@ -84,9 +136,16 @@ pub fn parse(input: &str) -> Query {
                 );
             }
             Token::Phrase { text, negated } => {
+                query.term_count += 1;
                 let Some(expr) = phrase_expr(&text) else {
                     continue;
                 };
+                if !negated {
+                    query.terms.push(Term {
+                        text: text.clone(),
+                        prefix: false,
+                    });
+                }
                 push_term(
                     expr,
                     negated,
@@ -311,6 +370,41 @@ mod tests {
         assert_eq!(parse("& -- ***").positive, None);
         assert!(parse("   ").is_empty());
         assert_eq!(pos("\"\""), None);
+    }
+
+    #[test]
+    fn names_and_terms() {
+        assert_eq!(
+            parse("  Tar   Archive ").name_key().as_deref(),
+            Some("tar archive")
+        );
+        assert_eq!(
+            parse("\"Properties\" tag:x").name_key().as_deref(),
+            Some("properties")
+        );
+        assert_eq!(parse("a OR b").name_key(), None);
+        assert_eq!(parse("pre*").name_key(), None);
+        assert_eq!(parse("-x tag:y").name_key(), None);
+        let q = parse("alpha -beta \"two words\" pre* folder:x");
+        assert_eq!(
+            q.terms,
+            vec![
+                Term {
+                    text: "alpha".into(),
+                    prefix: false
+                },
+                Term {
+                    text: "two words".into(),
+                    prefix: false
+                },
+                Term {
+                    text: "pre".into(),
+                    prefix: true
+                },
+            ]
+        );
+        assert_eq!(q.term_count, 5);
+        assert_eq!(name_key("Ärger  IM\tBüro"), "ärger im büro");
     }
 
     #[test]

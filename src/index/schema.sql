@@ -9,7 +9,8 @@ CREATE TABLE IF NOT EXISTS notes (
     size      INTEGER NOT NULL,
     hash      INTEGER NOT NULL,       -- xxh3-64 of the file's bytes, as i64 bits
     racy      INTEGER NOT NULL,       -- 1: modified too close to indexing for (mtime, size) to be trusted
-    chunked_hash INTEGER              -- `hash` when the note's chunks were last embedded
+    chunked_hash INTEGER,             -- `hash` when the note's chunks were last embedded
+    name_keys TEXT NOT NULL DEFAULT '' -- title, file name and aliases, lower-cased, between char(1)s
 );
 CREATE TABLE IF NOT EXISTS note_tags (
     tag     TEXT NOT NULL,            -- lower-case, without '#'

@@ -412,11 +412,11 @@ fn write_one(
     };
     // One upsert for all three cases: a reused row keeps its id (NULL lets SQLite pick one).
     tx.prepare_cached(
-        "INSERT INTO notes (id, path, title, mtime_ns, size, hash, racy, aliases)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        "INSERT INTO notes (id, path, title, mtime_ns, size, hash, racy, aliases, name_keys)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
          ON CONFLICT(id) DO UPDATE SET path = excluded.path, title = excluded.title,
            mtime_ns = excluded.mtime_ns, size = excluded.size, hash = excluded.hash,
-           racy = excluded.racy, aliases = excluded.aliases",
+           racy = excluded.racy, aliases = excluded.aliases, name_keys = excluded.name_keys",
     )?
     .execute(params![
         reused.map(|row| row.id),
@@ -426,7 +426,8 @@ fn write_one(
         loaded.stat.size as i64,
         hash_bits,
         racy,
-        aliases_json
+        aliases_json,
+        doc.name_keys
     ])?;
     let id = match reused {
         Some(row) => {
