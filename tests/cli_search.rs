@@ -204,6 +204,35 @@ fn errors_are_one_clear_line_with_the_right_exit_code() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn config_pointing_at_a_folder_or_a_device_says_what_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let folder = tmp.path().join("conf.d");
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = folder.to_string_lossy().into_owned();
+    // /dev/zero never ends: the command must answer instead of reading forever.
+    for (config, what) in [
+        (folder.as_str(), "is a folder, not a file"),
+        ("/dev/null", "is a character device"),
+        ("/dev/zero", "is a character device"),
+    ] {
+        let out = cmd(&data, tmp.path())
+            .args(["--config", config, "search", "x"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{config}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(config) && err.contains(what),
+            "{config}: {err}"
+        );
+        assert!(!err.contains("does not exist"), "{config}: {err}");
+    }
 }
 
 #[test]
