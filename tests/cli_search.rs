@@ -264,6 +264,37 @@ fn global_options_go_before_or_after_the_subcommand() {
 }
 
 #[test]
+fn doctor_reports_permission_rules_that_name_no_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    copy_sample_vault(&vault);
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(
+        data.join("config.toml"),
+        "[permissions]\ndeny = [\"updte_note\", \"*:Private/**\"]\nallow = [\"read_note\"]\n",
+    )
+    .unwrap();
+    let out = run(&data, &vault, &["doctor"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("FAIL  permissions: [permissions] deny: `updte_note`: `updte_note` names no tool, so the rule would match nothing; did you mean `update_note`?"),
+        "{report}"
+    );
+    std::fs::write(
+        data.join("config.toml"),
+        "[permissions]\ndeny = [\"update_note\", \"*:Private/**\"]\n",
+    )
+    .unwrap();
+    let report = ok(&data, &vault, &["doctor"]);
+    assert!(
+        report.contains("ok    permissions: 2 config rules, none naming a missing tool"),
+        "{report}"
+    );
+}
+
+#[test]
 fn doctor_reports_each_part() {
     let tmp = tempfile::tempdir().unwrap();
     let vault = tmp.path().join("vault");

@@ -1135,3 +1135,12 @@ async fn block_history_says_which_revisions_changed_the_block() {
     assert_eq!(out["exists_now"], true);
     assert_eq!(out["block"]["body_lines"], 1);
 }
+
+#[tokio::test]
+async fn the_static_list_of_tool_names_is_the_registry() {
+    let f = fixture();
+    let registered: Vec<&str> = f.reg.specs().map(|s| s.name.as_str()).collect();
+    assert_eq!(registered, vaultchat::tools::WORKSPACE_TOOL_NAMES);
+    let builtin = vaultchat::tools::builtin_tool_names();
+    assert!(builtin.contains(&"edit_selection") && builtin.contains(&"update_note"));
+}

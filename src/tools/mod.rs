@@ -25,6 +25,39 @@ use std::sync::Arc;
 /// A boxed, sendable future (tools are called from tokio tasks).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The names of the workspace tools, as `workspace::register` adds them: for checking permission
+/// rules before a workspace is open (tests/tools_workspace.rs keeps the list equal to the
+/// registry's).
+pub const WORKSPACE_TOOL_NAMES: [&str; 18] = [
+    "create_note",
+    "create_notebook",
+    "delete_note",
+    "get_block_history",
+    "get_block_settings",
+    "get_connection",
+    "get_environment_variables",
+    "list_blocks_in_note",
+    "list_connections",
+    "list_environments",
+    "list_notebooks",
+    "list_notes",
+    "list_tags",
+    "manage_tags",
+    "read_note",
+    "search_notes",
+    "semantic_search_notes",
+    "update_note",
+];
+
+/// Every tool vaultchat itself provides: the workspace tools and the session tools.
+pub fn builtin_tool_names() -> Vec<&'static str> {
+    WORKSPACE_TOOL_NAMES
+        .iter()
+        .chain(session::ALL.iter())
+        .copied()
+        .collect()
+}
+
 /// Where a tool comes from (DESIGN.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
