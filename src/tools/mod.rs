@@ -212,12 +212,19 @@ impl Registry {
     }
 
     /// Call a tool by name. An unknown name is the caller's mistake, answered with the list of
-    /// names that exist.
+    /// names that exist. A caller's error quotes at most [`crate::quote::MAX_QUOTED_CHARS`]
+    /// characters of any argument it echoes ([`crate::quote::shorten_echoes`]).
     pub async fn call(&self, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
         match self.tools.get(name) {
-            Some(tool) => tool.call(args).await,
+            Some(tool) => tool.call(args).await.map_err(|e| match e {
+                ToolError::Invalid(message) => {
+                    ToolError::Invalid(crate::quote::shorten_echoes(&message).into_owned())
+                }
+                internal @ ToolError::Internal(_) => internal,
+            }),
             None => Err(ToolError::Invalid(format!(
-                "there is no tool named `{name}`; available tools: {}",
+                "there is no tool named `{}`; available tools: {}",
+                crate::quote::shorten(name),
                 self.tools.keys().cloned().collect::<Vec<_>>().join(", ")
             ))),
         }

@@ -765,16 +765,12 @@ fn hex_pair(high: Option<&u8>, low: Option<&u8>) -> Option<u8> {
     u8::try_from(high * 16 + low).ok()
 }
 
-/// The input as it appears in messages: hidden characters made visible (so a bidi override cannot
-/// reorder the message itself) and very long inputs shortened.
+/// The input as it appears in messages: very long inputs shortened ([`crate::quote::shorten`])
+/// and hidden characters made visible (so a bidi override cannot reorder the message itself).
 fn shown(input: &str) -> String {
-    const LIMIT: usize = 160;
-    let mut out = String::new();
-    for (count, c) in input.chars().enumerate() {
-        if count == LIMIT {
-            out.push_str(&format!("… ({} bytes in all)", input.len()));
-            break;
-        }
+    let short = crate::quote::shorten(input);
+    let mut out = String::with_capacity(short.len());
+    for c in short.chars() {
         if c == '\0' {
             out.push_str("\\0");
         } else if is_hidden_char(c) {
@@ -923,6 +919,7 @@ mod tests {
         assert_eq!(shown("a\u{202E}b\0"), "a\\u{202E}b\\0");
         let long = "x".repeat(10_000);
         assert!(shown(&long).len() < 300);
+        assert!(shown(&long).ends_with("… (10000 characters)"));
     }
 
     #[test]
