@@ -204,3 +204,88 @@ fn a_damaged_or_outdated_index_file_is_rebuilt() {
     index.sync(&mut |_| {}).unwrap();
     assert_eq!(paths(&index, "kiwi"), ["n.md"]);
 }
+
+fn note_count(index: &Index) -> u64 {
+    index.status().unwrap().notes
+}
+
+/// A vault root that cannot be listed (removed, or replaced by a file — both fail for root too)
+/// is an error, and the index keeps every row; the vault coming back finds them all again.
+#[test]
+fn an_unreadable_vault_root_is_an_error_and_the_index_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("v");
+    fs::create_dir_all(root.join("A")).unwrap();
+    for (f, text) in [("A/one.md", "alpha\n"), ("two.md", "beta\n")] {
+        fs::write(root.join(f), text).unwrap();
+        age(&root.join(f));
+    }
+    let vault = Vault::open(&root).unwrap();
+    let mut index = open(tmp.path(), &vault);
+    index.sync(&mut |_| {}).unwrap();
+    assert_eq!(note_count(&index), 2);
+
+    let away = tmp.path().join("away");
+    fs::rename(&root, &away).unwrap();
+    for replaced_by_file in [false, true] {
+        if replaced_by_file {
+            fs::write(&root, "not a folder").unwrap();
+        }
+        let err = index.sync(&mut |_| {}).unwrap_err().to_string();
+        assert!(err.contains("cannot be read"), "{err}");
+        assert!(err.contains("the index was left as it was"), "{err}");
+        assert_eq!(note_count(&index), 2, "a full sync emptied the index");
+        // The watcher's path-by-path view: both notes look deleted.
+        let rels = ["A/one.md".to_string(), "two.md".to_string()];
+        let err = index.sync_paths(&rels).unwrap_err().to_string();
+        assert!(err.contains("cannot be read"), "{err}");
+        assert_eq!(note_count(&index), 2, "sync_paths emptied the index");
+        assert!(index.staleness().is_err());
+    }
+    fs::remove_file(&root).unwrap();
+    fs::rename(&away, &root).unwrap();
+    let r = index.sync(&mut |_| {}).unwrap();
+    assert_eq!((r.unchanged, r.removed), (2, 0));
+    assert_eq!(paths(&index, "alpha"), ["A/one.md"]);
+
+    // A deleted note is still removed while the vault is there.
+    fs::remove_file(root.join("two.md")).unwrap();
+    let r = index.sync_paths(&["two.md".to_string()]).unwrap();
+    assert_eq!(r.removed, 1);
+}
+
+/// A folder that cannot be listed keeps its notes' rows (they are reported as skipped, not
+/// deleted). chmod 000 does not stop root, so the check only runs where it takes effect.
+#[test]
+fn an_unreadable_folder_keeps_its_rows() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("v");
+    fs::create_dir_all(root.join("Locked/Deep")).unwrap();
+    for f in [
+        "Locked/one.md",
+        "Locked/Deep/two.md",
+        "three.md",
+        "Lockedness.md",
+    ] {
+        fs::write(root.join(f), "words\n").unwrap();
+        age(&root.join(f));
+    }
+    let vault = Vault::open(&root).unwrap();
+    let mut index = open(tmp.path(), &vault);
+    index.sync(&mut |_| {}).unwrap();
+    assert_eq!(note_count(&index), 4);
+    fs::set_permissions(root.join("Locked"), fs::Permissions::from_mode(0o000)).unwrap();
+    let effective = fs::read_dir(root.join("Locked")).is_err();
+    let result = index.sync(&mut |_| {});
+    fs::set_permissions(root.join("Locked"), fs::Permissions::from_mode(0o755)).unwrap();
+    if !effective {
+        eprintln!("skipped: chmod 000 does not stop this user (root) from reading");
+        return;
+    }
+    let r = result.unwrap();
+    assert_eq!(r.removed, 0, "{r:?}");
+    assert_eq!(r.skipped.len(), 1, "{r:?}");
+    assert_eq!(r.skipped[0].path, "Locked");
+    assert_eq!(note_count(&index), 4);
+}
