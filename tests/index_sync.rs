@@ -289,3 +289,64 @@ fn an_unreadable_folder_keeps_its_rows() {
     assert_eq!(r.skipped[0].path, "Locked");
     assert_eq!(note_count(&index), 4);
 }
+
+/// The same for a folder that even root cannot list: once the vault moves under a longer path,
+/// the deepest folders' absolute paths pass PATH_MAX (4096 bytes) and listing them fails with
+/// ENAMETOOLONG. Their notes' rows are kept (and reported as skipped), not deleted.
+#[test]
+fn a_folder_too_deep_to_list_keeps_its_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let short_root = tmp.path().join("v");
+    let mut deep = std::path::PathBuf::from("Deep");
+    for level in 0..13 {
+        deep.push(format!("{level:02}{}", "d".repeat(248)));
+    }
+    fs::create_dir_all(short_root.join(&deep)).unwrap();
+    for f in [deep.join("bottom.md"), "top.md".into()] {
+        fs::write(short_root.join(&f), "words\n").unwrap();
+        age(&short_root.join(&f));
+    }
+    {
+        let vault = Vault::open(&short_root).unwrap();
+        let mut index = open(&data, &vault);
+        index.sync(&mut |_| {}).unwrap();
+        assert_eq!(note_count(&index), 2);
+    }
+    // Move the vault under four more 250-byte folders, and give the index file its new name
+    // (index files are named after the vault's path).
+    let mut long_parent = tmp.path().to_path_buf();
+    for level in 0..4 {
+        long_parent.push(format!("{level}{}", "p".repeat(249)));
+    }
+    fs::create_dir_all(&long_parent).unwrap();
+    let long_root = long_parent.join("v");
+    fs::rename(&short_root, &long_root).unwrap();
+    let db_files = || -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = fs::read_dir(data.join("index"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "db"))
+            .collect();
+        files.sort();
+        files
+    };
+    let old_db = db_files().pop().unwrap();
+    let vault = Vault::open(&long_root).unwrap();
+    drop(open(&data, &vault));
+    let new_db = db_files().into_iter().find(|p| *p != old_db).unwrap();
+    fs::copy(&old_db, &new_db).unwrap();
+    assert!(
+        fs::read_dir(long_root.join(&deep)).is_err(),
+        "the deepest folder should be too deep to list"
+    );
+
+    let mut index = open(&data, &vault);
+    assert_eq!(note_count(&index), 2);
+    let r = index.sync(&mut |_| {}).unwrap();
+    assert_eq!((r.removed, r.unchanged), (0, 1), "{r:?}");
+    assert_eq!(r.skipped.len(), 1, "{r:?}");
+    assert!(deep.starts_with(&r.skipped[0].path), "{r:?}");
+    assert_eq!(note_count(&index), 2);
+    assert_eq!(index.staleness().unwrap().missing, 0);
+}
