@@ -290,9 +290,11 @@ fn an_unreadable_folder_keeps_its_rows() {
     assert_eq!(note_count(&index), 4);
 }
 
-/// The same for a folder that even root cannot list: once the vault moves under a longer path,
-/// the deepest folders' absolute paths pass PATH_MAX (4096 bytes) and listing them fails with
-/// ENAMETOOLONG. Their notes' rows are kept (and reported as skipped), not deleted.
+/// The same for a folder that even root cannot list by its absolute path: once the vault moves
+/// under a longer path, the deepest folders' absolute paths pass PATH_MAX (4096 bytes) and
+/// `read_dir` fails with ENAMETOOLONG. A walker that opens each folder relative to its parent
+/// still lists them; one that uses absolute paths cannot. Either way no row is lost: the notes
+/// are found unchanged, or the folder is skipped and its notes' rows are kept.
 #[test]
 fn a_folder_too_deep_to_list_keeps_its_rows() {
     let tmp = tempfile::tempdir().unwrap();
@@ -344,9 +346,14 @@ fn a_folder_too_deep_to_list_keeps_its_rows() {
     let mut index = open(&data, &vault);
     assert_eq!(note_count(&index), 2);
     let r = index.sync(&mut |_| {}).unwrap();
-    assert_eq!((r.removed, r.unchanged), (0, 1), "{r:?}");
-    assert_eq!(r.skipped.len(), 1, "{r:?}");
-    assert!(deep.starts_with(&r.skipped[0].path), "{r:?}");
+    assert_eq!(r.removed, 0, "{r:?}");
     assert_eq!(note_count(&index), 2);
     assert_eq!(index.staleness().unwrap().missing, 0);
+    if r.skipped.is_empty() {
+        // The walker reached the deep folder relative to its parent.
+        assert_eq!(r.unchanged, 2, "{r:?}");
+    } else {
+        assert_eq!((r.skipped.len(), r.unchanged), (1, 1), "{r:?}");
+        assert!(deep.starts_with(&r.skipped[0].path), "{r:?}");
+    }
 }

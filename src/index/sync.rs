@@ -278,7 +278,10 @@ impl Index {
 }
 
 /// `Err` when the walk could not list the vault's root folder itself.
-fn check_root_listed(root: &Path, problems: &[walk::WalkProblem]) -> Result<(), IndexError> {
+fn check_root_listed(
+    root: &std::path::Path,
+    problems: &[walk::WalkProblem],
+) -> Result<(), IndexError> {
     match problems.iter().find(|p| p.rel.is_empty()) {
         Some(problem) => Err(IndexError::VaultUnreadable {
             root: root.to_path_buf(),
@@ -290,7 +293,7 @@ fn check_root_listed(root: &Path, problems: &[walk::WalkProblem]) -> Result<(), 
 
 /// `Err` unless the vault's root is still a folder that can be listed. A file that "does not
 /// exist" only counts as deleted while its vault still does.
-fn check_root_readable(root: &Path) -> Result<(), IndexError> {
+fn check_root_readable(root: &std::path::Path) -> Result<(), IndexError> {
     std::fs::read_dir(root)
         .map(drop)
         .map_err(|e| IndexError::VaultUnreadable {
