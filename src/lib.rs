@@ -12,6 +12,7 @@ pub mod index;
 pub mod llm;
 pub mod mcp;
 pub mod permission;
+pub mod quote;
 pub mod store;
 pub mod tools;
 pub mod tui;

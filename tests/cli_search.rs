@@ -215,6 +215,35 @@ fn errors_are_one_clear_line_with_the_right_exit_code() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn config_pointing_at_a_folder_or_a_device_says_what_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let folder = tmp.path().join("conf.d");
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = folder.to_string_lossy().into_owned();
+    // /dev/zero never ends: the command must answer instead of reading forever.
+    for (config, what) in [
+        (folder.as_str(), "is a folder, not a file"),
+        ("/dev/null", "is a character device"),
+        ("/dev/zero", "is a character device"),
+    ] {
+        let out = cmd(&data, tmp.path())
+            .args(["--config", config, "search", "x"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{config}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(config) && err.contains(what),
+            "{config}: {err}"
+        );
+        assert!(!err.contains("does not exist"), "{config}: {err}");
+    }
 }
 
 #[test]
@@ -243,6 +272,37 @@ fn global_options_go_before_or_after_the_subcommand() {
     // Everything went under --data-dir.
     assert!(data.join("index").is_dir());
     assert!(data.join("vaultchat.log").is_file());
+}
+
+#[test]
+fn doctor_reports_permission_rules_that_name_no_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    copy_sample_vault(&vault);
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(
+        data.join("config.toml"),
+        "[permissions]\ndeny = [\"updte_note\", \"*:Private/**\"]\nallow = [\"read_note\"]\n",
+    )
+    .unwrap();
+    let out = run(&data, &vault, &["doctor"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("FAIL  permissions: [permissions] deny: `updte_note`: `updte_note` names no tool, so the rule would match nothing; did you mean `update_note`?"),
+        "{report}"
+    );
+    std::fs::write(
+        data.join("config.toml"),
+        "[permissions]\ndeny = [\"update_note\", \"*:Private/**\"]\n",
+    )
+    .unwrap();
+    let report = ok(&data, &vault, &["doctor"]);
+    assert!(
+        report.contains("ok    permissions: 2 config rules, none naming a missing tool"),
+        "{report}"
+    );
 }
 
 #[test]

@@ -204,3 +204,156 @@ fn a_damaged_or_outdated_index_file_is_rebuilt() {
     index.sync(&mut |_| {}).unwrap();
     assert_eq!(paths(&mut index, "kiwi"), ["n.md"]);
 }
+
+fn note_count(index: &Index) -> u64 {
+    index.status().unwrap().notes
+}
+
+/// A vault root that cannot be listed (removed, or replaced by a file — both fail for root too)
+/// is an error, and the index keeps every row; the vault coming back finds them all again.
+#[test]
+fn an_unreadable_vault_root_is_an_error_and_the_index_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("v");
+    fs::create_dir_all(root.join("A")).unwrap();
+    for (f, text) in [("A/one.md", "alpha\n"), ("two.md", "beta\n")] {
+        fs::write(root.join(f), text).unwrap();
+        age(&root.join(f));
+    }
+    let vault = Vault::open(&root).unwrap();
+    let mut index = open(tmp.path(), &vault);
+    index.sync(&mut |_| {}).unwrap();
+    assert_eq!(note_count(&index), 2);
+
+    let away = tmp.path().join("away");
+    fs::rename(&root, &away).unwrap();
+    for replaced_by_file in [false, true] {
+        if replaced_by_file {
+            fs::write(&root, "not a folder").unwrap();
+        }
+        let err = index.sync(&mut |_| {}).unwrap_err().to_string();
+        assert!(err.contains("cannot be read"), "{err}");
+        assert!(err.contains("the index was left as it was"), "{err}");
+        assert_eq!(note_count(&index), 2, "a full sync emptied the index");
+        // The watcher's path-by-path view: both notes look deleted.
+        let rels = ["A/one.md".to_string(), "two.md".to_string()];
+        let err = index.sync_paths(&rels).unwrap_err().to_string();
+        assert!(err.contains("cannot be read"), "{err}");
+        assert_eq!(note_count(&index), 2, "sync_paths emptied the index");
+        assert!(index.staleness().is_err());
+    }
+    fs::remove_file(&root).unwrap();
+    fs::rename(&away, &root).unwrap();
+    let r = index.sync(&mut |_| {}).unwrap();
+    assert_eq!((r.unchanged, r.removed), (2, 0));
+    assert_eq!(paths(&mut index, "alpha"), ["A/one.md"]);
+
+    // A deleted note is still removed while the vault is there.
+    fs::remove_file(root.join("two.md")).unwrap();
+    let r = index.sync_paths(&["two.md".to_string()]).unwrap();
+    assert_eq!(r.removed, 1);
+}
+
+/// A folder that cannot be listed keeps its notes' rows (they are reported as skipped, not
+/// deleted). chmod 000 does not stop root, so the check only runs where it takes effect.
+#[test]
+fn an_unreadable_folder_keeps_its_rows() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("v");
+    fs::create_dir_all(root.join("Locked/Deep")).unwrap();
+    for f in [
+        "Locked/one.md",
+        "Locked/Deep/two.md",
+        "three.md",
+        "Lockedness.md",
+    ] {
+        fs::write(root.join(f), "words\n").unwrap();
+        age(&root.join(f));
+    }
+    let vault = Vault::open(&root).unwrap();
+    let mut index = open(tmp.path(), &vault);
+    index.sync(&mut |_| {}).unwrap();
+    assert_eq!(note_count(&index), 4);
+    fs::set_permissions(root.join("Locked"), fs::Permissions::from_mode(0o000)).unwrap();
+    let effective = fs::read_dir(root.join("Locked")).is_err();
+    let result = index.sync(&mut |_| {});
+    fs::set_permissions(root.join("Locked"), fs::Permissions::from_mode(0o755)).unwrap();
+    if !effective {
+        eprintln!("skipped: chmod 000 does not stop this user (root) from reading");
+        return;
+    }
+    let r = result.unwrap();
+    assert_eq!(r.removed, 0, "{r:?}");
+    assert_eq!(r.skipped.len(), 1, "{r:?}");
+    assert_eq!(r.skipped[0].path, "Locked");
+    assert_eq!(note_count(&index), 4);
+}
+
+/// The same for a folder that even root cannot list by its absolute path: once the vault moves
+/// under a longer path, the deepest folders' absolute paths pass PATH_MAX (4096 bytes) and
+/// `read_dir` fails with ENAMETOOLONG. A walker that opens each folder relative to its parent
+/// still lists them; one that uses absolute paths cannot. Either way no row is lost: the notes
+/// are found unchanged, or the folder is skipped and its notes' rows are kept.
+#[test]
+fn a_folder_too_deep_to_list_keeps_its_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let short_root = tmp.path().join("v");
+    let mut deep = std::path::PathBuf::from("Deep");
+    for level in 0..13 {
+        deep.push(format!("{level:02}{}", "d".repeat(248)));
+    }
+    fs::create_dir_all(short_root.join(&deep)).unwrap();
+    for f in [deep.join("bottom.md"), "top.md".into()] {
+        fs::write(short_root.join(&f), "words\n").unwrap();
+        age(&short_root.join(&f));
+    }
+    {
+        let vault = Vault::open(&short_root).unwrap();
+        let mut index = open(&data, &vault);
+        index.sync(&mut |_| {}).unwrap();
+        assert_eq!(note_count(&index), 2);
+    }
+    // Move the vault under four more 250-byte folders, and give the index file its new name
+    // (index files are named after the vault's path).
+    let mut long_parent = tmp.path().to_path_buf();
+    for level in 0..4 {
+        long_parent.push(format!("{level}{}", "p".repeat(249)));
+    }
+    fs::create_dir_all(&long_parent).unwrap();
+    let long_root = long_parent.join("v");
+    fs::rename(&short_root, &long_root).unwrap();
+    let db_files = || -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = fs::read_dir(data.join("index"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "db"))
+            .collect();
+        files.sort();
+        files
+    };
+    let old_db = db_files().pop().unwrap();
+    let vault = Vault::open(&long_root).unwrap();
+    drop(open(&data, &vault));
+    let new_db = db_files().into_iter().find(|p| *p != old_db).unwrap();
+    fs::copy(&old_db, &new_db).unwrap();
+    assert!(
+        fs::read_dir(long_root.join(&deep)).is_err(),
+        "the deepest folder should be too deep to list"
+    );
+
+    let mut index = open(&data, &vault);
+    assert_eq!(note_count(&index), 2);
+    let r = index.sync(&mut |_| {}).unwrap();
+    assert_eq!(r.removed, 0, "{r:?}");
+    assert_eq!(note_count(&index), 2);
+    assert_eq!(index.staleness().unwrap().missing, 0);
+    if r.skipped.is_empty() {
+        // The walker reached the deep folder relative to its parent.
+        assert_eq!(r.unchanged, 2, "{r:?}");
+    } else {
+        assert_eq!((r.skipped.len(), r.unchanged), (1, 1), "{r:?}");
+        assert!(deep.starts_with(&r.skipped[0].path), "{r:?}");
+    }
+}

@@ -711,6 +711,43 @@ fn tools_and_doctor_list_the_servers() {
     }
 }
 
+#[test]
+fn rules_naming_no_tool_are_errors_and_doctor_checks_server_tools() {
+    // A misspelt built-in tool stops `ask` before anything runs, naming the closest tool.
+    let s = setup("\n[permissions]\ndeny = [\"updte_note\"]\n");
+    let fake = FakeLlm::start(Vec::new());
+    let out = ask(&s, &fake, P::Anthropic, &["hi", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`updte_note` names no tool")
+            && stderr.contains("did you mean `update_note`?"),
+        "{stderr}"
+    );
+    assert!(fake.requests().is_empty(), "the model was never asked");
+
+    // A configured server's tools are accepted by prefix until doctor starts the server and
+    // finds the name missing from what it lists.
+    let s =
+        setup("\n[permissions]\nallow = [\"echo__ecko\", \"echo__echo\"]\ndeny = [\"nope__x\"]\n");
+    let out = vaultchat(&s).arg("doctor").output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("FAIL  permissions: [permissions] deny: `nope__x`: `nope__x` names no tool: there is no MCP server `nope`"),
+        "{report}"
+    );
+    let s = setup("\n[permissions]\nallow = [\"echo__ecko\", \"echo__echo\"]\n");
+    let out = vaultchat(&s).arg("doctor").output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("FAIL  permissions: [permissions] `echo__ecko`: the MCP server `echo` has no tool `echo__ecko`; did you mean `echo__echo`?"),
+        "{report}"
+    );
+    assert!(!report.contains("`echo__echo`:"), "{report}");
+}
+
 /// The full-screen app in a real terminal: the server starts after the first frame, `/mcp` shows
 /// it running with its tools, and the model's call to `echo__echo` waits in the banner — the
 /// server sees nothing until `y`, and its answer reaches the model.

@@ -14,7 +14,7 @@ const UI_CRATES: [&str; 6] = [
 ];
 
 /// The module map, top to bottom. A module may use only modules after it in this list.
-const LAYERS: [&str; 12] = [
+const LAYERS: [&str; 13] = [
     "cli",
     "tui",
     "agent",
@@ -27,6 +27,7 @@ const LAYERS: [&str; 12] = [
     "store",
     "vault",
     "config",
+    "quote",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

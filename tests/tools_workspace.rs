@@ -1135,3 +1135,49 @@ async fn block_history_says_which_revisions_changed_the_block() {
     assert_eq!(out["exists_now"], true);
     assert_eq!(out["block"]["body_lines"], 1);
 }
+
+#[tokio::test]
+async fn the_static_list_of_tool_names_is_the_registry() {
+    let f = fixture();
+    let registered: Vec<&str> = f.reg.specs().map(|s| s.name.as_str()).collect();
+    assert_eq!(registered, vaultchat::tools::WORKSPACE_TOOL_NAMES);
+    let builtin = vaultchat::tools::builtin_tool_names();
+    assert!(builtin.contains(&"edit_selection") && builtin.contains(&"update_note"));
+}
+
+/// A caller's error quotes at most about 200 characters of an argument, however big it was,
+/// and says how long the whole was.
+#[tokio::test]
+async fn errors_never_echo_a_huge_argument_whole() {
+    let f = fixture();
+    let big = "x".repeat(100_000);
+    let mid = "y".repeat(3_000);
+    let calls = [
+        (big.as_str(), json!({})),
+        ("search_notes", json!({"query": "x", "limit": big})),
+        ("read_note", json!({"note": "Welcome.md", big.clone(): 1})),
+        ("read_note", json!({"note": mid})),
+        ("read_note", json!({"note": big})),
+        (
+            "update_note",
+            json!({"note": "Welcome.md", "append": "x", "expected_revision": big}),
+        ),
+        ("get_connection", json!({"name": big})),
+        (
+            "manage_tags",
+            json!({"note": "Welcome.md", "add": [format!("a b{mid}")]}),
+        ),
+        ("create_notebook", json!({"path": mid})),
+    ];
+    for (tool, args) in calls {
+        let message = f.invalid(tool, args).await;
+        assert!(
+            message.chars().count() < 700,
+            "{tool}: {} characters: {:.300}",
+            message.chars().count(),
+            message
+        );
+        // Cut with an ellipsis and the whole length: "xxx… (100000 characters)".
+        assert!(message.contains(" characters)"), "{tool}: {message}");
+    }
+}

@@ -26,26 +26,57 @@ use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
-/// The rules that hold for a vault: `[permissions]` from the config, then the *always* rules
-/// stored for the vault. `Err` names the bad config entry.
-pub fn load_rules(
+/// The `[permissions]` rules of the config, each checked: a well-formed spec (see
+/// [`crate::permission::parse_rule_spec`]) naming a tool that exists — one of vaultchat's own, or
+/// `NAME__tool` for a configured MCP server `NAME` (whose tools are known only once it runs).
+/// `Err` names every bad entry and what is wrong with it; a misspelt tool would otherwise deny
+/// or allow nothing, silently.
+pub fn config_rules(
     config: &crate::config::Config,
-    store: &crate::store::Store,
-    vault_id: &str,
-) -> Result<RuleSet, String> {
-    use crate::permission::{Effect, Rule, RuleScope, parse_rule_spec};
-    let mut rules = RuleSet::default();
+) -> Result<Vec<crate::permission::Rule>, Vec<String>> {
+    use crate::permission::{Effect, KnownTools, parse_rule_spec};
+    let builtin = crate::tools::builtin_tool_names();
+    let servers: Vec<&str> = config.mcp.servers.keys().map(String::as_str).collect();
+    let known = KnownTools {
+        builtin: &builtin,
+        servers: &servers,
+    };
+    let mut rules = Vec::new();
+    let mut problems = Vec::new();
     for (specs, effect, key) in [
         (&config.permissions.allow, Effect::Allow, "allow"),
         (&config.permissions.deny, Effect::Deny, "deny"),
     ] {
         for spec in specs {
-            rules.rules.push(
-                parse_rule_spec(spec, effect)
-                    .map_err(|e| format!("[permissions] {key}: `{spec}`: {e}"))?,
-            );
+            let checked =
+                parse_rule_spec(spec, effect).and_then(|rule| match known.problem(&rule.tool) {
+                    Some(problem) => Err(problem),
+                    None => Ok(rule),
+                });
+            match checked {
+                Ok(rule) => rules.push(rule),
+                Err(e) => problems.push(format!("[permissions] {key}: `{spec}`: {e}")),
+            }
         }
     }
+    if problems.is_empty() {
+        Ok(rules)
+    } else {
+        Err(problems)
+    }
+}
+
+/// The rules that hold for a vault: `[permissions]` from the config (see [`config_rules`]), then
+/// the *always* rules stored for the vault. `Err` names the bad config entry.
+pub fn load_rules(
+    config: &crate::config::Config,
+    store: &crate::store::Store,
+    vault_id: &str,
+) -> Result<RuleSet, String> {
+    use crate::permission::{Effect, Rule, RuleScope};
+    let mut rules = RuleSet {
+        rules: config_rules(config).map_err(|problems| problems.join("\n"))?,
+    };
     let stored = store.rules(vault_id).map_err(|e| e.to_string())?;
     for stored in stored {
         rules.rules.push(Rule {

@@ -219,7 +219,7 @@ impl Agent {
                     outcome.tool_calls.push(record);
                     continue;
                 }
-                let done = self
+                let mut done = self
                     .dispatch(
                         id,
                         name,
@@ -231,6 +231,12 @@ impl Agent {
                         events,
                     )
                     .await;
+                if done.record.is_error {
+                    // Plans, session tools and refusals are not called through the registry;
+                    // their errors may echo an argument of any size too.
+                    done.record.result =
+                        crate::quote::shorten_echoes(&done.record.result).into_owned();
+                }
                 interrupted = done.interrupted;
                 results.push(result_block_with_images(&done.record, &done.images));
                 let _ = events.send(AgentEvent::ToolCallFinished(done.record.clone()));

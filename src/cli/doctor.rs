@@ -24,45 +24,110 @@ impl Report {
     }
 }
 
+/// The tools of the MCP servers that started, by server: what a `SERVER__tool` rule can be
+/// checked against.
+type RunningTools = Vec<(String, Vec<String>)>;
+
 /// Start each configured MCP server, report it, and close it again.
 fn check_mcp_servers(
     ctx: &Context,
     vault: Option<&crate::vault::Vault>,
     report: &mut Report,
-) -> Result<(), Failure> {
+) -> Result<RunningTools, Failure> {
     if ctx.config.mcp.servers.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let Some(vault) = vault else {
         report.warn(
             "mcp servers",
             "not started: there is no vault for ${VAULT_PATH}",
         );
-        return Ok(());
+        return Ok(Vec::new());
     };
     let specs = McpServerSpec::from_user_config(&ctx.config, vault.root());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let statuses = runtime.block_on(async {
+    let (statuses, tools) = runtime.block_on(async {
         let servers = McpServers::start(specs).await;
         let statuses = servers.statuses().to_vec();
+        let tools: Vec<String> = servers
+            .tools()
+            .iter()
+            .map(|t| t.spec().name.clone())
+            .collect();
         servers.shutdown().await;
-        statuses
+        (statuses, tools)
     });
+    let mut running = Vec::new();
     for status in statuses {
         let what = format!("mcp server {}", status.name);
         match status.state {
-            McpServerState::Running { tools } => report.ok(
-                &what,
-                format!("started, {tools} tool{}", if tools == 1 { "" } else { "s" }),
-            ),
+            McpServerState::Running { tools: count } => {
+                report.ok(
+                    &what,
+                    format!("started, {count} tool{}", if count == 1 { "" } else { "s" }),
+                );
+                let prefix = format!("{}__", status.name);
+                let own = tools.iter().filter(|t| t.starts_with(&prefix)).cloned();
+                running.push((status.name.clone(), own.collect()));
+            }
             McpServerState::Disabled => report.ok(&what, "disabled (enabled = false)"),
             McpServerState::Failed { message } => report.fail(&what, message),
             McpServerState::Starting => report.warn(&what, "still starting"),
         }
     }
-    Ok(())
+    Ok(running)
+}
+
+/// The `[permissions]` rules: each must name an existing tool (a misspelt one would deny or
+/// allow nothing). Rules for a server's tools (`SERVER__tool`) are checked against the tools the
+/// server listed, when it started.
+fn check_permissions(ctx: &Context, running: &RunningTools, report: &mut Report) {
+    let rules = match crate::agent::config_rules(&ctx.config) {
+        Ok(rules) => rules,
+        Err(problems) => {
+            for problem in problems {
+                report.fail("permissions", problem);
+            }
+            return;
+        }
+    };
+    let mut bad = 0;
+    for rule in &rules {
+        let Some((server, tools)) = running
+            .iter()
+            .find(|(server, _)| rule.tool.starts_with(&format!("{server}__")))
+        else {
+            continue;
+        };
+        if tools.contains(&rule.tool) {
+            continue;
+        }
+        bad += 1;
+        let suggestion =
+            crate::permission::known::closest(&rule.tool, tools.iter().map(String::as_str))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+        report.fail(
+            "permissions",
+            format!(
+                "[permissions] `{}`: the MCP server `{server}` has no tool `{}`{suggestion} (`vaultchat tools` lists them)",
+                rule.spec(),
+                rule.tool
+            ),
+        );
+    }
+    if bad == 0 {
+        let n = rules.len();
+        report.ok(
+            "permissions",
+            format!(
+                "{n} config rule{}, none naming a missing tool",
+                if n == 1 { "" } else { "s" }
+            ),
+        );
+    }
 }
 
 /// The size of the vault's note history, and temp files a crashed write left behind.
@@ -198,7 +263,8 @@ pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
         check_history_and_temps(ctx, vault, &mut report);
     }
     report.ok("log", ctx.paths.log_file().display());
-    check_mcp_servers(ctx, vault.as_ref(), &mut report)?;
+    let running = check_mcp_servers(ctx, vault.as_ref(), &mut report)?;
+    check_permissions(ctx, &running, &mut report);
 
     if report.failures > 0 {
         println!("{} problem(s) found", report.failures);

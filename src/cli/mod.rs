@@ -105,7 +105,8 @@ impl Context {
     fn new(global: &GlobalArgs, vault_positional: Option<&Path>) -> Result<Self, Failure> {
         let paths = Paths::resolve(global.data_dir.as_deref())?;
         let config_path = global.config.clone().unwrap_or_else(|| paths.config_file());
-        if global.config.is_some() && !config_path.is_file() {
+        // `exists` follows links; a folder or a device is named as such by `Config::load`.
+        if global.config.is_some() && !config_path.exists() {
             return Err(Failure(format!(
                 "the config file {} does not exist; create it or drop --config",
                 config_path.display()

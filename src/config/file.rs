@@ -14,6 +14,16 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("the config file {path} is {what}, not a file: point --config at a config.toml")]
+    NotAFile { path: PathBuf, what: &'static str },
+    #[error(
+        "the config file {path} is {size} bytes, more than the {limit} bytes a config file may have: point --config at a config.toml"
+    )]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
     #[error("{path}:{line}: key `{key}`: {problem}\n  fix: {hint}")]
     Invalid {
         path: PathBuf,
@@ -424,20 +434,70 @@ fn hint_key(key: &str) -> String {
     }
 }
 
+/// The largest config file vaultchat reads. Real ones are a few kilobytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// Refuses anything but a regular file, naming what it is instead.
+fn check_config_file_type(path: &Path, meta: &std::fs::Metadata) -> Result<(), ConfigError> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = meta.file_type();
+    let what = if file_type.is_file() {
+        return Ok(());
+    } else if file_type.is_dir() {
+        "a folder"
+    } else if file_type.is_char_device() {
+        "a character device (like /dev/null or /dev/zero)"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_fifo() {
+        "a named pipe"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(ConfigError::NotAFile {
+        path: path.to_path_buf(),
+        what,
+    })
+}
+
 impl Config {
     /// Load the config file at `path`. A missing file is the default configuration; an explicit
     /// `--config FILE` that does not exist is checked by the caller.
+    ///
+    /// Only a regular file of at most [`MAX_CONFIG_BYTES`] is read: a folder, a device
+    /// (`/dev/zero` would never end) or a named pipe (which may never be written) is refused
+    /// before it is opened, and the read stops at the limit whatever the file turns into.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(source) => {
-                return Err(ConfigError::Unreadable {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
+        let unreadable = |source| ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            source,
         };
+        // `metadata` follows links, so a config.toml that links to a real file is fine.
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => return Err(unreadable(source)),
+        };
+        check_config_file_type(path, &meta)?;
+        let file = std::fs::File::open(path).map_err(unreadable)?;
+        // Checked again on the open file: the name may have been replaced since the `stat`.
+        check_config_file_type(path, &file.metadata().map_err(unreadable)?)?;
+        let mut bytes = Vec::new();
+        use std::io::Read;
+        file.take(MAX_CONFIG_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+        if bytes.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(ConfigError::TooLarge {
+                path: path.to_path_buf(),
+                size: meta.len().max(bytes.len() as u64),
+                limit: MAX_CONFIG_BYTES,
+            });
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| unreadable(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         Self::parse(&text, path)
     }
 
@@ -918,6 +978,33 @@ mod tests {
             Config::default()
         );
         let err = Config::load(dir.path()).unwrap_err();
-        assert!(matches!(err, ConfigError::Unreadable { .. }), "{err}");
+        assert!(matches!(err, ConfigError::NotAFile { .. }), "{err}");
+        assert!(err.to_string().contains("is a folder, not a file"), "{err}");
+    }
+
+    #[test]
+    fn devices_are_refused_before_they_are_read() {
+        // /dev/zero never ends: reading it would hang and fill the memory.
+        for device in ["/dev/null", "/dev/zero"] {
+            let err = Config::load(Path::new(device)).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("{device} is a character device")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_huge_file_is_refused_and_a_link_to_a_file_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let huge = dir.path().join("huge.toml");
+        std::fs::write(&huge, "#".repeat(MAX_CONFIG_BYTES as usize + 1)).unwrap();
+        let err = Config::load(&huge).unwrap_err();
+        assert!(matches!(err, ConfigError::TooLarge { .. }), "{err}");
+        let real = dir.path().join("real.toml");
+        std::fs::write(&real, "[index]\ndebounce_ms = 70\n").unwrap();
+        let link = dir.path().join("config.toml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(Config::load(&link).unwrap().index.debounce_ms, 70);
     }
 }

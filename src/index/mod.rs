@@ -52,6 +52,13 @@ pub enum IndexError {
         search::SEARCH_DEADLINE.as_secs()
     )]
     QueryTimeout,
+    /// The vault's root folder cannot be listed (removed, replaced by a file, no permission). The
+    /// index is left as it was: an empty listing must not read as "every note was deleted".
+    #[error(
+        "the vault folder {} cannot be read ({message}); the index was left as it was: check that the folder exists and that you may read it",
+        root.display()
+    )]
+    VaultUnreadable { root: PathBuf, message: String },
 }
 
 /// How a note can be named: by path, title or alias (for `[[links]]` and tools that accept a title).

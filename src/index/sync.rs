@@ -108,8 +108,12 @@ impl Index {
             total: 0,
         });
         let walked = walk::walk(&self.root, &self.walk_options);
+        check_root_listed(&self.root, &walked.problems)?;
         report.scanned = walked.notes.len() as u64;
         for problem in walked.problems {
+            // A folder (or a note) that could not be read is not gone: its rows stay as they
+            // were, instead of being deleted as if the notes had been.
+            rows.retain(|path, _| !is_at_or_under(path, &problem.rel));
             report.skipped.push(Skipped {
                 path: problem.rel,
                 reason: problem.message,
@@ -171,7 +175,9 @@ impl Index {
     }
 
     /// Update the index for a few vault-relative paths (from the watcher). Paths that no longer
-    /// exist are removed; paths that are not notes are ignored.
+    /// exist are removed; paths that are not notes are ignored. A path that cannot be checked
+    /// (no permission) keeps its row and is reported as skipped; an unreadable vault root is an
+    /// error and changes nothing.
     pub fn sync_paths(&mut self, rels: &[String]) -> Result<SyncReport, IndexError> {
         let started = Instant::now();
         let mut report = SyncReport::default();
@@ -210,15 +216,23 @@ impl Index {
                         existing => work.push(Work { stat, existing }),
                     }
                 }
-                _ => {
-                    if let Some(row) = existing {
-                        gone_by_hash
-                            .entry(row.hash)
-                            .or_default()
-                            .push((rel.clone(), row));
-                    }
+                Ok(_) => forget(&mut gone_by_hash, rel, existing),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                    ) =>
+                {
+                    forget(&mut gone_by_hash, rel, existing)
                 }
+                Err(e) => report.skipped.push(Skipped {
+                    path: rel.clone(),
+                    reason: e.to_string(),
+                }),
             }
+        }
+        if !gone_by_hash.is_empty() {
+            check_root_readable(&self.root)?;
         }
         write_loaded(
             &tx,
@@ -261,6 +275,48 @@ impl Index {
         }
         Ok(true)
     }
+}
+
+/// `Err` when the walk could not list the vault's root folder itself.
+fn check_root_listed(
+    root: &std::path::Path,
+    problems: &[walk::WalkProblem],
+) -> Result<(), IndexError> {
+    match problems.iter().find(|p| p.rel.is_empty()) {
+        Some(problem) => Err(IndexError::VaultUnreadable {
+            root: root.to_path_buf(),
+            message: problem.message.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `Err` unless the vault's root is still a folder that can be listed. A file that "does not
+/// exist" only counts as deleted while its vault still does.
+fn check_root_readable(root: &std::path::Path) -> Result<(), IndexError> {
+    std::fs::read_dir(root)
+        .map(drop)
+        .map_err(|e| IndexError::VaultUnreadable {
+            root: root.to_path_buf(),
+            message: e.to_string(),
+        })
+}
+
+/// Marks the row of `rel`, if it has one, as gone from the vault (deleted, or renamed).
+fn forget(gone_by_hash: &mut HashMap<u64, Vec<(String, Row)>>, rel: &str, existing: Option<Row>) {
+    if let Some(row) = existing {
+        gone_by_hash
+            .entry(row.hash)
+            .or_default()
+            .push((rel.to_string(), row));
+    }
+}
+
+/// Whether the vault-relative `path` is `folder` or lies inside it (`""` is the whole vault).
+fn is_at_or_under(path: &str, folder: &str) -> bool {
+    folder.is_empty()
+        || path == folder
+        || (path.starts_with(folder) && path.as_bytes().get(folder.len()) == Some(&b'/'))
 }
 
 fn is_excluded(options: &crate::vault::walk::WalkOptions, rel: &str) -> bool {
@@ -513,7 +569,13 @@ impl Index {
             indexed: rows.len() as u64,
             ..Staleness::default()
         };
-        for stat in walk::walk(&self.root, &self.walk_options).notes {
+        let walked = walk::walk(&self.root, &self.walk_options);
+        check_root_listed(&self.root, &walked.problems)?;
+        for problem in &walked.problems {
+            // Unreadable is not missing.
+            rows.retain(|path, _| !is_at_or_under(path, &problem.rel));
+        }
+        for stat in walked.notes {
             match rows.remove(&stat.rel) {
                 None => out.new += 1,
                 Some(row) if row.mtime_ns != stat.mtime_ns || row.size != stat.size => {
@@ -524,5 +586,20 @@ impl Index {
         }
         out.missing = rows.len() as u64;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_under_an_unreadable_folder_are_recognised_by_whole_names() {
+        assert!(is_at_or_under("Locked/a.md", "Locked"));
+        assert!(is_at_or_under("Locked/Deep/b.md", "Locked"));
+        assert!(is_at_or_under("Locked/a.md", "Locked/a.md"));
+        assert!(is_at_or_under("anything.md", ""));
+        assert!(!is_at_or_under("Lockedness.md", "Locked"));
+        assert!(!is_at_or_under("Other/Locked/a.md", "Locked"));
     }
 }

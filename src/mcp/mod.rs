@@ -11,6 +11,7 @@
 pub mod client;
 mod http;
 mod server;
+mod stdio_filter;
 
 pub use client::{McpServerSpec, McpServerState, McpServerStatus, McpServers, McpStartup};
 pub use http::{HttpAuth, generate_token, serve_http};

@@ -3,8 +3,9 @@
 use crate::tools::{Registry, ToolError, ToolSpec};
 use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
@@ -109,18 +110,122 @@ impl ServerHandler for VaultServer {
             }
         }
     }
+
+    /// rmcp sends a request here when it cannot read it as a typed request: an unknown method,
+    /// or a known one with params of the wrong shape (`tools/call` with a number for `name`).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(untyped_request_error(
+            &request.method,
+            request.params.as_ref(),
+        ))
+    }
 }
 
-/// Serve over stdin/stdout until the client disconnects.
+/// The requests of MCP clients that rmcp parses into typed requests. One of them that reaches
+/// [`ServerHandler::on_custom_request`] has params rmcp could not read.
+const MCP_REQUEST_METHODS: &[&str] = &[
+    "ping",
+    "initialize",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+];
+
+/// The answer to a request rmcp could not type: -32602 (invalid params) for a known method whose
+/// params do not fit — saying which param of `tools/call` is wrong — and -32601 (method not
+/// found) for anything else.
+fn untyped_request_error(method: &str, params: Option<&Value>) -> McpError {
+    if method == "tools/call" {
+        return McpError::invalid_params(tools_call_problem(params), None);
+    }
+    if MCP_REQUEST_METHODS.contains(&method) {
+        return McpError::invalid_params(
+            format!("the params of `{method}` do not have the shape MCP gives them"),
+            None,
+        );
+    }
+    McpError::new(ErrorCode::METHOD_NOT_FOUND, method.to_string(), None)
+}
+
+/// What is wrong with the params of a `tools/call` rmcp could not read.
+fn tools_call_problem(params: Option<&Value>) -> String {
+    let shape = "`tools/call` takes params {\"name\": \"TOOL\", \"arguments\": {…}}";
+    let Some(Value::Object(params)) = params else {
+        return format!("{shape}; the params are missing or not an object");
+    };
+    match params.get("name") {
+        None => return format!("{shape}; `params.name` is missing"),
+        Some(Value::String(_)) => {}
+        Some(other) => {
+            return format!(
+                "`params.name` must be a string (the tool's name), not {}",
+                json_type(other)
+            );
+        }
+    }
+    match params.get("arguments") {
+        Some(other @ (Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_))) => {
+            format!(
+                "`params.arguments` must be an object of the tool's arguments, not {}",
+                json_type(other)
+            )
+        }
+        _ => format!("{shape}; the params do not fit it"),
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Serve over stdin/stdout until the client disconnects. Every line passes
+/// [`super::stdio_filter`] first, which answers lines that are not JSON (-32700) and lines over
+/// the size limit itself; rmcp would drop both without a word.
 pub async fn serve_stdio(server: VaultServer) -> Result<(), String> {
     match pipes() {
         // MCP clients connect through pipes: read and write them with non-blocking I/O on the
         // runtime itself. tokio's stdin/stdout go through its blocking thread pool, a thread
         // hand-off per read and write (measured: about a fifth of a read_note round trip).
-        Some((reader, writer)) => serve_on(server, (reader, writer)).await,
+        Some((reader, writer)) => serve_filtered(server, reader, writer).await,
         // A terminal or a file: the portable path.
-        None => serve_on(server, rmcp::transport::stdio()).await,
+        None => serve_filtered(server, tokio::io::stdin(), tokio::io::stdout()).await,
     }
+}
+
+async fn serve_filtered<R, W>(server: VaultServer, input: R, output: W) -> Result<(), String>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (transport, filter) = super::stdio_filter::splice(input, output);
+    let result = serve_on(server, transport).await;
+    filter.finish().await;
+    result
 }
 
 /// stdin and stdout as non-blocking pipes, when both are pipes.
@@ -154,4 +259,47 @@ where
         .await
         .map(|_| ())
         .map_err(|e| format!("MCP session ended with an error: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_tools_call_params_are_invalid_params_naming_the_field() {
+        let cases = [
+            (
+                json!({"name": 5, "arguments": {}}),
+                "`params.name` must be a string (the tool's name), not a number",
+            ),
+            (
+                json!({"name": null}),
+                "`params.name` must be a string (the tool's name), not null",
+            ),
+            (json!({"arguments": {}}), "`params.name` is missing"),
+            (
+                json!({"name": "read_note", "arguments": [1]}),
+                "`params.arguments` must be an object of the tool's arguments, not an array",
+            ),
+            (
+                json!({"name": "read_note", "arguments": "x"}),
+                "not a string",
+            ),
+            (json!([1]), "the params are missing or not an object"),
+        ];
+        for (params, expected) in cases {
+            let error = untyped_request_error("tools/call", Some(&params));
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{params}");
+            assert!(
+                error.message.contains(expected),
+                "{params}: {}",
+                error.message
+            );
+        }
+        let error = untyped_request_error("tools/list", Some(&json!({"cursor": 5})));
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        let error = untyped_request_error("frobnicate", None);
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+        assert_eq!(error.message, "frobnicate");
+    }
 }

@@ -3,9 +3,11 @@
 //! (config, the app database, this session) and passes both in.
 
 pub mod glob;
+pub mod known;
 pub mod rules;
 
 pub use glob::{escape_glob, glob_match};
+pub use known::KnownTools;
 pub use rules::{Effect, Rule, RuleScope, RuleSet, parse_rule_spec};
 
 /// Facts about one tool call that the cascade needs (the agent computes them).

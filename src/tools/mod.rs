@@ -25,6 +25,39 @@ use std::sync::Arc;
 /// A boxed, sendable future (tools are called from tokio tasks).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The names of the workspace tools, as `workspace::register` adds them: for checking permission
+/// rules before a workspace is open (tests/tools_workspace.rs keeps the list equal to the
+/// registry's).
+pub const WORKSPACE_TOOL_NAMES: [&str; 18] = [
+    "create_note",
+    "create_notebook",
+    "delete_note",
+    "get_block_history",
+    "get_block_settings",
+    "get_connection",
+    "get_environment_variables",
+    "list_blocks_in_note",
+    "list_connections",
+    "list_environments",
+    "list_notebooks",
+    "list_notes",
+    "list_tags",
+    "manage_tags",
+    "read_note",
+    "search_notes",
+    "semantic_search_notes",
+    "update_note",
+];
+
+/// Every tool vaultchat itself provides: the workspace tools and the session tools.
+pub fn builtin_tool_names() -> Vec<&'static str> {
+    WORKSPACE_TOOL_NAMES
+        .iter()
+        .chain(session::ALL.iter())
+        .copied()
+        .collect()
+}
+
 /// Where a tool comes from (DESIGN.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -179,12 +212,19 @@ impl Registry {
     }
 
     /// Call a tool by name. An unknown name is the caller's mistake, answered with the list of
-    /// names that exist.
+    /// names that exist. A caller's error quotes at most [`crate::quote::MAX_QUOTED_CHARS`]
+    /// characters of any argument it echoes ([`crate::quote::shorten_echoes`]).
     pub async fn call(&self, name: &str, args: Value) -> Result<ToolOutput, ToolError> {
         match self.tools.get(name) {
-            Some(tool) => tool.call(args).await,
+            Some(tool) => tool.call(args).await.map_err(|e| match e {
+                ToolError::Invalid(message) => {
+                    ToolError::Invalid(crate::quote::shorten_echoes(&message).into_owned())
+                }
+                internal @ ToolError::Internal(_) => internal,
+            }),
             None => Err(ToolError::Invalid(format!(
-                "there is no tool named `{name}`; available tools: {}",
+                "there is no tool named `{}`; available tools: {}",
+                crate::quote::shorten(name),
                 self.tools.keys().cloned().collect::<Vec<_>>().join(", ")
             ))),
         }

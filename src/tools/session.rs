@@ -56,7 +56,7 @@ pub const APPEND_TO_NOTE: &str = "append_to_note";
 pub const REPLACE_STRUCTURED_BLOCK: &str = "replace_structured_block";
 
 /// Every session tool, in the order they are offered.
-const ALL: [&str; 6] = [
+pub const ALL: [&str; 6] = [
     EDIT_SELECTION,
     REWRITE_PARAGRAPH,
     INSERT_BEFORE_ANCHOR,

@@ -104,7 +104,7 @@ pub enum PathError {
     EncodedTraversal { input: String },
 
     #[error(
-        "`{input}` has the name `{component}`, which reads as `.`, `..` or a separator once Unicode look-alikes (such as fullwidth `．` or `／`) are folded: use ordinary characters, like `Projects/Plan.md`"
+        "`{input}` has the name `{component}`, which reads as `.`, `..` or a separator because of a Unicode look-alike (such as fullwidth `．` or `／`, or the division slash `∕`): use ordinary characters, like `Projects/Plan.md`"
     )]
     UnicodeTraversal { input: String, component: String },
 
@@ -583,12 +583,34 @@ fn lexical_names<'a>(
     Ok(names)
 }
 
+/// Characters that look like `/` or `\\` without folding to them under NFKC (the fullwidth `／`
+/// and `＼` and the small `﹨` do fold, and are caught by folding). A name holding one reads as a
+/// folder path: `Private∕salary.md` at the vault root looks like a note in `Private/`, where a
+/// permission rule would cover it.
+const SEPARATOR_LOOKALIKES: [char; 9] = [
+    '\u{2044}', // ⁄ FRACTION SLASH
+    '\u{2215}', // ∕ DIVISION SLASH
+    '\u{2216}', // ∖ SET MINUS
+    '\u{2571}', // ╱ BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT
+    '\u{2572}', // ╲ BOX DRAWINGS LIGHT DIAGONAL UPPER LEFT TO LOWER RIGHT
+    '\u{29F5}', // ⧵ REVERSE SOLIDUS OPERATOR
+    '\u{29F8}', // ⧸ BIG SOLIDUS
+    '\u{29F9}', // ⧹ BIG REVERSE SOLIDUS
+    '\u{FF0F}', // ／ FULLWIDTH SOLIDUS (also folds to `/`)
+];
+
+/// Refuses, for every access, a name that folds (NFKC) to `.` or `..` or to something with a
+/// separator, or that holds a separator look-alike: each reads as a different path than it is.
 fn check_unicode_lookalike(name: &str, shown_input: &str) -> Result<(), PathError> {
     if name.is_ascii() {
         return Ok(());
     }
     let folded: String = name.nfkc().collect();
-    if folded == "." || folded == ".." || folded.contains(['/', '\\']) {
+    if folded == "."
+        || folded == ".."
+        || folded.contains(['/', '\\'])
+        || name.contains(SEPARATOR_LOOKALIKES)
+    {
         return Err(PathError::UnicodeTraversal {
             input: shown_input.to_string(),
             component: shown(name),
@@ -597,11 +619,37 @@ fn check_unicode_lookalike(name: &str, shown_input: &str) -> Result<(), PathErro
     Ok(())
 }
 
+/// Why a name may not be created although it may be read: it starts or ends with a blank, or
+/// holds a look-alike of the dot (`．`, `․`, `﹒`), so it looks like another name (`Plan．md` like
+/// `Plan.md`, ` Plan.md` like `Plan.md`). Blanks at either end also break sync to Windows, which
+/// drops trailing ones, and are easily lost when a name is retyped.
+fn lookalike_problem(name: &str) -> Option<&'static str> {
+    if name.starts_with(char::is_whitespace) {
+        return Some(
+            "starts with a space (or another blank), which hides in listings and is lost when the name is retyped",
+        );
+    }
+    if name.ends_with(char::is_whitespace) {
+        return Some(
+            "ends with a space (or another blank), which Windows silently drops and which hides in listings",
+        );
+    }
+    let dot_lookalike = name
+        .chars()
+        .any(|c| !c.is_ascii() && c.to_string().nfkc().any(|f| f == '.'));
+    if dot_lookalike {
+        return Some(
+            "contains a look-alike of `.` (such as fullwidth `．`), so it reads as another name",
+        );
+    }
+    None
+}
+
 /// Names that cannot be written: Windows-hostile names, vaultchat's own temp-file names and protected
 /// folders.
 fn check_writable_names(names: &[&str], shown_input: &str) -> Result<(), PathError> {
     for name in names {
-        if let Some(reason) = windows_problem(name) {
+        if let Some(reason) = windows_problem(name).or_else(|| lookalike_problem(name)) {
             return Err(PathError::InvalidName {
                 input: shown_input.to_string(),
                 component: shown(name),
@@ -777,16 +825,12 @@ fn hex_pair(high: Option<&u8>, low: Option<&u8>) -> Option<u8> {
     u8::try_from(high * 16 + low).ok()
 }
 
-/// The input as it appears in messages: hidden characters made visible (so a bidi override cannot
-/// reorder the message itself) and very long inputs shortened.
+/// The input as it appears in messages: very long inputs shortened ([`crate::quote::shorten`])
+/// and hidden characters made visible (so a bidi override cannot reorder the message itself).
 fn shown(input: &str) -> String {
-    const LIMIT: usize = 160;
-    let mut out = String::new();
-    for (count, c) in input.chars().enumerate() {
-        if count == LIMIT {
-            out.push_str(&format!("… ({} bytes in all)", input.len()));
-            break;
-        }
+    let short = crate::quote::shorten(input);
+    let mut out = String::with_capacity(short.len());
+    for c in short.chars() {
         if c == '\0' {
             out.push_str("\\0");
         } else if is_hidden_char(c) {
@@ -860,6 +904,67 @@ mod tests {
     }
 
     #[test]
+    fn separator_lookalikes_are_refused_for_reads_and_writes() {
+        let (_dir, vault) = vault();
+        for name in [
+            "a\u{2215}b.md",
+            "a\u{2044}b.md",
+            "a\u{29F8}b.md",
+            "a\u{FF0F}b.md",
+            "a\u{FF3C}b.md",
+            "a\u{2216}b.md",
+            "\u{FF0E}\u{FF0E}",
+        ] {
+            for access in [Access::Read, Access::Write] {
+                assert_eq!(kind(&vault, name, access), "unicode_traversal", "{name}");
+            }
+            let err = vault.resolve(name, Access::Read).unwrap_err().to_string();
+            assert!(err.contains("look-alike"), "{err}");
+        }
+        // Scripts that merely contain slash-like strokes are ordinary names.
+        for name in ["ノート.md", "日本語/メモ.md", "Ünïcödé.md"] {
+            vault.resolve(name, Access::Write).unwrap();
+        }
+    }
+
+    #[test]
+    fn blanks_at_either_end_and_dot_lookalikes_are_refused_for_writes() {
+        let (_dir, vault) = vault();
+        for name in [
+            " Plan.md",
+            "Plan.md ",
+            "\u{3000}Plan.md",
+            "Plan.md\u{00A0}",
+            " Projects/Plan.md",
+            "Plan\u{FF0E}md",
+            "Plan.md\u{FF0E}",
+            "Plan\u{2024}md",
+            "Plan.md.",
+        ] {
+            assert_eq!(
+                kind(&vault, name, Access::Write),
+                "invalid_name",
+                "{name:?}"
+            );
+        }
+        let err = vault
+            .resolve(" Plan.md", Access::Write)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("starts with a space"), "{err}");
+        let err = vault
+            .resolve("Plan\u{FF0E}md", Access::Write)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("look-alike of `.`"), "{err}");
+        // Reading such a name (a file some other program made) is harmless.
+        vault.resolve(" Plan.md", Access::Read).unwrap();
+        vault.resolve("Plan\u{FF0E}md", Access::Read).unwrap();
+        // Blanks inside a name are fine.
+        vault.resolve("Weekly plan 2.md", Access::Write).unwrap();
+    }
+
+    #[test]
     fn absolute_forms() {
         for bad in ["/x", "\\\\srv\\share", "C:\\x", "c:x", "file:///etc", "~/x"] {
             assert!(is_absolute_like(bad), "{bad}");
@@ -874,6 +979,7 @@ mod tests {
         assert_eq!(shown("a\u{202E}b\0"), "a\\u{202E}b\\0");
         let long = "x".repeat(10_000);
         assert!(shown(&long).len() < 300);
+        assert!(shown(&long).ends_with("… (10000 characters)"));
     }
 
     #[test]

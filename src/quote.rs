@@ -1,0 +1,196 @@
+//! Quoting a caller's argument in a message without echoing all of it.
+//!
+//! An error message names what was wrong (`` there is no tool named `serch` ``), but an argument
+//! can be any size: a 100 KB path, query or tool name copied back whole would flood a log, a
+//! terminal and a model's context with the caller's own input. [`shorten`] keeps the first
+//! [`MAX_QUOTED_CHARS`] characters and says how long the whole was; [`shorten_echoes`] applies it
+//! to every long quoted span of a finished message, as a net at the boundaries where tool errors
+//! leave vaultchat (the tool registry and the agent's tool results).
+
+use std::borrow::Cow;
+
+/// The most characters of one argument a message quotes.
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+/// The longest message [`shorten_echoes`] lets through whole, in characters: far above any
+/// message vaultchat writes itself, so only a flood of short echoes is ever cut here.
+pub const MAX_MESSAGE_CHARS: usize = 16 * 1024;
+
+/// `arg` itself when it has at most [`MAX_QUOTED_CHARS`] characters; otherwise its first
+/// [`MAX_QUOTED_CHARS`] characters, an ellipsis and the whole length: `xxxx… (102400 characters)`.
+pub fn shorten(arg: &str) -> Cow<'_, str> {
+    match arg.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => Cow::Borrowed(arg),
+        Some((cut, _)) => Cow::Owned(format!(
+            "{}… ({} characters)",
+            &arg[..cut],
+            arg.chars().count()
+        )),
+    }
+}
+
+/// `message` with every echoed argument longer than [`MAX_QUOTED_CHARS`] characters shortened
+/// by [`shorten`]: spans between backticks or double quotes, and runs without whitespace (an
+/// argument quoted without marks, such as a revision token). A message still longer than
+/// [`MAX_MESSAGE_CHARS`] after that is cut there.
+pub fn shorten_echoes(message: &str) -> Cow<'_, str> {
+    if message.len() <= MAX_QUOTED_CHARS {
+        return Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(message.len().min(4 * MAX_QUOTED_CHARS));
+    let mut changed = false;
+    let mut rest = message;
+    while !rest.is_empty() {
+        // The next quote mark, and the text before it.
+        let mark = rest.find(['`', '"']);
+        let (plain, quoted) = match mark {
+            Some(at) => rest.split_at(at),
+            None => (rest, ""),
+        };
+        changed |= push_words(&mut out, plain);
+        if quoted.is_empty() {
+            break;
+        }
+        let mark_char = &quoted[..1];
+        let inner = &quoted[1..];
+        match inner.find(mark_char) {
+            Some(end) => {
+                let content = &inner[..end];
+                let short = shorten(content);
+                changed |= matches!(short, Cow::Owned(_));
+                out.push_str(mark_char);
+                out.push_str(&short);
+                out.push_str(mark_char);
+                rest = &inner[end + 1..];
+            }
+            None => {
+                // An unclosed mark: the rest is plain text.
+                out.push_str(mark_char);
+                changed |= push_words(&mut out, inner);
+                break;
+            }
+        }
+    }
+    let out = match out.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((cut, _)) => {
+            changed = true;
+            format!(
+                "{}… (message cut at {MAX_MESSAGE_CHARS} of {} characters)",
+                &out[..cut],
+                out.chars().count()
+            )
+        }
+        None => out,
+    };
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(message)
+    }
+}
+
+/// Appends `text`, shortening each run without whitespace that is too long; whether it did.
+fn push_words(out: &mut String, text: &str) -> bool {
+    let mut changed = false;
+    let mut word_start = None;
+    for (at, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (c.is_whitespace(), word_start) {
+            (false, None) => word_start = Some(at),
+            (true, Some(start)) => {
+                let short = shorten(&text[start..at]);
+                changed |= matches!(short, Cow::Owned(_));
+                out.push_str(&short);
+                word_start = None;
+                if at < text.len() {
+                    out.push(c);
+                }
+            }
+            (true, None) if at < text.len() => out.push(c),
+            _ => {}
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_arguments_are_kept_and_long_ones_cut_with_their_length() {
+        assert!(matches!(
+            shorten("Projects/Plan.md"),
+            Cow::Borrowed("Projects/Plan.md")
+        ));
+        let exact = "x".repeat(MAX_QUOTED_CHARS);
+        assert_eq!(shorten(&exact), exact);
+        let long = "é".repeat(100_000);
+        let short = shorten(&long);
+        assert_eq!(
+            short,
+            format!("{}… (100000 characters)", "é".repeat(MAX_QUOTED_CHARS))
+        );
+    }
+
+    #[test]
+    fn echoes_in_a_message_are_shortened_and_the_rest_kept() {
+        let big = "x".repeat(100_000);
+        let message = format!("there is no tool named `{big}`; available tools: a, b");
+        let short = shorten_echoes(&message);
+        assert!(short.len() < 400, "{}", short.len());
+        assert!(short.starts_with("there is no tool named `xxx"), "{short}");
+        assert!(
+            short.ends_with("… (100000 characters)`; available tools: a, b"),
+            "{short}"
+        );
+        // serde quotes with double quotes; an unmarked revision token is one long word.
+        let message = format!("invalid type: string \"{big}\", expected u32");
+        assert!(shorten_echoes(&message).ends_with("(100000 characters)\", expected u32"));
+        let message = format!("`a.md` changed since revision {big} (it is now 1-2); read it again");
+        let short = shorten_echoes(&message);
+        assert!(
+            short.starts_with("`a.md` changed since revision xxx"),
+            "{short}"
+        );
+        assert!(
+            short.ends_with("(100000 characters) (it is now 1-2); read it again"),
+            "{short}"
+        );
+        // A spaced argument inside quotes is one echo.
+        let spaced = "a b ".repeat(1_000);
+        let message = format!("no note is named `{spaced}`");
+        let short = shorten_echoes(&message);
+        assert!(short.len() < 300, "{short}");
+    }
+
+    #[test]
+    fn ordinary_messages_pass_unchanged() {
+        for message in [
+            "`../x` leaves the vault: paths are relative to the vault root, like `Projects/Plan.md`",
+            "an unclosed ` mark and a \"quote",
+            "",
+        ] {
+            assert!(
+                matches!(shorten_echoes(message), Cow::Borrowed(_)),
+                "{message}"
+            );
+        }
+        let list = vec!["`Projects/Plan.md`"; 100].join(", ");
+        assert!(matches!(shorten_echoes(&list), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_flood_of_short_echoes_is_cut_at_the_message_limit() {
+        let flood = "`a`".repeat(50_000);
+        let short = shorten_echoes(&flood);
+        assert!(short.chars().count() < MAX_MESSAGE_CHARS + 100);
+        assert!(
+            short.ends_with("of 150000 characters)"),
+            "{}",
+            &short[short.len() - 60..]
+        );
+    }
+}
