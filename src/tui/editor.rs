@@ -365,6 +365,39 @@ impl EditorPane {
         self.view.follow_cursor = true;
     }
 
+    /// The text of line `row` (empty past the end).
+    pub fn line(&self, row: usize) -> String {
+        self.textarea.lines().get(row).cloned().unwrap_or_default()
+    }
+
+    /// Replace the `typed` characters before the cursor with `text` as ONE undo step (a `[[`
+    /// completion). When `text` ends with `]]` and `]]` already follows the cursor, the cursor
+    /// steps over those instead of doubling them.
+    pub fn replace_before_cursor(&mut self, typed: usize, text: &str) {
+        if self.path.is_none() {
+            return;
+        }
+        let (row, col) = self.cursor();
+        let rest: String = self.line(row).chars().skip(col).take(2).collect();
+        let (text, step_over) = match text.strip_suffix("]]") {
+            Some(inner) if rest == "]]" => (inner.to_string(), 2),
+            _ => (text.to_string(), 0),
+        };
+        self.textarea.cancel_selection();
+        self.edit(None, |t| {
+            for _ in 0..typed {
+                t.delete_char();
+            }
+            t.insert_str(&text);
+            for _ in 0..step_over {
+                t.move_cursor(CursorMove::Forward);
+            }
+            true
+        });
+        self.history.open = None;
+        self.view.follow_cursor = true;
+    }
+
     /// Undo one step; `false` when there is nothing to undo.
     pub fn undo(&mut self) -> bool {
         let Some(snapshot) = self.history.undo.pop() else {

@@ -435,6 +435,56 @@ impl Workspace {
         self.index().note_names().map_err(internal)
     }
 
+    /// Every note with its modification time, sorted by path (the app's file pane).
+    pub fn note_listing(&self) -> Result<Vec<crate::index::NoteListing>, ToolError> {
+        self.index().note_listing().map_err(internal)
+    }
+
+    /// Create an empty note named `name` (`Ideas/New idea`, `.md` added when missing) for the
+    /// person. An existing file is never replaced: that is an error that says so. The note is
+    /// indexed and its creation recorded as theirs in the revision log.
+    pub fn create_user_note(&self, name: &str) -> Result<(String, note_io::NoteText), ToolError> {
+        let rel = notes::note_path(name)?;
+        let path = self.resolve(&rel, Access::Write)?;
+        if path.abs().exists() {
+            return Err(ToolError::Invalid(format!(
+                "`{}` already exists; choose another name",
+                path.rel()
+            )));
+        }
+        let text = String::new();
+        let fingerprint = note_io::create_note(&path, &text, false).map_err(note_error)?;
+        self.index()
+            .sync_paths(&[path.rel().to_string()])
+            .map_err(internal)?;
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        self.store()
+            .record_revision(&NewRevision {
+                vault_id: &self.vault_id,
+                path: path.rel(),
+                at_unix_ms: now_ms,
+                actor: Actor::User,
+                tool: None,
+                added: 0,
+                removed: 0,
+                before_rev: None,
+                after_rev: Some(&fingerprint.to_revision_string()),
+                before_text: None,
+            })
+            .map_err(internal)?;
+        Ok((
+            path.rel().to_string(),
+            note_io::NoteText {
+                text,
+                format: note_io::TextFormat::default(),
+                fingerprint,
+            },
+        ))
+    }
+
     /// Read a note by path, title or alias.
     pub fn read_note_named(&self, name: &str) -> Result<(String, note_io::NoteText), ToolError> {
         let path = self.resolve_note(name, Access::Read)?;

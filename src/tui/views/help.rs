@@ -48,6 +48,14 @@ fn context_heading(context: KeyContext) -> (&'static str, &'static str) {
             "Conflict banner",
             "when the open note changed on disk while you edited it",
         ),
+        KeyContext::Files => (
+            "File pane",
+            "while the file pane has focus; a click opens a note",
+        ),
+        KeyContext::Completion => (
+            "[[ completion",
+            "while the list of notes after [[ is open in the editor or the chat",
+        ),
     }
 }
 
