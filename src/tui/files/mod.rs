@@ -35,7 +35,6 @@ pub enum FileOutcome {
 struct Hints {
     new_note: String,
     confirm: String,
-    cancel: String,
 }
 
 impl Hints {
@@ -50,7 +49,6 @@ impl Hints {
         Hints {
             new_note: first(Action::NewNote),
             confirm: first(Action::Confirm),
-            cancel: first(Action::Cancel),
         }
     }
 }
