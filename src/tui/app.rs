@@ -518,6 +518,11 @@ impl App {
         match self.keymap.action(KeyContext::Completion, key) {
             Some(Action::Up) => completion.move_selection(-1),
             Some(Action::Down) => completion.move_selection(1),
+            Some(Action::Confirm) if completion.selected().is_none() => {
+                // Nothing matches: the key does what it does without the list (a new line).
+                self.completion = None;
+                return false;
+            }
             Some(Action::Confirm) => self.accept_completion(),
             Some(Action::Cancel) => self.completion = None,
             _ => return false,
@@ -558,6 +563,17 @@ impl App {
                 return;
             }
         };
+        let typed_bracket = key.code == crossterm::event::KeyCode::Char('[')
+            && !key.modifiers.intersects(
+                crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT,
+            );
+        let opens = self.completion.is_none()
+            && typed_bracket
+            && link_completion::just_opened(&line, cursor.1);
+        // Only while a link is being typed: other keys never look at the vault's notes.
+        if self.completion.is_none() && !opens {
+            return;
+        }
         let recent: Vec<String> = self
             .files
             .tree()
@@ -567,6 +583,15 @@ impl App {
             .collect();
         let recent: Vec<&str> = recent.iter().map(String::as_str).collect();
         let notes = self.files.tree().notes();
+        if opens {
+            self.completion = Some(LinkCompletion::new(
+                target,
+                (cursor.0, cursor.1 - 2),
+                notes,
+                &recent,
+            ));
+            return;
+        }
         if let Some(completion) = self.completion.as_mut() {
             let query = (completion.target == target && completion.anchor.0 == cursor.0)
                 .then(|| link_completion::query_after_anchor(&line, completion.anchor.1, cursor.1))
@@ -575,19 +600,6 @@ impl App {
                 Some(query) => completion.set_query(&query, notes, &recent),
                 None => self.completion = None,
             }
-            return;
-        }
-        let typed_bracket = key.code == crossterm::event::KeyCode::Char('[')
-            && !key.modifiers.intersects(
-                crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT,
-            );
-        if typed_bracket && link_completion::just_opened(&line, cursor.1) {
-            self.completion = Some(LinkCompletion::new(
-                target,
-                (cursor.0, cursor.1 - 2),
-                notes,
-                &recent,
-            ));
         }
     }
 

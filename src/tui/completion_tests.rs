@@ -167,3 +167,17 @@ fn an_existing_closing_pair_is_not_doubled() {
         "Enter accepted; it did not send"
     );
 }
+
+#[test]
+fn with_no_match_enter_is_a_new_line_again() {
+    let mut app = editor_app();
+    type_text(&mut app, " [[zzzz");
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("No note matches"), "{screen}");
+    press(&mut app, KeyCode::Enter);
+    assert!(!list_open(&mut app));
+    assert_eq!(
+        app.editor.text(),
+        "# Garden plan\n\nSow the beans. [[zzzz\n\n"
+    );
+}

@@ -133,7 +133,7 @@ impl FilePane {
 
     /// The rows as they are now and the index of the selected one (the first selectable row
     /// when the selection is gone).
-    fn rows_and_selection(&self) -> (Vec<Row>, Option<usize>) {
+    fn rows_and_selection(&self) -> (std::sync::Arc<Vec<Row>>, Option<usize>) {
         let rows = self.tree.rows();
         let index = self
             .selected

@@ -6,7 +6,9 @@
 //! modification time and the moment it was opened in the app: what was written or read last is
 //! what a person comes back to.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// How many notes the "Recent" section lists.
 pub const RECENT_LIMIT: usize = 5;
@@ -117,6 +119,8 @@ pub struct FileTree {
     active: Option<String>,
     /// Whether the index has answered yet (before, the pane says it is loading).
     loaded: bool,
+    /// The rows, kept until something changes (a frame draws them without sorting the vault).
+    rows: RefCell<Option<Arc<Vec<Row>>>>,
 }
 
 impl FileTree {
@@ -132,6 +136,7 @@ impl FileTree {
         self.root = build(&notes);
         self.notes = notes;
         self.loaded = true;
+        self.changed();
     }
 
     /// Add one note (just created) without waiting for the next listing.
@@ -165,6 +170,7 @@ impl FileTree {
     /// The editor shows `path` now (or nothing): it becomes the active note, its folders open,
     /// and (when `now_ns` is given) it counts as opened at that moment for "Recent".
     pub fn set_active(&mut self, path: Option<&str>, now_ns: Option<i64>) {
+        self.changed();
         self.active = path.map(str::to_string);
         if let Some(path) = path {
             for folder in ancestors(path) {
@@ -200,22 +206,39 @@ impl FileTree {
 
     /// Open or close a folder.
     pub fn toggle(&mut self, folder: &str) {
+        self.changed();
         if !self.expanded.remove(folder) {
             self.expanded.insert(folder.to_string());
         }
     }
 
     pub fn expand(&mut self, folder: &str) {
+        self.changed();
         self.expanded.insert(folder.to_string());
     }
 
     pub fn collapse(&mut self, folder: &str) {
+        self.changed();
         self.expanded.remove(folder);
+    }
+
+    /// Forget the rows drawn so far.
+    fn changed(&mut self) {
+        self.rows.get_mut().take();
     }
 
     /// The rows to show: "Recent" (when there are notes), then the tree with open folders
     /// unfolded.
-    pub fn rows(&self) -> Vec<Row> {
+    pub fn rows(&self) -> Arc<Vec<Row>> {
+        if let Some(rows) = self.rows.borrow().as_ref() {
+            return Arc::clone(rows);
+        }
+        let rows = Arc::new(self.build_rows());
+        *self.rows.borrow_mut() = Some(Arc::clone(&rows));
+        rows
+    }
+
+    fn build_rows(&self) -> Vec<Row> {
         let mut rows = Vec::new();
         if self.notes.is_empty() {
             return rows;
