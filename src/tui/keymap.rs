@@ -47,7 +47,7 @@ macro_rules! actions {
 actions! {
     Quit => "quit": "Quit vaultchat",
     Suspend => "suspend": "Suspend vaultchat (fg in the shell brings it back)",
-    FocusNext => "focus_next": "Move focus between the editor and the chat",
+    FocusNext => "focus_next": "Move focus to the next pane (file pane, editor, chat)",
     FocusEditor => "focus_editor": "Focus the note editor",
     FocusChat => "focus_chat": "Focus the chat",
     FocusFiles => "focus_files": "Focus the file pane (showing it if hidden)",
