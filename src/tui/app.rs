@@ -239,6 +239,15 @@ impl App {
         self.focus
     }
 
+    /// How the file pane starts (`[ui] file_pane`): by the width, shown or hidden.
+    pub fn set_file_pane(&mut self, mode: crate::config::FilePaneMode) {
+        self.files_shown = match mode {
+            crate::config::FilePaneMode::Auto => None,
+            crate::config::FilePaneMode::Show => Some(true),
+            crate::config::FilePaneMode::Hide => Some(false),
+        };
+    }
+
     /// Whether the `[[` completion list is open.
     pub fn completion_open(&self) -> bool {
         self.completion.is_some()

@@ -112,6 +112,7 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         price,
     };
     let mut app = App::new(theme, keymap, info);
+    app.set_file_pane(launch.config.ui.file_pane.unwrap_or_default());
     for problem in &problems {
         app.transcript.push_error(problem);
     }

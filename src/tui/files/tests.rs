@@ -394,3 +394,30 @@ fn the_mouse_does_nothing_under_an_overlay() {
     click(&mut app, 100, 5);
     assert_eq!(app.focus(), Pane::Editor);
 }
+
+#[test]
+fn the_config_can_start_the_pane_shown_or_hidden() {
+    let parse = |text: &str| {
+        crate::config::Config::parse(text, std::path::Path::new("config.toml"))
+            .map(|c| c.ui.file_pane.unwrap_or_default())
+    };
+    assert_eq!(parse("").ok(), Some(crate::config::FilePaneMode::Auto));
+    let hide = parse("[ui]\nfile_pane = \"hide\"\n").unwrap();
+    let mut app = app();
+    app.set_file_pane(hide);
+    assert!(
+        !draw(&mut app, 120, 40).contains(" Files "),
+        "hidden on the start screen too"
+    );
+    let show = parse("[ui]\nfile_pane = \"show\"\n").unwrap();
+    app.set_file_pane(show);
+    open(&mut app, "Welcome.md", "# Welcome\n");
+    assert!(
+        draw(&mut app, 80, 24).contains(" Files "),
+        "shown beside a note at 80 columns"
+    );
+    let error = parse("[ui]\nfile_pane = \"sometimes\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("ui.file_pane"), "{error}");
+}
