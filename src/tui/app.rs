@@ -1315,7 +1315,9 @@ impl App {
             }
             (Target::Chat, Pane::Chat) if !self.input_area.is_empty() => {
                 let input = self.input_area;
-                completion.render(main, input.x + 2, main.bottom(), input.y, buf, &self.theme);
+                // Inside the transcript, just above its bottom border.
+                let above = input.y.saturating_sub(1);
+                completion.render(main, input.x + 2, main.bottom(), above, buf, &self.theme);
             }
             _ => self.completion = None,
         }
