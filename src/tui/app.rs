@@ -500,7 +500,9 @@ impl App {
                         | Action::NewNote
                 )
             );
-            if own || self.files.prompting() {
+            // While the new-note prompt is open these keys are typed into it; global keys
+            // (quit, the picker, focus) still work.
+            if own {
                 if let Some(outcome) = self.files.handle(action, key) {
                     self.on_file_outcome(outcome);
                 }
@@ -644,7 +646,7 @@ impl App {
                 // Left to right over the panes on screen.
                 let files = self.files_area.width > 0 || self.files_shown == Some(true);
                 self.focus = match self.focus {
-                    Pane::Files => Pane::Editor,
+                    Pane::Files => self.text_pane(),
                     Pane::Editor => Pane::Chat,
                     Pane::Chat if files => Pane::Files,
                     Pane::Chat => Pane::Editor,

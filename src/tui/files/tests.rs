@@ -239,9 +239,15 @@ fn n_asks_for_a_name_in_the_selected_folder_and_creates_through_an_effect() {
     );
     assert!(app.files.tree().note("Projects/Compost.md").is_some());
 
-    // Esc leaves the prompt without creating anything; letters bound in the pane are typed.
+    // Esc leaves the prompt without creating anything; letters bound in the pane are typed,
+    // and global keys still work.
     press(&mut app, KeyCode::Char('n'));
     type_text(&mut app, "nn");
+    press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
+    assert!(matches!(
+        app.take_effects().as_slice(),
+        [Effect::LoadPicker]
+    ));
     press(&mut app, KeyCode::Esc);
     assert!(!app.files.prompting());
     assert!(app.take_effects().is_empty());
@@ -274,6 +280,17 @@ fn the_vim_map_moves_with_j_k_and_opens_folders_with_l_h() {
         app.files.selected(),
         Some(RowKind::Note { path }) if path == "Welcome.md"
     ));
+}
+
+#[test]
+fn focus_next_skips_the_editor_on_the_start_screen() {
+    let mut app = app();
+    let _ = draw(&mut app, 80, 24);
+    for expected in [Pane::Files, Pane::Chat] {
+        press_with(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
+        let _ = draw(&mut app, 80, 24);
+        assert_eq!(app.focus(), expected);
+    }
 }
 
 #[test]
