@@ -483,7 +483,7 @@ impl App {
         };
         let action = self.keymap.action(context, key);
         if self.focus == Pane::Files {
-            // The pane's own actions, and every key while the new-note prompt takes typing.
+            // The pane's own actions, and unbound keys (typing, while the new-note prompt is open).
             let own = matches!(
                 action,
                 None | Some(
@@ -500,8 +500,8 @@ impl App {
                         | Action::NewNote
                 )
             );
-            // While the new-note prompt is open these keys are typed into it; global keys
-            // (quit, the picker, focus) still work.
+            // While the prompt is open the pane types even its own keys (`n`, vim's `j`); global
+            // keys (quit, the picker, focus) still work.
             if own {
                 if let Some(outcome) = self.files.handle(action, key) {
                     self.on_file_outcome(outcome);
