@@ -333,8 +333,8 @@ impl App {
     }
 
     /// A click focuses the pane under the pointer (and places the editor's cursor, or opens
-    /// what the file pane shows there); the wheel scrolls the pane under the pointer. Overlays
-    /// and the banner take no mouse input.
+    /// what the file pane shows there); a drag in the editor selects; the wheel scrolls the pane
+    /// under the pointer. Overlays and the banner take no mouse input.
     fn on_mouse(&mut self, mouse: &MouseEvent) {
         if self.banner.is_active() || self.overlay.is_some() {
             return;
@@ -357,6 +357,13 @@ impl App {
                     -1 => self.transcript.scroll_up(WHEEL_ROWS),
                     _ => self.transcript.scroll_down(WHEEL_ROWS),
                 }
+            }
+            return;
+        }
+        if mouse.kind == MouseEventKind::Drag(MouseButton::Left) {
+            // Dragging in the editor after a click there selects, as in any editor.
+            if self.focus == Pane::Editor && inside(self.editor_area) {
+                self.editor.drag_to(column, row);
             }
             return;
         }

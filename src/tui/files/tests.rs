@@ -349,6 +349,26 @@ fn a_click_in_the_editor_focuses_it_and_places_the_cursor() {
 }
 
 #[test]
+fn a_drag_in_the_editor_selects_and_ctrl_c_copies_it() {
+    let mut app = app();
+    open(&mut app, "Projects/Garden Planner.md", PLANNER);
+    let screen = draw(&mut app, 120, 40);
+    let (x, y) = find(&screen, "beds in spring");
+    click(&mut app, x, y);
+    mouse(&mut app, MouseEventKind::Drag(MouseButton::Left), x + 4, y);
+    assert_eq!(app.editor.selected_text().as_deref(), Some("beds"));
+    press_with(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    let effects = app.take_effects();
+    assert!(
+        matches!(effects.as_slice(), [Effect::Copy(text)] if text == "beds"),
+        "{effects:?}"
+    );
+    // A new click drops the selection.
+    click(&mut app, x, y);
+    assert_eq!(app.editor.selected_text(), None);
+}
+
+#[test]
 fn the_wheel_scrolls_the_pane_under_the_pointer() {
     let mut app = app();
     let long: String = (1..=100).map(|n| format!("line {n}\n")).collect();
