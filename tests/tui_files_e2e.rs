@@ -1,6 +1,7 @@
 //! The file pane end to end in a real terminal (tmux): the start screen lists the vault, a note
 //! opens from the pane with the keyboard and is shown in the editor, and a note created from the
-//! pane is on disk (empty, never over an existing file) and takes what is typed and saved.
+//! pane is on disk (empty, never over an existing file) and takes what is typed and saved; the
+//! mouse (clicks sent as the terminal reports them) opens a note and places the cursor.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -72,6 +73,67 @@ fn a_note_opens_from_the_file_pane_and_a_new_one_is_created_on_disk() {
         PLAN.as_bytes()
     );
 
+    tmux.keys(&["C-q"]);
+    tmux.wait_text("EXIT=0");
+}
+
+/// Where `needle` first shows on `screen`, as the 1-based (column, row) a terminal reports.
+fn cell_of(screen: &str, needle: &str) -> (usize, usize) {
+    screen
+        .lines()
+        .enumerate()
+        .find_map(|(y, line)| {
+            line.find(needle)
+                .map(|byte| (line[..byte].chars().count() + 1, y + 1))
+        })
+        .unwrap_or_else(|| panic!("{needle:?} is not on screen:\n{screen}"))
+}
+
+/// A left click at 1-based (`column`, `row`), as the terminal reports it (SGR mouse mode).
+fn click(tmux: &Tmux, (column, row): (usize, usize)) {
+    tmux.type_text(&format!("\x1b[<0;{column};{row}M\x1b[<0;{column};{row}m"));
+}
+
+#[test]
+fn a_click_opens_a_note_from_the_pane_and_a_click_in_the_editor_is_where_typing_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Ideas.md"), IDEAS).unwrap();
+    std::fs::write(vault.join("Plan.md"), PLAN).unwrap();
+    let data = tmp.path().join("data");
+    let fake = FakeLlm::start(vec![]);
+    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 100, 30);
+
+    let screen = tmux.wait_for("the notes in the file pane", |s| {
+        s.contains("Notes") && s.contains("   Plan")
+    });
+    // The tree's row (the second "Plan" on screen; the first is under Recent).
+    let notes_row = cell_of(&screen, " Notes").1;
+    let plan = screen
+        .lines()
+        .enumerate()
+        .skip(notes_row)
+        .find_map(|(y, line)| {
+            line.find("   Plan")
+                .map(|b| (line[..b].chars().count() + 4, y + 1))
+        })
+        .unwrap();
+    click(&tmux, plan);
+    let screen = tmux.wait_text("Plant tomatoes in May.");
+    assert!(screen.contains("╭ Plan.md"), "{screen}");
+
+    // A click before "tomatoes" puts the cursor there.
+    let at = cell_of(&screen, "tomatoes in May.");
+    click(&tmux, at);
+    tmux.type_text("red ");
+    tmux.wait_text("Plant red tomatoes");
+    tmux.keys(&["C-s"]);
+    tmux.wait_text("saved Plan.md");
+    assert_eq!(
+        std::fs::read_to_string(vault.join("Plan.md")).unwrap(),
+        "# Garden plan\n\nPlant red tomatoes in May.\n"
+    );
     tmux.keys(&["C-q"]);
     tmux.wait_text("EXIT=0");
 }

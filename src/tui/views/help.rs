@@ -36,7 +36,10 @@ pub const MOUSE: &[(&str, &str)] = &[
         "click",
         "Focus a pane; in the editor, put the cursor there; in the file pane, open the note or folder",
     ),
-    ("drag", "In the editor: select text (copy_selection copies it)"),
+    (
+        "drag",
+        "In the editor: select text (copy_selection copies it)",
+    ),
     ("wheel", "Scroll the pane under the pointer"),
     (
         "shift-drag",
