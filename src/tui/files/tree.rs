@@ -322,7 +322,12 @@ fn build(notes: &[NoteEntry]) -> Folder {
     for (index, note) in notes.iter().enumerate() {
         let mut folder = &mut root;
         for prefix in ancestors(&note.path) {
-            let position = match folder.folders.iter().position(|f| f.path == prefix) {
+            // Sorted paths keep a folder's notes together: the last folder is nearly always it.
+            let last = folder.folders.len().checked_sub(1);
+            let found = last
+                .filter(|&i| folder.folders[i].path == prefix)
+                .or_else(|| folder.folders.iter().position(|f| f.path == prefix));
+            let position = match found {
                 Some(position) => position,
                 None => {
                     folder.folders.push(Folder {
