@@ -238,7 +238,7 @@ pub struct UiConfig {
     /// `default` or `vim`; the config folder's keymap.toml patches it.
     pub keymap: Option<String>,
     /// The file pane at start-up: `auto` (on the start screen, and beside a note from 140
-    /// columns), `show` or `hide`. Its key (Ctrl+B) changes it while the app runs.
+    /// columns), `show` or `hide`. Its key (Alt+B or F4) changes it while the app runs.
     pub file_pane: Option<FilePaneMode>,
 }
 

@@ -102,7 +102,7 @@ fn the_pane_beside_an_open_note() {
     // Below 140 columns an open note leaves the pane out until the person asks for it.
     assert!(draw(&mut app, 140, 40).contains(" Files "));
     assert!(!draw(&mut app, 120, 40).contains(" Files "));
-    press_with(&mut app, KeyCode::Char('b'), KeyModifiers::CONTROL);
+    press_with(&mut app, KeyCode::Char('b'), KeyModifiers::ALT);
     assert_eq!(
         app.focus(),
         Pane::Files,
@@ -112,7 +112,7 @@ fn the_pane_beside_an_open_note() {
     assert_eq!(app.focus(), Pane::Editor, "Esc gives the keyboard back");
     both_sizes("files_beside_a_note", &mut app);
     // The toggle hides it again, at any width.
-    press_with(&mut app, KeyCode::Char('b'), KeyModifiers::CONTROL);
+    press_with(&mut app, KeyCode::Char('b'), KeyModifiers::ALT);
     assert!(!draw(&mut app, 160, 40).contains(" Files "));
 }
 
@@ -399,7 +399,7 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
     assert!(after.contains("  4 line 4 "), "{after}");
 
     // Over the file pane (shown): its list scrolls.
-    press_with(&mut app, KeyCode::Char('b'), KeyModifiers::CONTROL);
+    press_with(&mut app, KeyCode::Char('b'), KeyModifiers::ALT);
     app.files.set_notes(
         (0..60)
             .map(|n| crate::tui::files::NoteEntry {
