@@ -370,7 +370,17 @@ impl App {
         if mouse.kind != MouseEventKind::Down(MouseButton::Left) {
             return;
         }
-        self.completion = None;
+        // A click on the `[[` list accepts the row under it; anywhere else closes the list.
+        if let Some(completion) = self.completion.as_mut() {
+            match completion.click(column, row) {
+                Some(true) => {
+                    self.accept_completion();
+                    return;
+                }
+                Some(false) => return,
+                None => self.completion = None,
+            }
+        }
         if inside(self.editor_area) {
             self.focus = Pane::Editor;
             self.editor.click(column, row);

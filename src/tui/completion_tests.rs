@@ -181,3 +181,41 @@ fn with_no_match_enter_is_a_new_line_again() {
         "# Garden plan\n\nSow the beans. [[zzzz\n\n"
     );
 }
+
+#[test]
+fn a_click_on_a_row_accepts_it_and_a_click_elsewhere_closes_the_list() {
+    let mut app = editor_app();
+    type_text(&mut app, " [[");
+    let screen = draw(&mut app, 120, 40);
+    let (x, y) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(y, line)| {
+            line.find("Ideas")
+                .map(|b| (line[..b].chars().count() as u16, y as u16))
+        })
+        .expect("Ideas is listed");
+    app.on_terminal(Event::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        column: x,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert!(
+        app.editor.text().contains("Sow the beans. [[Ideas]]"),
+        "{}",
+        app.editor.text()
+    );
+    assert!(!list_open(&mut app));
+
+    type_text(&mut app, " [[");
+    assert!(list_open(&mut app));
+    app.on_terminal(Event::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        column: 100,
+        row: 5,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert!(!list_open(&mut app));
+    assert_eq!(app.focus(), Pane::Chat);
+}

@@ -56,6 +56,8 @@ pub struct LinkCompletion {
     candidates: Vec<Candidate>,
     selected: usize,
     scroll: usize,
+    /// The rows' area in the last frame, for clicks.
+    list_area: Rect,
 }
 
 impl LinkCompletion {
@@ -73,6 +75,7 @@ impl LinkCompletion {
             candidates: Vec::new(),
             selected: 0,
             scroll: 0,
+            list_area: Rect::default(),
         };
         completion.candidates = rank(notes, "", recent);
         completion
@@ -101,6 +104,30 @@ impl LinkCompletion {
         self.candidates.get(self.selected)
     }
 
+    /// A click at screen (`column`, `row`): `Some(true)` selects the row under it (to accept it),
+    /// `Some(false)` is a click on the list but not on a row, `None` a click elsewhere.
+    pub fn click(&mut self, column: u16, row: u16) -> Option<bool> {
+        let area = self.list_area;
+        let frame = Rect::new(
+            area.x.saturating_sub(1),
+            area.y.saturating_sub(1),
+            area.width + 2,
+            area.height + 2,
+        );
+        if !frame.contains(ratatui::layout::Position::new(column, row)) {
+            return None;
+        }
+        if !area.contains(ratatui::layout::Position::new(column, row)) {
+            return Some(false);
+        }
+        let index = self.scroll + usize::from(row - area.y);
+        if index >= self.candidates.len() {
+            return Some(false);
+        }
+        self.selected = index;
+        Some(true)
+    }
+
     /// Move the selection by `delta`, wrapping around the ends (as editors' completion lists do).
     pub fn move_selection(&mut self, delta: isize) {
         let len = self.candidates.len() as isize;
@@ -121,6 +148,7 @@ impl LinkCompletion {
         buf: &mut Buffer,
         theme: &Theme,
     ) {
+        self.list_area = Rect::default();
         let bounds = bounds.intersection(buf.area);
         if bounds.width < 12 || bounds.height < 3 {
             return;
@@ -160,6 +188,7 @@ impl LinkCompletion {
             .title(Span::styled(title, theme.style(Role::TitleFocused)));
         let inner = block.inner(popup);
         block.render(popup, buf);
+        self.list_area = inner;
         if inner.is_empty() {
             return;
         }
