@@ -477,6 +477,7 @@ impl Agent {
                 after: edit.new_text,
             },
             extra: Map::new(),
+            pinned: false,
         })
     }
 

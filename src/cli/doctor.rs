@@ -65,6 +65,47 @@ fn check_mcp_servers(
     Ok(())
 }
 
+/// The size of the vault's note history, and temp files a crashed write left behind.
+fn check_history_and_temps(ctx: &Context, vault: &crate::vault::Vault, report: &mut Report) {
+    let db = ctx.paths.database_file();
+    let file_mb = std::fs::metadata(&db).map_or(0.0, |m| m.len() as f64 / 1_048_576.0);
+    match Store::open(&db).and_then(|store| store.history_size(&crate::index::vault_id(vault))) {
+        Ok(size) => report.ok(
+            "history",
+            format!(
+                "{} revisions, {:.1} MB stored (keeps {} days, at most {} MB); database file {file_mb:.1} MB",
+                size.revisions,
+                size.bytes as f64 / 1_048_576.0,
+                ctx.config.history.keep_days,
+                ctx.config.history.max_mb
+            ),
+        ),
+        Err(e) => report.fail("history", e),
+    }
+    let stale = vault
+        .resolve("", crate::vault::Access::Read)
+        .map_err(|e| std::io::Error::other(e.to_string()))
+        .and_then(|root| {
+            crate::vault::note_io::stale_temps(
+                &root,
+                crate::tools::workspace::STALE_TEMP_AGE,
+                false,
+            )
+        });
+    match stale {
+        Ok(stale) if stale.is_empty() => {}
+        Ok(stale) => report.warn(
+            "temp files",
+            format!(
+                "{} left by an interrupted write (removed when the vault is next opened): {}",
+                stale.len(),
+                stale.join(", ")
+            ),
+        ),
+        Err(e) => report.warn("temp files", e),
+    }
+}
+
 pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
     let mut report = Report { failures: 0 };
     // The context only exists if the config loaded; say so explicitly.
@@ -152,6 +193,9 @@ pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
             );
         }
         Err(e) => report.fail("database", e),
+    }
+    if let Some(vault) = &vault {
+        check_history_and_temps(ctx, vault, &mut report);
     }
     report.ok("log", ctx.paths.log_file().display());
     check_mcp_servers(ctx, vault.as_ref(), &mut report)?;

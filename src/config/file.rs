@@ -43,6 +43,39 @@ pub struct Config {
     /// `[mcp.servers.NAME]`: the person's own MCP servers, whose tools the chat may call.
     #[serde(default)]
     pub mcp: McpConfig,
+    /// `[history]`: how long the note revision log keeps what it records.
+    #[serde(default)]
+    pub history: HistoryConfig,
+}
+
+/// `[history]`: the revision log behind /rewind and block history. Revisions are stored as deltas;
+/// these bound what is kept per vault.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryConfig {
+    /// Revisions older than this many days are dropped.
+    #[serde(default = "default_history_keep_days")]
+    pub keep_days: u32,
+    /// The most history (stored text, in MB) kept per vault; the oldest revisions go first.
+    #[serde(default = "default_history_max_mb")]
+    pub max_mb: u64,
+}
+
+fn default_history_keep_days() -> u32 {
+    90
+}
+
+fn default_history_max_mb() -> u64 {
+    50
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        Self {
+            keep_days: default_history_keep_days(),
+            max_mb: default_history_max_mb(),
+        }
+    }
 }
 
 /// `[mcp]`: MCP servers vaultchat starts for the chat (never re-exported by `vaultchat mcp`).
@@ -338,6 +371,9 @@ const KEY_HINTS: &[(&str, &str)] = &[
         "[prices.\"claude-sonnet-4-5\"]\ninput = 3.0\noutput = 15.0\ncache_read = 0.3\ncache_write = 3.75",
     ),
     ("index", "[index]\nexclude_folders = [\"Templates\"]"),
+    ("history", "[history]\nkeep_days = 90\nmax_mb = 50"),
+    ("history.keep_days", "keep_days = 90"),
+    ("history.max_mb", "max_mb = 50"),
     (
         "index.exclude_folders",
         "exclude_folders = [\"Templates\", \"Archive/old\"]",

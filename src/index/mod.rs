@@ -69,6 +69,9 @@ pub struct Index {
     conn: rusqlite::Connection,
     db_path: PathBuf,
     root: PathBuf,
+    /// The vault root's handle: notes are read through it, never through a link that appeared
+    /// after the walk (a folder swapped for a link must not pull outside files into the index).
+    handle: std::sync::Arc<crate::vault::contained::RootHandle>,
     walk_options: WalkOptions,
 }
 
@@ -122,6 +125,7 @@ impl Index {
             conn,
             db_path,
             root: vault.root().to_path_buf(),
+            handle: std::sync::Arc::clone(vault.handle()),
             walk_options: WalkOptions {
                 exclude_folders: config.exclude_folders.clone(),
             },

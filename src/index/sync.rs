@@ -2,10 +2,10 @@
 
 use super::document::{self, Document};
 use super::{Index, IndexError};
+use crate::vault::contained::RootHandle;
 use crate::vault::walk::{self, NoteStat};
 use rusqlite::{Transaction, params};
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// A file modified less than this long before it was indexed may be modified again within the
@@ -138,7 +138,7 @@ impl Index {
         let mut done = 0u64;
         write_loaded(
             &tx,
-            &self.root,
+            &self.handle,
             work,
             racy_cutoff,
             &mut gone_by_hash,
@@ -222,7 +222,7 @@ impl Index {
         }
         write_loaded(
             &tx,
-            &self.root,
+            &self.handle,
             work,
             racy_cutoff,
             &mut gone_by_hash,
@@ -307,7 +307,7 @@ fn load_row(tx: &Transaction<'_>, rel: &str) -> Result<Option<Row>, IndexError> 
 /// this one writes to SQLite, so a cold build uses both cores.
 fn write_loaded(
     tx: &Transaction<'_>,
-    root: &Path,
+    root: &RootHandle,
     work: Vec<Work>,
     racy_cutoff: i64,
     gone_by_hash: &mut HashMap<u64, Vec<(String, Row)>>,
@@ -344,8 +344,8 @@ fn write_loaded(
     })
 }
 
-fn load(root: &Path, work: Work) -> Result<Loaded, Skipped> {
-    let bytes = std::fs::read(root.join(&work.stat.rel)).map_err(|e| Skipped {
+fn load(root: &RootHandle, work: Work) -> Result<Loaded, Skipped> {
+    let bytes = root.read(&work.stat.rel).map_err(|e| Skipped {
         path: work.stat.rel.clone(),
         reason: e.to_string(),
     })?;

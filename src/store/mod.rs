@@ -9,7 +9,7 @@ mod sessions;
 mod sqlite;
 mod usage;
 
-pub use revisions::{Actor, NewRevision, Revision};
+pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
 pub use rules::StoredRule;
 pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
 pub use usage::{DayUsage, TokenTotals, UsageRecord};
@@ -40,6 +40,11 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 4,
         name: "permission_rules",
         sql: include_str!("migrations/0004_permission_rules.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "revision_deltas",
+        sql: include_str!("migrations/0005_revision_deltas.sql"),
     },
 ];
 

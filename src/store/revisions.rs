@@ -1,7 +1,7 @@
 //! The note revision log.
 
 use super::{Store, StoreError};
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 /// Who changed a note.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -62,11 +62,50 @@ pub struct Revision {
     pub after_rev: Option<String>,
 }
 
+/// Deltas since the last whole copy before a revision is stored whole again: bounds the work of
+/// reading an old revision (at most this many deltas applied).
+const MAX_CHAIN: i64 = 32;
+
+/// How much history is kept (`[history]` in config.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Revisions older than this many days are dropped.
+    pub keep_days: u32,
+    /// When the stored history of a vault is larger than this, its oldest revisions are dropped.
+    pub max_bytes: u64,
+}
+
+/// What the history of a vault takes (for `vaultchat doctor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct HistorySize {
+    pub revisions: u64,
+    /// Bytes of stored text (whole copies and deltas).
+    pub bytes: u64,
+}
+
+/// What a prune removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pruned {
+    pub revisions: u64,
+}
+
 impl Store {
+    /// Record a revision. The text before the write is stored as a line delta against the previous
+    /// revision of the same note where that is smaller, and whole every [`MAX_CHAIN`] revisions.
     pub fn record_revision(&self, rev: &NewRevision<'_>) -> Result<i64, StoreError> {
-        self.conn.execute(
-            "INSERT INTO revisions (vault_id, path, at_unix_ms, actor, tool, added, removed, before_rev, after_rev, before_text)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        let tx = self.conn.unchecked_transaction()?;
+        let (base_id, delta, chain_len) = match rev.before_text {
+            Some(text) => self.delta_base(rev.vault_id, rev.path, text)?,
+            None => (None, None, 0),
+        };
+        let whole = if delta.is_some() {
+            None
+        } else {
+            rev.before_text
+        };
+        tx.execute(
+            "INSERT INTO revisions (vault_id, path, at_unix_ms, actor, tool, added, removed, before_rev, after_rev, before_text, base_id, before_delta, chain_len)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 rev.vault_id,
                 rev.path,
@@ -77,10 +116,48 @@ impl Store {
                 i64::try_from(rev.removed).unwrap_or(i64::MAX),
                 rev.before_rev,
                 rev.after_rev,
-                rev.before_text
+                whole,
+                base_id,
+                delta,
+                chain_len,
             ],
         )?;
-        Ok(self.conn.last_insert_rowid())
+        let id = self.conn.last_insert_rowid();
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// The revision to store `text` against, the delta and the new chain length; no base when the
+    /// whole text is the better choice.
+    fn delta_base(
+        &self,
+        vault_id: &str,
+        path: &str,
+        text: &str,
+    ) -> Result<(Option<i64>, Option<String>, i64), StoreError> {
+        let previous: Option<(i64, i64)> = self
+            .conn
+            .prepare_cached(
+                "SELECT id, chain_len FROM revisions WHERE vault_id = ?1 AND path = ?2
+                 ORDER BY id DESC LIMIT 1",
+            )?
+            .query_row(params![vault_id, path], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((base_id, chain)) = previous else {
+            return Ok((None, None, 0));
+        };
+        if chain + 1 >= MAX_CHAIN {
+            return Ok((None, None, 0));
+        }
+        let Some(base_text) = self.revision_text(base_id)? else {
+            return Ok((None, None, 0));
+        };
+        let delta = delta::encode(&base_text, text);
+        // A delta about as large as the text buys nothing and costs a read.
+        if delta.len() * 2 > text.len() {
+            return Ok((None, None, 0));
+        }
+        Ok((Some(base_id), Some(delta), chain + 1))
     }
 
     /// The revisions of one note, newest first.
@@ -114,13 +191,205 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The note's text before revision `id` (None when the note did not exist before it).
+    /// The note's text before revision `id` (None when the note did not exist before it): the
+    /// whole copy, or the nearest whole copy with the deltas after it applied.
     pub fn revision_text(&self, id: i64) -> Result<Option<String>, StoreError> {
-        Ok(self.conn.query_row(
-            "SELECT before_text FROM revisions WHERE id = ?1",
-            [id],
+        let mut deltas: Vec<String> = Vec::new();
+        let mut next = id;
+        loop {
+            let (whole, base, delta): (Option<String>, Option<i64>, Option<String>) = self
+                .conn
+                .prepare_cached(
+                    "SELECT before_text, base_id, before_delta FROM revisions WHERE id = ?1",
+                )?
+                .query_row([next], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            match (whole, base, delta) {
+                (Some(text), _, _) => {
+                    let mut text = text;
+                    for delta in deltas.iter().rev() {
+                        text = delta::apply(&text, delta).map_err(|reason| {
+                            StoreError::InvalidValue {
+                                what: "revision delta",
+                                value: format!("revision {id}: {reason}"),
+                                allowed: "a delta written by this version of vaultchat",
+                            }
+                        })?;
+                    }
+                    return Ok(Some(text));
+                }
+                (None, Some(base), Some(delta)) => {
+                    deltas.push(delta);
+                    next = base;
+                }
+                // Only the first revision may say "did not exist"; a chain never ends in one.
+                (None, _, _) if deltas.is_empty() => return Ok(None),
+                (None, _, _) => {
+                    return Err(StoreError::InvalidValue {
+                        what: "revision chain",
+                        value: format!(
+                            "revision {id} builds on revision {next}, which has no text"
+                        ),
+                        allowed: "a chain that ends in a whole copy",
+                    });
+                }
+            }
+        }
+    }
+
+    /// How much history `vault_id` holds.
+    pub fn history_size(&self, vault_id: &str) -> Result<HistorySize, StoreError> {
+        let (revisions, bytes): (i64, i64) = self.conn.query_row(
+            "SELECT COUNT(*), COALESCE(SUM(COALESCE(length(CAST(before_text AS BLOB)), 0) + COALESCE(length(CAST(before_delta AS BLOB)), 0)), 0)
+             FROM revisions WHERE vault_id = ?1",
+            [vault_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok(HistorySize {
+            revisions: revisions.unsigned_abs(),
+            bytes: bytes.unsigned_abs(),
+        })
+    }
+
+    /// Drops the history of `vault_id` that `retention` does not keep: revisions older than
+    /// `keep_days` (counted back from `now_ms`), then the oldest until the rest fit in `max_bytes`.
+    /// A kept revision stored as a delta against a dropped one is first stored whole.
+    pub fn prune_history(
+        &self,
+        vault_id: &str,
+        retention: Retention,
+        now_ms: i64,
+    ) -> Result<Pruned, StoreError> {
+        let cutoff_ms = now_ms.saturating_sub(i64::from(retention.keep_days) * 86_400_000);
+        let by_age: Option<i64> = self.conn.query_row(
+            "SELECT MAX(id) FROM revisions WHERE vault_id = ?1 AND at_unix_ms < ?2",
+            params![vault_id, cutoff_ms],
             |r| r.get(0),
-        )?)
+        )?;
+        let mut pruned = Pruned::default();
+        if let Some(cut) = by_age {
+            pruned.revisions += self.drop_through(vault_id, cut)?;
+        }
+        let size = self.history_size(vault_id)?;
+        if size.bytes > retention.max_bytes {
+            // The oldest revisions whose text adds up to the excess (and a tenth more, so that a
+            // vault at its limit is not pruned on every write).
+            let excess = size.bytes - retention.max_bytes + retention.max_bytes / 10;
+            let mut stmt = self.conn.prepare(
+                "SELECT id, COALESCE(length(CAST(before_text AS BLOB)), 0) + COALESCE(length(CAST(before_delta AS BLOB)), 0)
+                 FROM revisions WHERE vault_id = ?1 ORDER BY id",
+            )?;
+            let mut rows = stmt.query([vault_id])?;
+            let mut freed = 0u64;
+            let mut cut = None;
+            while let Some(row) = rows.next()? {
+                let id: i64 = row.get(0)?;
+                let bytes: i64 = row.get(1)?;
+                freed += bytes.unsigned_abs();
+                cut = Some(id);
+                if freed >= excess {
+                    break;
+                }
+            }
+            drop(rows);
+            drop(stmt);
+            if let Some(cut) = cut {
+                pruned.revisions += self.drop_through(vault_id, cut)?;
+            }
+        }
+        Ok(pruned)
+    }
+
+    /// Deletes the revisions of `vault_id` with ids up to `cut`, first storing whole every kept
+    /// revision whose delta chain runs through a deleted one.
+    fn drop_through(&self, vault_id: &str, cut: i64) -> Result<u64, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let orphans: Vec<i64> = {
+            let mut stmt = self.conn.prepare(
+                "SELECT id FROM revisions WHERE vault_id = ?1 AND id > ?2 AND base_id IS NOT NULL AND base_id <= ?2 ORDER BY id",
+            )?;
+            stmt.query_map(params![vault_id, cut], |r| r.get(0))?
+                .collect::<Result<_, _>>()?
+        };
+        for id in orphans {
+            let text = self.revision_text(id)?;
+            self.conn.execute(
+                "UPDATE revisions SET before_text = ?2, before_delta = NULL, base_id = NULL, chain_len = 0 WHERE id = ?1",
+                params![id, text],
+            )?;
+        }
+        let deleted = self.conn.execute(
+            "DELETE FROM revisions WHERE vault_id = ?1 AND id <= ?2",
+            params![vault_id, cut],
+        )?;
+        tx.commit()?;
+        Ok(deleted as u64)
+    }
+}
+
+/// Line deltas: how to make one text from another, as a JSON array of steps: a positive number
+/// copies that many lines of the base, a negative one skips that many, a string is inserted as is.
+mod delta {
+    use serde_json::Value;
+
+    pub fn encode(base: &str, target: &str) -> String {
+        // Lines cut exactly as `apply` cuts them (similar's own line splitter also breaks at a
+        // lone `\r`, which `apply` would not reproduce).
+        let old: Vec<&str> = base.split_inclusive('\n').collect();
+        let new: Vec<&str> = target.split_inclusive('\n').collect();
+        let diff = similar::TextDiff::configure()
+            .timeout(std::time::Duration::from_millis(200))
+            .diff_slices(&old, &new);
+        let mut steps: Vec<Value> = Vec::new();
+        for op in diff.ops() {
+            match *op {
+                similar::DiffOp::Equal { len, .. } => steps.push(Value::from(len)),
+                similar::DiffOp::Delete { old_len, .. } => {
+                    steps.push(Value::from(-(old_len as i64)));
+                }
+                similar::DiffOp::Insert {
+                    new_index, new_len, ..
+                } => steps.push(Value::from(lines(&diff, new_index, new_len))),
+                similar::DiffOp::Replace {
+                    old_len,
+                    new_index,
+                    new_len,
+                    ..
+                } => {
+                    steps.push(Value::from(-(old_len as i64)));
+                    steps.push(Value::from(lines(&diff, new_index, new_len)));
+                }
+            }
+        }
+        Value::Array(steps).to_string()
+    }
+
+    fn lines(diff: &similar::TextDiff<'_, '_, str>, start: usize, len: usize) -> String {
+        (start..start + len)
+            .filter_map(|index| diff.new_slice(index))
+            .collect()
+    }
+
+    pub fn apply(base: &str, delta: &str) -> Result<String, String> {
+        let steps: Vec<Value> =
+            serde_json::from_str(delta).map_err(|e| format!("unreadable delta: {e}"))?;
+        let mut lines = base.split_inclusive('\n');
+        let mut out = String::with_capacity(base.len());
+        for step in steps {
+            match step {
+                Value::Number(n) => {
+                    let n = n.as_i64().ok_or("a step is not a whole number")?;
+                    for _ in 0..n.unsigned_abs() {
+                        let line = lines.next().ok_or("the delta runs past the base text")?;
+                        if n > 0 {
+                            out.push_str(line);
+                        }
+                    }
+                }
+                Value::String(text) => out.push_str(&text),
+                _ => return Err("a step is neither a number nor text".into()),
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -164,5 +433,141 @@ mod tests {
         );
         assert_eq!(store.revision_text(first).unwrap(), None);
         assert!(store.revisions_of("other", "a.md", 10).unwrap().is_empty());
+    }
+
+    /// A small deterministic generator for edit sequences.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self, below: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) as usize) % below.max(1)
+        }
+    }
+
+    /// A random edit of `text`: replace, insert or delete a line, sometimes without a final
+    /// newline, with CR and CRLF lines mixed in.
+    fn edit(text: &str, rng: &mut Lcg, step: usize) -> String {
+        let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+        let at = rng.next(lines.len() + 1);
+        match rng.next(4) {
+            0 if !lines.is_empty() => {
+                let at = at.min(lines.len() - 1);
+                lines[at] = format!("changed {step}\r\n");
+            }
+            1 if !lines.is_empty() => {
+                lines.remove(at.min(lines.len() - 1));
+            }
+            2 => lines.insert(at, format!("lone\rcr {step}\n")),
+            _ => lines.insert(at, format!("line {step}\n")),
+        }
+        let mut out = lines.concat();
+        if step.is_multiple_of(7) {
+            out = out.trim_end_matches('\n').to_string();
+        }
+        out
+    }
+
+    fn record(store: &Store, path: &str, at: i64, before: Option<&str>) -> i64 {
+        store
+            .record_revision(&NewRevision {
+                vault_id: "v",
+                path,
+                at_unix_ms: at,
+                actor: Actor::Agent,
+                tool: Some("update_note"),
+                added: 1,
+                removed: 1,
+                before_rev: None,
+                after_rev: None,
+                before_text: before,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn deltas_give_back_every_text_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        let mut rng = Lcg(7);
+        let mut text: String = (0..200)
+            .map(|i| format!("paragraph {i} of the note\n"))
+            .collect();
+        let mut recorded = Vec::new();
+        recorded.push((record(&store, "a.md", 0, None), None));
+        for step in 0..150 {
+            recorded.push((
+                record(&store, "a.md", step as i64 + 1, Some(&text)),
+                Some(text.clone()),
+            ));
+            text = edit(&text, &mut rng, step);
+            // Another note's revisions interleave without joining this chain.
+            record(&store, "b.md", step as i64, Some("other\n"));
+        }
+        for (id, want) in &recorded {
+            assert_eq!(store.revision_text(*id).unwrap(), *want, "revision {id}");
+        }
+        let deltas: i64 = store
+            .connection()
+            .query_row(
+                "SELECT COUNT(*) FROM revisions WHERE path = 'a.md' AND before_delta IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let longest: i64 = store
+            .connection()
+            .query_row("SELECT MAX(chain_len) FROM revisions", [], |r| r.get(0))
+            .unwrap();
+        assert!(deltas > 100, "only {deltas} of 150 stored as deltas");
+        assert!(longest < MAX_CHAIN, "chain of {longest}");
+    }
+
+    #[test]
+    fn pruning_keeps_what_is_left_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        let day = 86_400_000;
+        let mut text = String::from("start\n");
+        let mut ids = Vec::new();
+        for step in 0..40 {
+            // Twenty revisions 100 days old, twenty from today.
+            let at = if step < 20 { 0 } else { 100 * day };
+            ids.push((record(&store, "a.md", at, Some(&text)), text.clone()));
+            text.push_str(&format!("line {step}\n"));
+        }
+        let retention = Retention {
+            keep_days: 90,
+            max_bytes: 1 << 30,
+        };
+        let pruned = store.prune_history("v", retention, 100 * day).unwrap();
+        assert_eq!(pruned.revisions, 20);
+        for (id, want) in &ids[20..] {
+            assert_eq!(
+                store.revision_text(*id).unwrap().as_deref(),
+                Some(want.as_str())
+            );
+        }
+        assert_eq!(store.revisions_of("v", "a.md", 100).unwrap().len(), 20);
+        // A size cap drops the oldest until the rest fit, and the rest stay readable.
+        let before = store.history_size("v").unwrap();
+        let tight = Retention {
+            keep_days: 90,
+            max_bytes: before.bytes / 2,
+        };
+        let pruned = store.prune_history("v", tight, 100 * day).unwrap();
+        assert!(pruned.revisions > 0);
+        let after = store.history_size("v").unwrap();
+        assert!(after.bytes <= tight.max_bytes, "{after:?} > {tight:?}");
+        let kept = store.revisions_of("v", "a.md", 100).unwrap();
+        for rev in &kept {
+            let want = &ids.iter().find(|(id, _)| *id == rev.id).unwrap().1;
+            assert_eq!(
+                store.revision_text(rev.id).unwrap().as_deref(),
+                Some(want.as_str())
+            );
+        }
     }
 }

@@ -5,16 +5,23 @@
 //!
 //! Safety rule: focus starts on *deny* and Enter activates the focused choice, so Enter alone
 //! never approves anything; approving takes a deliberate key.
+//!
+//! Every word of the diff can be read before it is approved: long lines (a Markdown paragraph is
+//! one) wrap within the box and the side-by-side view, changed words are marked inside changed
+//! lines (`diff_view`), and a diff taller than the box scrolls (j/k read through a tall hunk
+//! before moving between hunks; PgUp/PgDn, Home/End, Ctrl+↑/↓), with the rows shown named on the
+//! border.
 
 use crate::agent::PermissionRequest;
 use crate::permission::Answer;
+use crate::tui::chat::wrap::{self, Breaks};
 use crate::tui::diff_view::{
-    display_width, fit_spans, inline_diff_lines, inline_hunk_starts, inline_line_count, printable,
-    scrollbar, side_by_side, side_by_side_hunk_starts, side_by_side_row_count, truncate,
+    DiffLayout, display_width, draw_rows, fit_spans, printable, scrollbar, truncate,
 };
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crate::vault::diff::TextDiff;
+use crate::vault::word_diff::HunkWords;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -22,6 +29,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Below this size the banner takes the whole width and height it needs (a box of 80% × 70%
 /// would leave too little room for the diff, on a classic 80×24 terminal for one).
@@ -33,6 +41,10 @@ const MIN_BOX_HEIGHT: u16 = 12;
 const MAX_REASON_CHARS: usize = 2000;
 /// Rows the body scrolls by before the first frame told the banner how tall it is.
 const DEFAULT_PAGE: usize = 10;
+/// Columns the diff is laid out in before the first frame told the banner how wide it is.
+const DEFAULT_WIDTH: u16 = 76;
+/// Below this width the tool input is cut rather than wrapped (as diffs are).
+const MIN_INPUT_WRAP: usize = 20;
 
 /// The person's answer to the request with id `request`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,11 +126,17 @@ struct Shown {
     reveal: bool,
     /// First row shown in the side-by-side view.
     side_scroll: usize,
+    /// Set when the side-by-side view opens: the next frame scrolls it to the current hunk
+    /// (rows depend on the width, known only when drawing).
+    side_reveal: bool,
+    /// The diff laid out for the screen.
+    layouts: Layouts,
 }
 
 impl Shown {
     fn for_request(request: Option<&PermissionRequest>) -> Shown {
-        let hunks = request.and_then(diff_of).map_or(0, |d| d.hunks.len());
+        let diff = request.and_then(diff_of);
+        let hunks = diff.map_or(0, |d| d.hunks.len());
         Shown {
             mode: Mode::Choosing,
             focus: Choice::Deny,
@@ -127,8 +145,59 @@ impl Shown {
             scroll: 0,
             reveal: true,
             side_scroll: 0,
+            side_reveal: false,
+            layouts: Layouts {
+                words: diff.map(TextDiff::words).unwrap_or_default(),
+                inline: Vec::new(),
+                side: Vec::new(),
+                input: Vec::new(),
+            },
         }
     }
+}
+
+/// The shown diff's word-level detail (worked out once per request) and its layouts (or the
+/// tool input's rows) for the widths drawn last: with and without a scroll bar, so a frame that
+/// tries both lays out nothing new, and a key press between frames finds the layout on screen.
+#[derive(Debug, Clone)]
+struct Layouts {
+    words: Vec<HunkWords>,
+    inline: Vec<(u16, Arc<DiffLayout>)>,
+    side: Vec<(u16, Arc<DiffLayout>)>,
+    input: Vec<(u16, Arc<Vec<String>>)>,
+}
+
+impl Layouts {
+    fn inline(&mut self, diff: &TextDiff, width: u16) -> Arc<DiffLayout> {
+        let words = &self.words;
+        cached(&mut self.inline, width, || {
+            DiffLayout::inline(diff, words, width)
+        })
+    }
+
+    fn side(&mut self, diff: &TextDiff, width: u16) -> Arc<DiffLayout> {
+        let words = &self.words;
+        cached(&mut self.side, width, || {
+            DiffLayout::side_by_side(diff, words, width)
+        })
+    }
+
+    fn input(&mut self, request: &PermissionRequest, width: u16) -> Arc<Vec<String>> {
+        cached(&mut self.input, width, || input_rows(request, width))
+    }
+}
+
+/// What `cache` holds for `width` (two widths at most), made when missing.
+fn cached<T>(cache: &mut Vec<(u16, Arc<T>)>, width: u16, make: impl FnOnce() -> T) -> Arc<T> {
+    if let Some((_, found)) = cache.iter().find(|(w, _)| *w == width) {
+        return Arc::clone(found);
+    }
+    let made = Arc::new(make());
+    if cache.len() >= 2 {
+        cache.remove(0);
+    }
+    cache.push((width, Arc::clone(&made)));
+    made
 }
 
 fn diff_of(request: &PermissionRequest) -> Option<&TextDiff> {
@@ -148,12 +217,32 @@ fn input_lines(request: &PermissionRequest) -> Vec<String> {
         .collect()
 }
 
-/// Lines in the scrollable body of the modal.
-fn body_line_count(request: &PermissionRequest) -> usize {
+/// The tool input as pretty JSON in rows of at most `width` columns: a long value wraps, its
+/// continuation rows indented under its key (cut with `…` only when the box is very narrow).
+fn input_rows(request: &PermissionRequest, width: u16) -> Vec<String> {
+    let width = usize::from(width);
+    input_lines(request)
+        .into_iter()
+        .flat_map(|line| {
+            if width < MIN_INPUT_WRAP {
+                return vec![truncate(&line, width)];
+            }
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let rest = [Span::raw(" ".repeat(indent + 2))];
+            wrap::wrap(&[Span::raw(line)], width, &[], &rest, Breaks::Words)
+                .into_iter()
+                .map(|row| row.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Rows in the scrollable body of the modal when its text is `width` columns wide.
+fn body_row_count(request: &PermissionRequest, layouts: &mut Layouts, width: u16) -> usize {
     match diff_of(request) {
-        Some(diff) if !diff.hunks.is_empty() => inline_line_count(diff),
+        Some(diff) if !diff.hunks.is_empty() => layouts.inline(diff, width).len(),
         Some(_) => 1,
-        None => input_lines(request).len(),
+        None => layouts.input(request, width).len(),
     }
 }
 
@@ -171,11 +260,6 @@ fn typed_char(key: &KeyEvent) -> Option<char> {
     }
 }
 
-/// The hunk whose lines include line `line` of a list whose hunks start at `starts`.
-fn hunk_at(starts: &[usize], line: usize) -> usize {
-    starts.iter().rposition(|&s| s <= line).unwrap_or(0)
-}
-
 /// The permission banner: a queue of requests, the front one shown.
 #[derive(Debug)]
 pub struct Banner {
@@ -183,8 +267,12 @@ pub struct Banner {
     shown: Shown,
     /// Rows of the modal body at the last frame (for paging).
     body_height: usize,
+    /// Columns of the modal body's text at the last frame (the diff's layout).
+    body_width: u16,
     /// Rows of the side-by-side view at the last frame.
     side_height: usize,
+    /// Columns of the side-by-side rows at the last frame.
+    side_width: u16,
 }
 
 impl Default for Banner {
@@ -200,7 +288,9 @@ impl Banner {
             queue: VecDeque::new(),
             shown: Shown::for_request(None),
             body_height: DEFAULT_PAGE,
+            body_width: DEFAULT_WIDTH,
             side_height: DEFAULT_PAGE,
+            side_width: DEFAULT_WIDTH,
         }
     }
 
@@ -296,10 +386,8 @@ impl Banner {
                 }
             }
             Some(Action::SideBySide) => {
-                if let Some(diff) = diff_of(request).filter(|d| !d.hunks.is_empty()) {
-                    let starts = side_by_side_hunk_starts(diff);
-                    self.shown.side_scroll =
-                        starts.get(self.shown.current_hunk).copied().unwrap_or(0);
+                if hunk_count(request) > 0 {
+                    self.shown.side_reveal = true;
                     self.shown.mode = Mode::SideBySide;
                 }
                 None
@@ -320,11 +408,29 @@ impl Banner {
                 None
             }
             Some(Action::PageDown) => {
-                self.page(request, 1);
+                let page = self.body_height.saturating_sub(1).max(1);
+                self.scroll_to(request, self.shown.scroll.saturating_add(page));
                 None
             }
             Some(Action::PageUp) => {
-                self.page(request, -1);
+                let page = self.body_height.saturating_sub(1).max(1);
+                self.scroll_to(request, self.shown.scroll.saturating_sub(page));
+                None
+            }
+            Some(Action::ScrollDown) => {
+                self.scroll_to(request, self.shown.scroll.saturating_add(1));
+                None
+            }
+            Some(Action::ScrollUp) => {
+                self.scroll_to(request, self.shown.scroll.saturating_sub(1));
+                None
+            }
+            Some(Action::ScrollTop) => {
+                self.scroll_to(request, 0);
+                None
+            }
+            Some(Action::ScrollBottom) => {
+                self.scroll_to(request, usize::MAX);
                 None
             }
             Some(Action::Confirm) => self.activate(request, self.shown.focus),
@@ -377,37 +483,54 @@ impl Banner {
         }
     }
 
-    /// j/k: the next or previous hunk; without hunks (tool input) one line of scroll.
+    /// j/k: read on. Through a hunk taller than the box, one row at a time; once the current
+    /// hunk's end (or, going up, its header) is in view, the next or previous hunk, its header
+    /// at the top. Without hunks (tool input), one row of scroll.
     fn step_hunk(&mut self, request: &PermissionRequest, step: isize) {
         let hunks = hunk_count(request);
-        if hunks == 0 {
-            let max = body_line_count(request).saturating_sub(self.body_height);
-            self.shown.scroll = self.shown.scroll.saturating_add_signed(step).min(max);
+        let scroll = self.shown.scroll;
+        let Some(diff) = diff_of(request).filter(|_| hunks > 0) else {
+            self.scroll_to(request, scroll.saturating_add_signed(step));
             return;
+        };
+        let layout = self.shown.layouts.inline(diff, self.body_width);
+        let max = layout.len().saturating_sub(self.body_height);
+        let rows = layout.hunk_rows(self.shown.current_hunk);
+        let current = self.shown.current_hunk;
+        if self.shown.reveal {
+            // A hunk chosen since the last frame: it will be drawn with its header at the top.
+            self.shown.scroll = rows.start.min(max);
+            self.shown.reveal = false;
         }
-        let next = self.shown.current_hunk.saturating_add_signed(step);
-        if next < hunks {
-            self.shown.current_hunk = next;
+        let scroll = self.shown.scroll;
+        if step > 0 {
+            if rows.end > scroll + self.body_height || current + 1 >= hunks {
+                // More of this hunk below (or nothing after it): scroll.
+                self.shown.scroll = (scroll + 1).min(max);
+            } else {
+                self.shown.current_hunk = current + 1;
+                self.shown.reveal = true;
+            }
+        } else if rows.start < scroll {
+            self.shown.scroll = scroll - 1;
+        } else if current > 0 {
+            self.shown.current_hunk = current - 1;
             self.shown.reveal = true;
-        } else {
-            // Past the last hunk: scroll, so the end of a long last hunk can be read.
-            let max = body_line_count(request).saturating_sub(self.body_height);
-            self.shown.scroll = (self.shown.scroll + 1).min(max);
         }
     }
 
-    /// PageUp/PageDown in the modal; the current hunk follows to the top of the page.
-    fn page(&mut self, request: &PermissionRequest, direction: isize) {
-        let page = self.body_height.saturating_sub(1).max(1);
-        let max = body_line_count(request).saturating_sub(self.body_height);
+    /// Scroll the modal's body to row `target` (clamped to the last page); the current hunk
+    /// follows: the one at the top of the view.
+    fn scroll_to(&mut self, request: &PermissionRequest, target: usize) {
+        let total = body_row_count(request, &mut self.shown.layouts, self.body_width);
+        let max = total.saturating_sub(self.body_height);
         let before = self.shown.scroll;
-        self.shown.scroll = before
-            .saturating_add_signed(direction * page as isize)
-            .min(max);
+        self.shown.scroll = target.min(max);
         if self.shown.scroll != before
-            && let Some(diff) = diff_of(request)
+            && let Some(diff) = diff_of(request).filter(|d| !d.hunks.is_empty())
         {
-            self.shown.current_hunk = hunk_at(&inline_hunk_starts(diff), self.shown.scroll);
+            let layout = self.shown.layouts.inline(diff, self.body_width);
+            self.shown.current_hunk = layout.hunk_at(self.shown.scroll);
             self.shown.reveal = false;
         }
     }
@@ -480,14 +603,20 @@ impl Banner {
             Some(Action::PrevHunk | Action::ScrollUp | Action::Up) => -1,
             Some(Action::PageDown) => page,
             Some(Action::PageUp) => -page,
+            Some(Action::ScrollTop) => isize::MIN,
+            Some(Action::ScrollBottom) => isize::MAX,
             _ => return,
         };
-        let max = side_by_side_row_count(diff).saturating_sub(self.side_height);
+        let layout = self.shown.layouts.side(diff, self.side_width);
+        let max = layout.len().saturating_sub(self.side_height);
+        if self.shown.side_reveal {
+            self.shown.side_scroll = layout.hunk_rows(self.shown.current_hunk).start;
+            self.shown.side_reveal = false;
+        }
         let before = self.shown.side_scroll.min(max);
         self.shown.side_scroll = before.saturating_add_signed(step).min(max);
         if self.shown.side_scroll != before {
-            let starts = side_by_side_hunk_starts(diff);
-            self.shown.current_hunk = hunk_at(&starts, self.shown.side_scroll);
+            self.shown.current_hunk = layout.hunk_at(self.shown.side_scroll);
         }
     }
 
@@ -501,7 +630,9 @@ impl Banner {
             queue,
             shown,
             body_height,
+            body_width,
             side_height,
+            side_width,
         } = self;
         let Some(request) = queue.front() else {
             return;
@@ -516,8 +647,8 @@ impl Banner {
             queued,
         };
         match shown.mode {
-            Mode::SideBySide => screen.side(area, request, shown, side_height),
-            _ => screen.modal(area, request, shown, body_height),
+            Mode::SideBySide => screen.side(area, request, shown, (side_height, side_width)),
+            _ => screen.modal(area, request, shown, (body_height, body_width)),
         }
     }
 }
@@ -588,13 +719,11 @@ impl ModalRows {
 /// needs; on a small screen the full width and up to the full height.
 fn modal_rect(area: Rect, wanted_height: usize) -> Rect {
     let small = area.width < MODAL_FROM_WIDTH || area.height < MODAL_FROM_HEIGHT;
-    let (width, max_height) = if small {
-        (area.width, area.height)
+    let width = modal_width(area);
+    let max_height = if small {
+        area.height
     } else {
-        (
-            (u32::from(area.width) * 4 / 5) as u16,
-            (u32::from(area.height) * 7 / 10) as u16,
-        )
+        (u32::from(area.height) * 7 / 10) as u16
     };
     let height = u16::try_from(wanted_height)
         .unwrap_or(u16::MAX)
@@ -605,6 +734,25 @@ fn modal_rect(area: Rect, wanted_height: usize) -> Rect {
         width,
         height,
     )
+}
+
+/// The modal box's width: about 80% of the screen, all of a small one.
+fn modal_width(area: Rect) -> u16 {
+    if area.width < MODAL_FROM_WIDTH || area.height < MODAL_FROM_HEIGHT {
+        area.width
+    } else {
+        (u32::from(area.width) * 4 / 5) as u16
+    }
+}
+
+/// The inside of a box: without its borders, and with a column of padding on each side when
+/// there is room for it.
+fn content_rect(inner: Rect) -> Rect {
+    if inner.width >= 12 {
+        Rect::new(inner.x + 1, inner.y, inner.width - 2, inner.height)
+    } else {
+        inner
+    }
 }
 
 /// How a choice button is written, from roomy to narrow.
@@ -758,9 +906,12 @@ impl Screen<'_> {
         area: Rect,
         request: &PermissionRequest,
         shown: &mut Shown,
-        body_height: &mut usize,
+        (body_height, body_width): (&mut usize, &mut u16),
     ) {
-        let body_lines = body_line_count(request);
+        // The box is as tall as the diff laid out at the box's width needs (up to its limit).
+        let width = modal_width(area);
+        let text_width = content_rect(Rect::new(0, 0, width.saturating_sub(2), 1)).width;
+        let body_lines = body_row_count(request, &mut shown.layouts, text_width);
         let rect = modal_rect(area, ModalRows::wanted_height(body_lines));
         if rect != area {
             self.dim_behind(area);
@@ -769,14 +920,8 @@ impl Screen<'_> {
             format!(" Allow {}? ", printable(&request.tool)),
             self.style(Role::BannerTitle),
         )];
-        let queue = self.queue_label();
-        let inner = self.frame(rect, title, queue);
-        // One column of padding inside the border when there is room for it.
-        let content = if inner.width >= 12 {
-            Rect::new(inner.x + 1, inner.y, inner.width - 2, inner.height)
-        } else {
-            inner
-        };
+        let inner = self.frame(rect, title, Vec::new());
+        let content = content_rect(inner);
         if content.is_empty() {
             return;
         }
@@ -793,7 +938,19 @@ impl Screen<'_> {
             self.line(row, target);
         }
         *body_height = usize::from(rows.body.height).max(1);
-        self.body(rows.body, request, shown, body_lines);
+        let shown_rows = self.body(rows.body, request, shown, body_width);
+        // Which part of a body taller than the box is shown, and the queue, on the bottom border.
+        let mut right = Vec::new();
+        if let Some((first, last, total)) = shown_rows {
+            right.push(Span::styled(
+                format!(" rows {first}–{last} of {total} "),
+                self.style(Role::Dim),
+            ));
+        }
+        right.extend(self.queue_label());
+        if rect.height > 1 {
+            self.bottom_right(rect, right);
+        }
         match &shown.mode {
             Mode::Reason(text) => {
                 if let Some(row) = rows.choices {
@@ -821,8 +978,7 @@ impl Screen<'_> {
                     self.choice_buttons(row, request, shown.focus);
                 }
                 if let Some(row) = rows.hints {
-                    let overflow = body_lines > usize::from(rows.body.height);
-                    self.hints(row, request, overflow);
+                    self.hints(row, request, shown_rows.is_some());
                 }
             }
         }
@@ -892,62 +1048,85 @@ impl Screen<'_> {
         spans
     }
 
-    /// The hunk list (or the tool input) with a scroll bar when it overflows.
-    fn body(&mut self, area: Rect, request: &PermissionRequest, shown: &mut Shown, total: usize) {
+    /// The hunk list (or the tool input) with a scroll bar when it overflows. Returns, when
+    /// it overflows, the first and last rows shown (1-based) and how many there are.
+    fn body(
+        &mut self,
+        area: Rect,
+        request: &PermissionRequest,
+        shown: &mut Shown,
+        body_width: &mut u16,
+    ) -> Option<(usize, usize, usize)> {
         if area.is_empty() {
-            return;
+            return None;
         }
         let height = usize::from(area.height);
-        let overflow = total > height;
-        let text_width = if overflow && area.width > 1 {
-            area.width - 1
+        let overflow = body_row_count(request, &mut shown.layouts, area.width) > height;
+        // A scroll bar, and a column between it and the text.
+        let text_width = if overflow && area.width > 2 {
+            area.width - 2
         } else {
             area.width
         };
-        let max_scroll = total.saturating_sub(height);
-        let lines: Vec<Line<'static>> = match diff_of(request) {
+        if *body_width != text_width {
+            // Rows are of the old width: show the current hunk from its header.
+            shown.reveal = true;
+            *body_width = text_width;
+        }
+        let text_area = Rect::new(area.x, area.y, text_width, area.height);
+        let total = match diff_of(request) {
             Some(diff) if !diff.hunks.is_empty() => {
-                let starts = inline_hunk_starts(diff);
-                shown.current_hunk = shown.current_hunk.min(starts.len() - 1);
-                let start = starts[shown.current_hunk];
-                let end = starts.get(shown.current_hunk + 1).copied().unwrap_or(total);
-                let hidden = end <= shown.scroll || start >= shown.scroll + height;
+                let layout = shown.layouts.inline(diff, text_width);
+                let total = layout.len();
+                shown.current_hunk = shown.current_hunk.min(diff.hunks.len() - 1);
+                let hunk = layout.hunk_rows(shown.current_hunk);
+                let hidden = hunk.end <= shown.scroll || hunk.start >= shown.scroll + height;
                 if shown.reveal || hidden {
                     // The header goes to the top, so what follows the marker is the hunk that
                     // space toggles (clamped to the last page below).
-                    shown.scroll = start;
+                    shown.scroll = hunk.start;
                     shown.reveal = false;
                 }
-                shown.scroll = shown.scroll.min(max_scroll);
-                inline_diff_lines(
+                shown.scroll = shown.scroll.min(total.saturating_sub(height));
+                draw_rows(
+                    &layout,
+                    text_area,
+                    self.buf,
                     diff,
                     self.theme,
-                    text_width,
+                    shown.scroll,
                     Some(shown.current_hunk),
                     &shown.accepted,
-                )
+                );
+                total
             }
-            Some(_) => vec![Line::from(Span::styled(
-                "No line changes.",
-                self.style(Role::Dim),
-            ))],
+            Some(_) => {
+                let line = Line::from(Span::styled("No line changes.", self.style(Role::Dim)));
+                self.buf.set_line(area.x, area.y, &line, text_width);
+                1
+            }
             None => {
-                shown.scroll = shown.scroll.min(max_scroll);
+                let lines = shown.layouts.input(request, text_width);
+                let total = lines.len();
+                shown.scroll = shown.scroll.min(total.saturating_sub(height));
                 let style = self.style(Role::Text);
-                input_lines(request)
-                    .into_iter()
-                    .map(|l| Line::from(Span::styled(truncate(&l, usize::from(text_width)), style)))
-                    .collect()
+                for (offset, line) in lines.iter().skip(shown.scroll).take(height).enumerate() {
+                    let line =
+                        Line::from(Span::styled(truncate(line, usize::from(text_width)), style));
+                    self.buf
+                        .set_line(area.x, area.y + offset as u16, &line, text_width);
+                }
+                total
             }
         };
-        for (offset, line) in lines.iter().skip(shown.scroll).take(height).enumerate() {
-            self.buf
-                .set_line(area.x, area.y + offset as u16, line, text_width);
+        if !overflow {
+            return None;
         }
-        if overflow && area.width > 1 {
+        if area.width > 1 {
             let bar = Rect::new(area.right() - 1, area.y, 1, area.height);
             scrollbar(bar, self.buf, self.theme, total, shown.scroll);
         }
+        Some((shown.scroll + 1, (shown.scroll + height).min(total), total))
     }
 
     /// `[y] once  [s] session  [a] always  [n] deny`, the focused one highlighted; shorter
@@ -1009,8 +1188,17 @@ impl Screen<'_> {
                 items.push((k, "side by side"));
             }
         }
-        if overflow && let (Some(up), Some(down)) = (key(Action::PageUp), key(Action::PageDown)) {
-            items.push((format!("{up}/{down}"), "scroll"));
+        if overflow {
+            // With one hunk, j/k only scroll: say so; with several they are named above.
+            if hunks <= 1
+                && let (Some(next), Some(prev)) = (key(Action::NextHunk), key(Action::PrevHunk))
+            {
+                items.push((format!("{next}/{prev}"), "scroll"));
+            }
+            if let (Some(up), Some(down)) = (key(Action::PageUp), key(Action::PageDown)) {
+                let what = if hunks <= 1 { "page" } else { "scroll" };
+                items.push((format!("{up}/{down}"), what));
+            }
         }
         items.push(("←/→".to_string(), "choose"));
         items.push(("enter".to_string(), "confirm"));
@@ -1122,7 +1310,7 @@ impl Screen<'_> {
         area: Rect,
         request: &PermissionRequest,
         shown: &mut Shown,
-        side_height: &mut usize,
+        (side_height, side_width): (&mut usize, &mut u16),
     ) {
         let Some(proposal) = &request.proposal else {
             return;
@@ -1143,10 +1331,24 @@ impl Screen<'_> {
             Span::styled(format!("-{}", diff.removed), self.style(Role::DiffRemoved)),
             Span::styled(" · side by side ", self.style(Role::Dim)),
         ];
-        let total = side_by_side_row_count(diff);
-        // Borders and the column labels take three rows.
+        // Borders and the column labels take three rows; a scroll bar takes a column when the
+        // rows laid out at the full width do not fit.
         let body_rows = usize::from(area.height.saturating_sub(3));
+        let full_width = area.width.saturating_sub(2);
+        let overflow = shown.layouts.side(diff, full_width).len() > body_rows;
+        // A scroll bar, and a column between it and the text.
+        let width = if overflow && full_width > 2 {
+            full_width - 2
+        } else {
+            full_width
+        };
+        let layout = shown.layouts.side(diff, width);
+        let total = layout.len();
         let max = total.saturating_sub(body_rows);
+        if shown.side_reveal || *side_width != width {
+            shown.side_scroll = layout.hunk_rows(shown.current_hunk).start;
+            shown.side_reveal = false;
+        }
         shown.side_scroll = shown.side_scroll.min(max);
         let last = (shown.side_scroll + body_rows).min(total);
         let mut right = vec![Span::styled(
@@ -1162,12 +1364,6 @@ impl Screen<'_> {
         if inner.is_empty() {
             return;
         }
-        let overflow = total > body_rows;
-        let width = if overflow && inner.width > 1 {
-            inner.width - 1
-        } else {
-            inner.width
-        };
         // Column labels above the two halves, where their text starts.
         let left_width = width.saturating_sub(1) / 2;
         let label = self.style(Role::Title);
@@ -1192,12 +1388,14 @@ impl Screen<'_> {
         }
         let body = Rect::new(inner.x, inner.y + 1, width, inner.height.saturating_sub(1));
         *side_height = usize::from(body.height).max(1);
-        side_by_side(
+        *side_width = width;
+        draw_rows(
+            &layout,
             body,
             self.buf,
             diff,
             self.theme,
-            u16::try_from(shown.side_scroll).unwrap_or(u16::MAX),
+            shown.side_scroll,
             Some(shown.current_hunk),
             &shown.accepted,
         );
@@ -1246,8 +1444,49 @@ impl Screen<'_> {
 mod tests {
     use super::*;
     use crate::agent::Proposal;
-    use crate::tui::testing::{buffer, buffer_text, look, style_at};
+    use crate::tui::testing::{buffer, buffer_text, look, style_at, style_at_offset};
     use serde_json::json;
+
+    /// A paragraph of 450 characters, as Markdown keeps it: one line.
+    const PARAGRAPH: &str = "Plan the vegetable beds for spring. Tomatoes go along the south fence, where they get sun from late morning until evening; the herb spiral needs more light than the old apple tree allows, so it moves to the corner by the shed. Beans climb the north trellis again this year, and the compost bin stays behind the greenhouse where the hose reaches it. Order seeds before the end of February, because the good varieties sell out very early, every spring.";
+
+    /// The agent's rewrite: three places changed.
+    fn rewritten_paragraph() -> String {
+        PARAGRAPH
+            .replace("south fence", "west fence")
+            .replace("corner by the shed", "sunny corner by the gate")
+            .replace("before the end of February", "by mid-February")
+    }
+
+    /// A garden note whose paragraph the agent rewrote.
+    fn paragraph_request(id: u64) -> PermissionRequest {
+        assert_eq!(PARAGRAPH.chars().count(), 450);
+        let note = |paragraph: &str| {
+            format!("# Garden Planner\n\n{paragraph}\n\n## Beds\n\n- basil\n- beans\n")
+        };
+        write_request(
+            id,
+            "Projects/Garden Planner.md",
+            &note(PARAGRAPH),
+            &note(&rewritten_paragraph()),
+        )
+    }
+
+    /// The rewritten paragraph, and further down a second, small change.
+    fn paragraph_and_list_request(id: u64) -> PermissionRequest {
+        let tail: String = (1..=12).map(|n| format!("- task {n}\n")).collect();
+        let note = |paragraph: &str, last: &str| {
+            format!("# Garden Planner\n\n{paragraph}\n\n{tail}- {last}\n")
+        };
+        let request = write_request(
+            id,
+            "Projects/Garden Planner.md",
+            &note(PARAGRAPH, "water the beans"),
+            &note(&rewritten_paragraph(), "water the beans at dawn"),
+        );
+        assert_eq!(hunk_count(&request), 2);
+        request
+    }
 
     const PLAN_BEFORE: &str = "# Plan\n\nShip the importer by Friday.\nWrite the tests.\nAsk Dana about the API limits.\n\n## Notes\n- keep it small\n";
     const PLAN_AFTER: &str = "# Plan\n\nShip the importer by Monday.\nWrite the tests.\nWrite the docs.\nAsk Dana about the API limits.\n\n## Notes\n- keep it small\n";
@@ -1846,6 +2085,285 @@ mod tests {
     #[test]
     fn snapshot_request_without_proposal() {
         snapshot("banner_json", &mut banner_with(vec![mcp_request(1)]));
+    }
+
+    // -- prose: wrapped paragraphs, changed words, scrolling ---------------------------------
+
+    /// The rows of the modal's body on screen (below the target line and its spacer).
+    fn body_rows(banner: &Banner, buf: &Buffer) -> Vec<String> {
+        buffer_text(buf)
+            .lines()
+            .skip(4)
+            .take(banner.body_height)
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The text column of body rows: after the border, padding and `▎ 3   - ` gutter, before
+    /// the gap and the scroll bar.
+    fn text_column(row: &str) -> String {
+        let chars: Vec<char> = row.chars().collect();
+        chars
+            .get(10..76)
+            .unwrap_or_default()
+            .iter()
+            .collect::<String>()
+    }
+
+    /// The text of the diff line that starts with `sign`, joined from its rows.
+    fn line_from_rows(rows: &[String], sign: &str) -> String {
+        let Some(first) = rows.iter().position(|r| {
+            r.chars()
+                .skip(8)
+                .collect::<String>()
+                .starts_with(&format!("{sign} "))
+        }) else {
+            return String::new();
+        };
+        let mut parts = vec![text_column(&rows[first]).trim().to_string()];
+        for row in &rows[first + 1..] {
+            let gutter: String = row.chars().skip(2).take(8).collect();
+            if gutter.trim_start_matches('▎').trim() != "" {
+                break;
+            }
+            parts.push(text_column(row).trim().to_string());
+        }
+        parts.join(" ")
+    }
+
+    #[test]
+    fn a_450_character_paragraph_rewrite_is_fully_readable_at_80x24() {
+        let mut banner = banner_with(vec![paragraph_request(1)]);
+        let buf = draw(&mut banner, 80, 24);
+        assert_eq!(banner.body_height, 16);
+        let text = buffer_text(&buf);
+        assert!(text.contains("rows 1–16 of"), "{text}");
+        // Scroll with j one row at a time to the end, keeping every row once.
+        let mut rows = body_rows(&banner, &buf);
+        loop {
+            let before = banner.shown.scroll;
+            press(&mut banner, KeyCode::Char('j'));
+            let buf = draw(&mut banner, 80, 24);
+            if banner.shown.scroll == before {
+                break;
+            }
+            assert_eq!(banner.shown.scroll, before + 1, "j scrolls by one row");
+            rows.extend(body_rows(&banner, &buf).last().cloned());
+        }
+        assert_eq!(banner.shown.current_hunk, 0);
+        assert_eq!(line_from_rows(&rows, "-"), PARAGRAPH, "{rows:#?}");
+        assert_eq!(
+            line_from_rows(&rows, "+"),
+            rewritten_paragraph(),
+            "{rows:#?}"
+        );
+        // Nothing is cut: no row of the body ends in an ellipsis.
+        assert!(rows.iter().all(|r| !r.contains('…')), "{rows:#?}");
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        assert!(text.contains(&format!("of {} ", rows.len())), "{text}");
+    }
+
+    #[test]
+    fn changed_words_are_styled_apart_from_unchanged_words_in_the_same_row() {
+        let theme = Theme::builtin_dark();
+        for (w, h) in [(80, 24), (120, 40)] {
+            let mut banner = banner_with(vec![paragraph_request(1)]);
+            let buf = draw(&mut banner, w, h);
+            // In the new version's row with "along the west": "west" changed, "along" not.
+            let added_word = style_at_offset(&buf, "along the west", 10);
+            let added_rest = style_at_offset(&buf, "along the west", 0);
+            assert_eq!(
+                look(added_word),
+                look(Some(theme.style(Role::DiffAddedWord)))
+            );
+            assert_eq!(look(added_rest), look(Some(theme.style(Role::DiffAdded))));
+            assert_ne!(look(added_word), look(added_rest));
+            // In the old version's row with "along the south".
+            let removed_word = style_at_offset(&buf, "along the south", 10);
+            let removed_rest = style_at_offset(&buf, "along the south", 0);
+            assert_eq!(
+                look(removed_word),
+                look(Some(theme.style(Role::DiffRemovedWord)))
+            );
+            assert_eq!(
+                look(removed_rest),
+                look(Some(theme.style(Role::DiffRemoved)))
+            );
+            assert_ne!(look(removed_word), look(removed_rest));
+        }
+    }
+
+    #[test]
+    fn changed_words_keep_their_style_side_by_side() {
+        let theme = Theme::builtin_dark();
+        for (w, h) in [(80, 24), (120, 40)] {
+            let mut banner = banner_with(vec![paragraph_request(1)]);
+            press(&mut banner, KeyCode::Char('d'));
+            let buf = draw(&mut banner, w, h);
+            let text = buffer_text(&buf);
+            assert!(!text.contains('…'), "{text}");
+            let row = text
+                .lines()
+                .find(|l| l.contains("Plan the vegetable"))
+                .unwrap_or_default();
+            // The old and the new paragraph start on the same row.
+            assert_eq!(row.matches("Plan the vegetable").count(), 2, "{text}");
+            // "west fence" on the right: "west" changed, "fence" not; "south fence" on the left.
+            let word = style_at_offset(&buf, "west fence", 0);
+            let rest = style_at_offset(&buf, "west fence", 5);
+            assert_eq!(look(word), look(Some(theme.style(Role::DiffAddedWord))));
+            assert_eq!(look(rest), look(Some(theme.style(Role::DiffAdded))));
+            let word = style_at_offset(&buf, "south fence", 0);
+            let rest = style_at_offset(&buf, "south fence", 6);
+            assert_eq!(look(word), look(Some(theme.style(Role::DiffRemovedWord))));
+            assert_eq!(look(rest), look(Some(theme.style(Role::DiffRemoved))));
+        }
+    }
+
+    #[test]
+    fn j_reads_through_a_tall_hunk_before_moving_on_and_k_comes_back() {
+        let mut banner = banner_with(vec![paragraph_and_list_request(1)]);
+        draw(&mut banner, 80, 24);
+        let layout = banner.shown.layouts.inline(
+            diff_of(&paragraph_and_list_request(1)).expect("a diff"),
+            banner.body_width,
+        );
+        let first = layout.hunk_rows(0);
+        assert!(
+            first.len() > banner.body_height,
+            "the first hunk is taller than the box"
+        );
+        let mut presses = 0;
+        while banner.shown.current_hunk == 0 {
+            press(&mut banner, KeyCode::Char('j'));
+            draw(&mut banner, 80, 24);
+            presses += 1;
+            assert!(presses < 100);
+        }
+        // One row per press until the hunk's end was in view, then the next hunk.
+        assert_eq!(presses, first.end - banner.body_height + 1);
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        assert!(text.contains("▶ @@"), "{text}");
+        assert!(text.contains("water the beans at dawn"), "{text}");
+        // Space toggles the hunk that is marked; k goes back to the paragraph's header.
+        press(&mut banner, KeyCode::Char(' '));
+        assert_eq!(banner.shown.accepted, vec![true, false]);
+        press(&mut banner, KeyCode::Char('k'));
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        assert_eq!(banner.shown.current_hunk, 0);
+        assert_eq!(banner.shown.scroll, 0);
+        assert!(text.contains("▶ @@ -1,"), "{text}");
+        let outcome = press(&mut banner, KeyCode::Char('y'));
+        assert_eq!(outcome.map(|o| o.hunks), Some(Some(vec![true, false])));
+    }
+
+    #[test]
+    fn home_end_and_row_scrolling_move_the_view_and_the_current_hunk_follows() {
+        let mut banner = banner_with(vec![paragraph_and_list_request(1)]);
+        draw(&mut banner, 80, 24);
+        press(&mut banner, KeyCode::End);
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        let total = banner
+            .shown
+            .layouts
+            .inline(
+                diff_of(&paragraph_and_list_request(1)).expect("a diff"),
+                banner.body_width,
+            )
+            .len();
+        assert_eq!(banner.shown.scroll, total - banner.body_height);
+        assert!(text.contains(&format!("–{total} of {total} ")), "{text}");
+        press(&mut banner, KeyCode::Home);
+        assert_eq!(banner.shown.scroll, 0);
+        assert_eq!(banner.shown.current_hunk, 0);
+        let event = KeyEvent::new(KeyCode::Down, KeyModifiers::CONTROL);
+        let action = Keymap::default_map().action(KeyContext::Banner, &event);
+        assert_eq!(action, Some(Action::ScrollDown));
+        banner.handle(action, &event);
+        assert_eq!(banner.shown.scroll, 1);
+        // The vim map: G to the end, g to the top.
+        let (vim, errors) = Keymap::load("vim", None);
+        assert!(errors.is_empty(), "{errors:?}");
+        let event = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
+        banner.handle(vim.action(KeyContext::Banner, &event), &event);
+        assert_eq!(banner.shown.scroll, total - banner.body_height);
+        let event = key(KeyCode::Char('g'));
+        banner.handle(vim.action(KeyContext::Banner, &event), &event);
+        assert_eq!(banner.shown.scroll, 0);
+        // Side by side too.
+        press(&mut banner, KeyCode::Char('d'));
+        draw(&mut banner, 80, 24);
+        press(&mut banner, KeyCode::End);
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        assert!(text.contains("water the beans at dawn"), "{text}");
+        press(&mut banner, KeyCode::Home);
+        assert_eq!(banner.shown.side_scroll, 0);
+    }
+
+    #[test]
+    fn side_by_side_opens_at_the_current_hunk_and_a_resize_keeps_it_in_view() {
+        let mut banner = banner_with(vec![three_hunk_request(1)]);
+        draw(&mut banner, 80, 24);
+        press(&mut banner, KeyCode::Char('j'));
+        press(&mut banner, KeyCode::Char('j'));
+        assert_eq!(banner.shown.current_hunk, 2);
+        press(&mut banner, KeyCode::Char('d'));
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        // The last hunk: on the last page, its header in view.
+        assert!(text.contains("▶ @@ -27,4 @@"), "{text}");
+        assert!(banner.shown.side_scroll > 0);
+        press(&mut banner, KeyCode::Esc);
+        // Inline, scrolled into the tall paragraph; then the terminal grows.
+        let mut banner = banner_with(vec![paragraph_and_list_request(1)]);
+        draw(&mut banner, 80, 24);
+        for _ in 0..3 {
+            press(&mut banner, KeyCode::Char('j'));
+        }
+        draw(&mut banner, 80, 24);
+        assert_eq!(banner.shown.scroll, 3);
+        let text = buffer_text(&draw(&mut banner, 120, 40));
+        assert_eq!(banner.shown.current_hunk, 0);
+        assert!(text.contains("▶ @@ -1,"), "{text}");
+    }
+
+    #[test]
+    fn a_long_tool_input_wraps_under_its_key() {
+        let mut banner = banner_with(vec![mcp_request(1)]);
+        let text = buffer_text(&draw(&mut banner, 80, 24));
+        assert!(!text.contains('…'), "{text}");
+        assert!(
+            text.contains("│   \"body\": \"Found while reviewing"),
+            "{text}"
+        );
+        // The value goes on under the key, two columns in.
+        assert!(text.contains("│     skipped silently.\""), "{text}");
+    }
+
+    #[test]
+    fn snapshot_paragraph_rewrite_inline() {
+        snapshot(
+            "banner_paragraph",
+            &mut banner_with(vec![paragraph_request(1)]),
+        );
+    }
+
+    #[test]
+    fn snapshot_paragraph_rewrite_side_by_side() {
+        let mut banner = banner_with(vec![paragraph_request(1)]);
+        press(&mut banner, KeyCode::Char('d'));
+        snapshot("banner_paragraph_side_by_side", &mut banner);
+    }
+
+    #[test]
+    fn snapshot_taller_than_the_screen_scrolled() {
+        for (w, h) in [(80, 24), (120, 40)] {
+            let mut banner = banner_with(vec![paragraph_and_list_request(1)]);
+            draw(&mut banner, w, h);
+            press(&mut banner, KeyCode::PageDown);
+            let text = buffer_text(&draw(&mut banner, w, h));
+            assert!(banner.shown.scroll > 0);
+            insta::assert_snapshot!(format!("banner_paragraph_scrolled_{w}x{h}"), text);
+        }
     }
 
     #[test]

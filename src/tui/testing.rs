@@ -59,6 +59,28 @@ pub fn look(
     style.map(|s| (colour(s.fg), colour(s.bg), s.add_modifier))
 }
 
+/// The style of the cell `offset` characters into the first occurrence of `needle` (so two words
+/// of one row can be compared: a changed word and its unchanged neighbour).
+pub fn style_at_offset(buf: &Buffer, needle: &str, offset: usize) -> Option<Style> {
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        let mut row = String::new();
+        let mut columns = Vec::new();
+        for x in area.left()..area.right() {
+            let symbol = buf[(x, y)].symbol();
+            for _ in symbol.chars() {
+                columns.push(x);
+            }
+            row.push_str(symbol);
+        }
+        if let Some(byte) = row.find(needle) {
+            let x = *columns.get(row[..byte].chars().count() + offset)?;
+            return Some(buf[(x, y)].style());
+        }
+    }
+    None
+}
+
 /// An app as the screen tests draw it: dark theme, the key map `keymap`, the workspace ready.
 pub fn app_with(keymap: crate::tui::keymap::Keymap) -> crate::tui::app::App {
     let mut app = crate::tui::app::App::new(

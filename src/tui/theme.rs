@@ -74,6 +74,8 @@ roles! {
     DiffContext => "diff_context": "Unchanged lines around a change.",
     DiffHunkHeader => "diff_hunk_header": "`@@` hunk headers.",
     DiffGutter => "diff_gutter": "Line numbers beside a diff.",
+    DiffAddedWord => "diff_added_word": "The words that changed inside an added line.",
+    DiffRemovedWord => "diff_removed_word": "The words that changed inside a removed line.",
     Selection => "selection": "Selected text.",
     CursorLine => "cursor_line": "The line the cursor is on.",
     Input => "input": "The chat input.",
@@ -219,6 +221,10 @@ impl Theme {
                     | Role::MdQuote
                     | Role::CodeComment => Style::new().add_modifier(Modifier::ITALIC),
                     Role::HunkRejected => Style::new().add_modifier(Modifier::CROSSED_OUT),
+                    Role::DiffAddedWord => Style::new().add_modifier(Modifier::REVERSED),
+                    Role::DiffRemovedWord => Style::new()
+                        .add_modifier(Modifier::REVERSED)
+                        .add_modifier(Modifier::CROSSED_OUT),
                     Role::MdLink => Style::new().add_modifier(Modifier::UNDERLINED),
                     _ => Style::new(),
                 };
@@ -459,6 +465,28 @@ mod tests {
         }
         let mono = Theme::monochrome();
         assert_eq!(mono.style(Role::DiffAdded).fg, None);
+    }
+
+    #[test]
+    fn changed_words_stand_out_from_their_line_in_every_theme() {
+        let mut themes: Vec<Theme> = Theme::builtin_names()
+            .map(|name| Theme::load(name, None).0)
+            .collect();
+        themes.push(Theme::monochrome());
+        for theme in themes {
+            for (line, word) in [
+                (Role::DiffAdded, Role::DiffAddedWord),
+                (Role::DiffRemoved, Role::DiffRemovedWord),
+            ] {
+                assert_ne!(theme.style(line), theme.style(word), "{}", theme.name);
+            }
+            assert_ne!(
+                theme.style(Role::DiffAddedWord),
+                theme.style(Role::DiffRemovedWord),
+                "{}",
+                theme.name
+            );
+        }
     }
 
     #[test]

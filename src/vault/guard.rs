@@ -14,6 +14,9 @@
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use super::contained::{ContainedError, Folder, RootHandle};
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -204,6 +207,9 @@ impl PathError {
 /// An opened vault: the root folder every path is checked against.
 #[derive(Debug, Clone)]
 pub struct Vault {
+    /// The root folder, opened once: every file operation on a checked path starts from it (see
+    /// [`super::contained`]), so a folder swapped for a link after the check cannot redirect it.
+    handle: Arc<RootHandle>,
     /// The root with every symbolic link resolved; all `VaultPath::abs` values live under it.
     root: PathBuf,
     /// The root as the user gave it (made absolute, links not resolved), so that absolute paths reported
@@ -212,14 +218,24 @@ pub struct Vault {
 }
 
 /// A checked path inside the vault.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct VaultPath {
     rel: String,
     abs: PathBuf,
     /// What the path was checked for: note I/O refuses to write a path only checked for reading, which
     /// skipped the write-only checks (protected folders, Windows names, links, hard links).
     access: Access,
+    /// The vault root's handle, which every operation on this path starts from.
+    handle: Arc<RootHandle>,
 }
+
+impl PartialEq for VaultPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.rel == other.rel && self.abs == other.abs && self.access == other.access
+    }
+}
+
+impl Eq for VaultPath {}
 
 impl VaultPath {
     /// The vault-relative path: `/`-separated, no leading `./`, no trailing `/`, symbolic links inside
@@ -243,6 +259,37 @@ impl VaultPath {
     pub fn access(&self) -> Access {
         self.access
     }
+
+    /// The vault root's handle (for locking writers).
+    pub fn root_handle(&self) -> &RootHandle {
+        &self.handle
+    }
+
+    /// Opens the folder that holds this path, through the root handle (making missing folders when
+    /// `create`), and returns it with the file's own name. The vault root itself has no such folder.
+    pub fn open_parent(&self, create: bool) -> Result<(Folder, &str), ContainedError> {
+        let mut names: Vec<&str> = self.rel.split('/').filter(|n| !n.is_empty()).collect();
+        let Some(name) = names.pop() else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the vault root is a folder, not a note",
+            )
+            .into());
+        };
+        let folder = self.handle.folder(&names, create, &self.rel)?;
+        Ok((folder, name))
+    }
+
+    /// The vault root as a folder handle.
+    pub fn root_folder(&self) -> Result<Folder, ContainedError> {
+        self.handle.folder(&[], false, "")
+    }
+
+    /// Opens this path as a folder through the root handle (the root itself for the empty path).
+    pub fn open_folder(&self, create: bool) -> Result<Folder, ContainedError> {
+        let names: Vec<&str> = self.rel.split('/').filter(|n| !n.is_empty()).collect();
+        self.handle.folder(&names, create, &self.rel)
+    }
 }
 
 impl Vault {
@@ -262,10 +309,17 @@ impl Vault {
         // `absolute` is lexical: it keeps the links of the given form, which is the point of keeping it.
         let given = std::path::absolute(root).map_err(unreadable)?;
         let given = given.components().collect::<PathBuf>();
+        let handle = RootHandle::open(&canonical).map_err(unreadable)?;
         Ok(Self {
+            handle,
             root: canonical,
             given,
         })
+    }
+
+    /// The root folder's handle: contained operations and the write lock.
+    pub fn handle(&self) -> &Arc<RootHandle> {
+        &self.handle
     }
 
     /// The canonical vault root.
@@ -319,6 +373,7 @@ impl Vault {
                     rel: String::new(),
                     abs: self.root.clone(),
                     access,
+                    handle: Arc::clone(&self.handle),
                 }),
                 Access::Write => Err(PathError::Empty { input: shown_input }),
             };
@@ -336,7 +391,12 @@ impl Vault {
                 return Err(PathError::Empty { input: shown_input });
             }
         }
-        Ok(VaultPath { rel, abs, access })
+        Ok(VaultPath {
+            rel,
+            abs,
+            access,
+            handle: Arc::clone(&self.handle),
+        })
     }
 
     /// Walks the path from the canonical root, resolving each existing component. Returns the absolute

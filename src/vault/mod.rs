@@ -1,12 +1,16 @@
 //! The vault: a folder of Markdown notes.
 //!
 //! * [`guard`] turns every path a tool or command receives into a checked, vault-relative path.
+//! * [`contained`] does every file operation from one handle on the vault root, so a folder
+//!   swapped for a link after the guard's check cannot redirect it; it also serialises writers.
 //! * [`note_io`] reads notes and writes them atomically, preserving their format.
-//! * [`diff`] compares two versions of a note line by line (hunks, per-hunk apply, merges).
+//! * [`diff`] compares two versions of a note line by line (hunks, per-hunk apply, merges);
+//!   [`word_diff`] pairs changed lines and finds the words that changed inside them.
 //! * [`markdown`] extracts structure (frontmatter, tags, wikilinks, headings, code blocks).
 //! * [`links`] resolves wikilink targets to notes.
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
 
+pub mod contained;
 pub mod diff;
 pub mod guard;
 pub mod links;
@@ -14,5 +18,6 @@ pub mod markdown;
 pub mod note_io;
 pub mod walk;
 pub mod watch;
+pub mod word_diff;
 
 pub use guard::{Access, PathError, Vault, VaultPath};

@@ -3,17 +3,23 @@
 //! * Reads record a [`Fingerprint`] (hash, size, mtime) so a later write can tell whether the file
 //!   changed underneath (the user or a sync tool edited it).
 //! * Writes go to a temp file in the same folder, are fsynced, renamed over the note and the folder is
-//!   fsynced (perf-and-safety.md §9): after a crash the note is either the old or the new version.
+//!   fsynced: after a crash the note is either the old or the new version.
+//! * Every open, create and rename goes through the vault root's handle ([`super::contained`]), one
+//!   name at a time without following links, so a folder swapped for a link after the guard's check
+//!   cannot send a read or a write outside the vault. Temp files live in the note's real folder and
+//!   are removed on every error.
 //! * The file's format survives an edit: BOM, CRLF line endings, a missing trailing newline and the
 //!   permission bits. Files that are not UTF-8 are refused rather than re-encoded lossily.
 use std::fs::{self, File, Permissions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::contained::{ContainedError, Entry, Folder};
 use super::guard::{Access, PathError, TEMP_MARKER, VaultPath, is_temp_name};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -110,6 +116,16 @@ pub enum NoteError {
     #[error("{}", io_message(path, source))]
     Io { path: PathBuf, source: io::Error },
 
+    #[error(
+        "`{path}` was not read or written: `{component}` became a symbolic link or stopped being a folder after the path was checked; check what changed it and try again"
+    )]
+    LinkAppeared { path: String, component: String },
+
+    #[error(
+        "`{path}` was not written: another vaultchat process kept the vault locked for too long; try again in a moment"
+    )]
+    Busy { path: String },
+
     #[error(transparent)]
     Path(#[from] PathError),
 }
@@ -124,6 +140,8 @@ impl NoteError {
             Self::AlreadyExists { .. } => "already_exists",
             Self::Io { source, .. } if is_disk_full(source) => "disk_full",
             Self::Io { .. } => "io",
+            Self::LinkAppeared { .. } => "symlink_race",
+            Self::Busy { .. } => "busy",
             Self::Path(err) => err.kind(),
         }
     }
@@ -166,17 +184,49 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> NoteError + '_ {
     }
 }
 
-/// Reads a file's bytes and the metadata of the same open file, so both describe one version.
-fn read_bytes(path: &VaultPath) -> Result<(Vec<u8>, fs::Metadata), NoteError> {
-    let mut file = File::open(path.abs()).map_err(|source| {
-        if source.kind() == io::ErrorKind::NotFound {
+/// Turns a contained operation's failure on `path` into a note error.
+fn contained_err(path: &VaultPath) -> impl FnOnce(ContainedError) -> NoteError + '_ {
+    move |err| match err {
+        ContainedError::LinkAppeared { component, .. } => NoteError::LinkAppeared {
+            path: path.rel().to_string(),
+            component,
+        },
+        ContainedError::LockTimeout => NoteError::Busy {
+            path: path.rel().to_string(),
+        },
+        ContainedError::Io(source) if source.kind() == io::ErrorKind::NotFound => {
             NoteError::NotFound {
                 path: path.rel().to_string(),
             }
-        } else {
-            io_err(path.abs())(source)
         }
-    })?;
+        ContainedError::Io(source) => io_err(path.abs())(source),
+    }
+}
+
+/// Reads a file's bytes and the metadata of the same open file, so both describe one version. The
+/// file is opened through the vault root's handle without following links.
+fn read_bytes(path: &VaultPath) -> Result<(Vec<u8>, fs::Metadata), NoteError> {
+    let (folder, name) = path.open_parent(false).map_err(contained_err(path))?;
+    read_in(&folder, name, path)
+}
+
+/// Opens any regular file of the vault for reading (a config file, say) the way notes are opened:
+/// through the vault root's handle, never through a link.
+pub fn open_file(path: &VaultPath) -> Result<File, NoteError> {
+    let (folder, name) = path.open_parent(false).map_err(contained_err(path))?;
+    folder
+        .open_file(name, path.rel())
+        .map_err(contained_err(path))
+}
+
+fn read_in(
+    folder: &Folder,
+    name: &str,
+    path: &VaultPath,
+) -> Result<(Vec<u8>, fs::Metadata), NoteError> {
+    let mut file = folder
+        .open_file(name, path.rel())
+        .map_err(contained_err(path))?;
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(io_err(path.abs()))?;
     // Stat the handle that was read, not the path: a rename between the two would otherwise pair these
@@ -277,16 +327,20 @@ pub fn read_note(path: &VaultPath) -> Result<NoteText, NoteError> {
 ///
 /// With `expected`, the note must still hold the content that fingerprint describes; otherwise
 /// [`NoteError::Changed`] is returned and nothing is written. Writing a note that does not exist yet
-/// (with no `expected`) creates it.
+/// (with no `expected`) creates it. Callers that must not lose a concurrent vaultchat write hold the
+/// vault's write lock ([`super::contained::RootHandle::lock_writes`]) around their read and this call,
+/// which makes the check and the rename one step.
 pub fn write_note(
     path: &VaultPath,
     text: &str,
     format: &TextFormat,
     expected: Option<&Fingerprint>,
 ) -> Result<Fingerprint, NoteError> {
-    let existing = check_target(path)?;
+    check_write_access(path)?;
+    let (folder, name) = path.open_parent(false).map_err(contained_err(path))?;
+    let existing = check_target(&folder, name, path)?;
     if let Some(expected) = expected {
-        let actual = match read_bytes(path) {
+        let actual = match read_in(&folder, name, path) {
             Ok((bytes, meta)) => Some(Fingerprint::of(&bytes, &meta)),
             Err(NoteError::NotFound { .. }) => None,
             Err(err) => return Err(err),
@@ -302,20 +356,26 @@ pub fn write_note(
             });
         }
     }
-    let (mode, owner) = match &existing {
-        Some(meta) => (meta.mode() & 0o7777, Some((meta.uid(), meta.gid()))),
+    let (mode, owner) = match existing {
+        Some((mode, uid, gid)) => (mode, Some((uid, gid))),
         None => (new_file_mode(), None),
     };
     let bytes = encode(text, format);
-    let temp = write_temp(path, &bytes, mode, owner)?;
-    let file = temp.persist(path.abs()).map_err(|err| NoteError::Io {
-        path: path.abs().to_path_buf(),
-        // Dropping the returned temp file removes it; the original was never touched.
-        source: err.error,
-    })?;
-    sync_parent(path.abs())?;
+    let temp = TempFile::write(&folder, name, path, &bytes, mode, owner)?;
+    let file = temp.rename_over(name)?;
+    folder.sync().map_err(io_err(path.abs()))?;
     let meta = file.metadata().map_err(io_err(path.abs()))?;
     Ok(Fingerprint::of(&bytes, &meta))
+}
+
+fn check_write_access(path: &VaultPath) -> Result<(), NoteError> {
+    if path.access() != Access::Write {
+        return Err(PathError::CheckedForRead {
+            input: path.rel().to_string(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Creates a note (LF, no BOM), creating missing folders. Without `overwrite` an existing file is never
@@ -331,115 +391,175 @@ pub fn create_note(
             path: path.rel().to_string(),
         });
     }
-    if let Some(parent) = path.abs().parent() {
-        fs::create_dir_all(parent).map_err(io_err(parent))?;
-    }
+    check_write_access(path)?;
     if overwrite {
+        path.open_parent(true).map_err(contained_err(path))?;
         return write_note(path, text, &TextFormat::default(), None);
     }
+    let (folder, name) = path.open_parent(true).map_err(contained_err(path))?;
     let bytes = text.as_bytes();
-    let temp = write_temp(path, bytes, new_file_mode(), None)?;
-    let already = || NoteError::AlreadyExists {
-        path: path.rel().to_string(),
-    };
-    let file = match fs::hard_link(temp.path(), path.abs()) {
-        Ok(()) => {
-            let file = temp.as_file().try_clone().map_err(io_err(path.abs()))?;
-            temp.close().map_err(io_err(path.abs()))?;
-            file
-        }
-        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => return Err(already()),
-        // Some file systems (FAT, exFAT, some network mounts) have no hard links; there an exclusive
-        // rename (`renameat2(RENAME_NOREPLACE)` where available) is the next best atomic create.
-        Err(err)
-            if matches!(
-                err.kind(),
-                io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied
-            ) =>
-        {
-            temp.persist_noclobber(path.abs()).map_err(|err| {
-                if err.error.kind() == io::ErrorKind::AlreadyExists {
-                    already()
-                } else {
-                    io_err(path.abs())(err.error)
-                }
-            })?
-        }
-        Err(err) => return Err(io_err(path.abs())(err)),
-    };
-    sync_parent(path.abs())?;
+    let temp = TempFile::write(&folder, name, path, bytes, new_file_mode(), None)?;
+    let file = temp.link_as(name)?;
+    folder.sync().map_err(io_err(path.abs()))?;
     let meta = file.metadata().map_err(io_err(path.abs()))?;
     Ok(Fingerprint::of(bytes, &meta))
 }
 
 /// Re-checks the final component right before a write: the guard checked it earlier, but a link or a
-/// hard link may have appeared since. Returns the metadata of the existing regular file, if any.
-fn check_target(path: &VaultPath) -> Result<Option<fs::Metadata>, NoteError> {
+/// hard link may have appeared since. Returns the mode and owner of the existing regular file, if any.
+fn check_target(
+    folder: &Folder,
+    name: &str,
+    path: &VaultPath,
+) -> Result<Option<(u32, u32, u32)>, NoteError> {
     let input = path.rel().to_string();
-    if path.access() != Access::Write {
-        return Err(PathError::CheckedForRead { input }.into());
-    }
-    match fs::symlink_metadata(path.abs()) {
-        Ok(meta) if meta.file_type().is_symlink() => Err(PathError::IsSymlink { input }.into()),
-        Ok(meta) if meta.is_file() && meta.nlink() > 1 => Err(PathError::HardLink {
-            input,
-            links: meta.nlink(),
-        }
-        .into()),
-        Ok(meta) if meta.is_file() => Ok(Some(meta)),
-        Ok(_) => Err(NoteError::Io {
+    match folder.entry(name).map_err(io_err(path.abs()))? {
+        Entry::Symlink => Err(PathError::IsSymlink { input }.into()),
+        Entry::File { links, .. } if links > 1 => Err(PathError::HardLink { input, links }.into()),
+        Entry::File { mode, uid, gid, .. } => Ok(Some((mode, uid, gid))),
+        Entry::Folder | Entry::Other => Err(NoteError::Io {
             path: path.abs().to_path_buf(),
             source: io::Error::new(
                 io::ErrorKind::IsADirectory,
                 "this is a folder or a special file, not a note",
             ),
         }),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(io_err(path.abs())(err)),
+        Entry::Missing => Ok(None),
     }
 }
 
-/// Writes `bytes` to a fresh temp file beside the note, with `mode` (and the owner, where allowed), and
-/// flushes it to disk. The temp file is removed when the returned handle is dropped unpersisted.
-fn write_temp(
-    path: &VaultPath,
-    bytes: &[u8],
-    mode: u32,
-    owner: Option<(u32, u32)>,
-) -> Result<tempfile::NamedTempFile, NoteError> {
-    let abs = path.abs();
-    let parent = abs.parent().ok_or_else(|| NoteError::Io {
-        path: abs.to_path_buf(),
-        source: io::Error::new(io::ErrorKind::InvalidInput, "a note needs a parent folder"),
-    })?;
-    let name = abs
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // Dot-prefixed so vault walkers skip it; the name is cut so the temp name stays within 255 bytes.
-    let prefix = format!(".{}{TEMP_MARKER}", truncate_at_char(&name, 200));
-    let mut temp = tempfile::Builder::new()
-        .prefix(&prefix)
-        .suffix(".tmp")
-        .rand_bytes(6)
-        .tempfile_in(parent)
-        .map_err(io_err(abs))?;
-    let fail = |source| NoteError::Io {
-        path: abs.to_path_buf(),
-        source,
-    };
-    if let Some((uid, gid)) = owner {
-        // Only root may give a file away; for anyone else this keeps the group where allowed and is
-        // otherwise harmless to skip, so its error is ignored.
-        let _ = std::os::unix::fs::fchown(temp.as_file(), Some(uid), Some(gid));
+/// A fully written and flushed temp file beside a note (`.NAME.vaultchat-XXXXXX.tmp`), removed again
+/// unless it is renamed or linked into place.
+struct TempFile<'a> {
+    folder: &'a Folder,
+    name: String,
+    file: Option<File>,
+    path: &'a VaultPath,
+}
+
+impl<'a> TempFile<'a> {
+    /// Writes `bytes` to a fresh temp file in `folder`, with `mode` (and the owner, where allowed),
+    /// and flushes it to disk.
+    fn write(
+        folder: &'a Folder,
+        note_name: &str,
+        path: &'a VaultPath,
+        bytes: &[u8],
+        mode: u32,
+        owner: Option<(u32, u32)>,
+    ) -> Result<Self, NoteError> {
+        let fail = io_err(path.abs());
+        let (name, file) = create_temp_in(folder, note_name).map_err(fail)?;
+        let mut temp = TempFile {
+            folder,
+            name,
+            file: Some(file),
+            path,
+        };
+        temp.fill(bytes, mode, owner)?;
+        Ok(temp)
     }
-    // Set after creation so the umask does not strip bits the original had (and 0600 stays 0600).
-    temp.as_file()
-        .set_permissions(Permissions::from_mode(mode))
-        .map_err(fail)?;
-    temp.as_file_mut().write_all(bytes).map_err(fail)?;
-    temp.as_file().sync_all().map_err(fail)?;
-    Ok(temp)
+
+    fn fill(
+        &mut self,
+        bytes: &[u8],
+        mode: u32,
+        owner: Option<(u32, u32)>,
+    ) -> Result<(), NoteError> {
+        let abs = self.path.abs();
+        let Some(file) = self.file.as_mut() else {
+            return Ok(());
+        };
+        if let Some((uid, gid)) = owner {
+            // Only root may give a file away; for anyone else this keeps the group where allowed and
+            // is otherwise harmless to skip, so its error is ignored.
+            let _ = std::os::unix::fs::fchown(&*file, Some(uid), Some(gid));
+        }
+        // Set after creation so the umask does not strip bits the original had (and 0600 stays 0600).
+        file.set_permissions(Permissions::from_mode(mode))
+            .map_err(io_err(abs))?;
+        file.write_all(bytes).map_err(io_err(abs))?;
+        file.sync_all().map_err(io_err(abs))?;
+        Ok(())
+    }
+
+    /// Renames the temp file over `target` in the same folder; the returned handle is the note.
+    fn rename_over(mut self, target: &str) -> Result<File, NoteError> {
+        self.folder
+            .rename_over(&self.name, target)
+            .map_err(io_err(self.path.abs()))?;
+        self.take()
+    }
+
+    /// Gives the temp file the name `target` unless anything has it, then drops the temp name.
+    fn link_as(mut self, target: &str) -> Result<File, NoteError> {
+        let already = || NoteError::AlreadyExists {
+            path: self.path.rel().to_string(),
+        };
+        match self.folder.link(&self.name, target) {
+            Ok(()) => {
+                // The note now has its name; the temp name goes (Drop removes it).
+                let file = self.file.take().ok_or_else(|| {
+                    io_err(self.path.abs())(io::Error::other("temp file already used"))
+                })?;
+                return Ok(file);
+            }
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => return Err(already()),
+            // Some file systems (FAT, exFAT, some network mounts) have no hard links; there an
+            // exclusive rename is the next best atomic create.
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied
+                ) => {}
+            Err(err) => return Err(io_err(self.path.abs())(err)),
+        }
+        match self.folder.rename_noreplace(&self.name, target) {
+            Ok(()) => self.take(),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(already()),
+            Err(err) => Err(io_err(self.path.abs())(err)),
+        }
+    }
+
+    /// The file after its temp name was renamed away (nothing left to remove).
+    fn take(&mut self) -> Result<File, NoteError> {
+        self.name.clear();
+        self.file
+            .take()
+            .ok_or_else(|| io_err(self.path.abs())(io::Error::other("temp file already used")))
+    }
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        if !self.name.is_empty()
+            && let Err(err) = self.folder.remove_file(&self.name)
+        {
+            tracing::warn!("removing the temp file {} failed: {err}", self.name);
+        }
+    }
+}
+
+/// Creates `.NAME.vaultchat-XXXXXX.tmp` in `folder`; dot-prefixed so vault walkers skip it, the name
+/// cut so the temp name stays within 255 bytes.
+fn create_temp_in(folder: &Folder, note_name: &str) -> io::Result<(String, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let prefix = format!(".{}{TEMP_MARKER}", truncate_at_char(note_name, 200));
+    let mut last = None;
+    for _ in 0..16 {
+        let seed = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let random = content_hash(format!("{}-{seed}-{nanos}", std::process::id()).as_bytes());
+        let name = format!("{prefix}{:06x}.tmp", random & 0xff_ffff);
+        match folder.create_new(&name) {
+            Ok(file) => return Ok((name, file)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => last = Some(err),
+            Err(err) => return Err(err),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temp file name")))
 }
 
 fn truncate_at_char(text: &str, max: usize) -> &str {
@@ -451,15 +571,6 @@ fn truncate_at_char(text: &str, max: usize) -> &str {
         end -= 1;
     }
     &text[..end]
-}
-
-/// Makes a rename in `path`'s folder durable: without it the new content survives a power loss but the
-/// folder entry may still point at the old file.
-fn sync_parent(path: &Path) -> Result<(), NoteError> {
-    let parent = path.parent().unwrap_or(Path::new("/"));
-    File::open(parent)
-        .and_then(|dir| dir.sync_all())
-        .map_err(io_err(parent))
 }
 
 /// The mode a new note gets: what `open(O_CREAT, 0666)` would give under the process umask.
@@ -481,55 +592,73 @@ fn current_umask() -> u32 {
         .unwrap_or(0o022)
 }
 
-/// Removes vaultchat temp files older than `older_than` left behind by a crash, in `dir` and every
-/// folder below it (links are not followed). Returns how many were removed.
-pub fn cleanup_stale_temps(dir: &Path, older_than: Duration) -> io::Result<usize> {
+/// Removes vaultchat temp files older than `older_than` left behind by a crash, in the vault and
+/// every folder below it, walked through the root's handle (links are never followed). Returns the
+/// vault-relative paths removed.
+pub fn cleanup_stale_temps(root: &VaultPath, older_than: Duration) -> io::Result<Vec<String>> {
+    stale_temps(root, older_than, true)
+}
+
+/// The vault-relative paths of vaultchat temp files older than `older_than` (removed when
+/// `remove`).
+pub fn stale_temps(
+    root: &VaultPath,
+    older_than: Duration,
+    remove: bool,
+) -> io::Result<Vec<String>> {
     let now = SystemTime::now();
-    let mut removed = 0;
-    let mut pending = vec![dir.to_path_buf()];
-    let mut first = true;
-    while let Some(folder) = pending.pop() {
-        let entries = match fs::read_dir(&folder) {
-            Ok(entries) => entries,
+    let mut removed = Vec::new();
+    let top = root
+        .root_folder()
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let mut pending = vec![(top, String::new())];
+    while let Some((folder, rel)) = pending.pop() {
+        let names = match folder.names() {
+            Ok(names) => names,
             // The top folder must be readable; a subfolder that vanished or is closed off is skipped.
-            Err(err) if first => return Err(err),
+            Err(err) if rel.is_empty() => return Err(err),
             Err(_) => continue,
         };
-        first = false;
-        for entry in entries {
-            let entry = entry?;
-            let Ok(kind) = entry.file_type() else {
-                continue;
+        for name in names {
+            let child = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
             };
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if kind.is_dir() {
+            match folder.entry(&name) {
                 // Never touch the files of git or other tools, even if a name happened to match.
-                if name != ".git" {
-                    pending.push(entry.path());
+                Ok(Entry::Folder) if name != ".git" => {
+                    if let Ok(sub) = folder.open_folder(&name, &child) {
+                        pending.push((sub, child));
+                    }
                 }
-                continue;
-            }
-            if !kind.is_file() || !is_temp_name(&name) {
-                continue;
-            }
-            let Ok(meta) = entry.metadata() else {
-                continue;
-            };
-            let age = meta
-                .modified()
-                .ok()
-                .and_then(|modified| now.duration_since(modified).ok());
-            // A temp file from the future (clock skew) is left alone: it may be a live write.
-            if age.is_some_and(|age| age >= older_than) {
-                match fs::remove_file(entry.path()) {
-                    Ok(()) => removed += 1,
-                    Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                    Err(err) => return Err(err),
+                Ok(Entry::File { .. }) if is_temp_name(&name) => {
+                    let Ok(file) = folder.open_file(&name, &child) else {
+                        continue;
+                    };
+                    let age = file
+                        .metadata()
+                        .and_then(|meta| meta.modified())
+                        .ok()
+                        .and_then(|modified| now.duration_since(modified).ok());
+                    // A temp file from the future (clock skew) is left alone: it may be a live write.
+                    if age.is_some_and(|age| age >= older_than) {
+                        if !remove {
+                            removed.push(child);
+                            continue;
+                        }
+                        match folder.remove_file(&name) {
+                            Ok(()) => removed.push(child),
+                            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                            Err(err) => return Err(err),
+                        }
+                    }
                 }
+                _ => {}
             }
         }
     }
+    removed.sort();
     Ok(removed)
 }
 
@@ -624,11 +753,16 @@ mod tests {
         let stale = dir.path().join("sub/.a.md.vaultchat-abcdef.tmp");
         fs::write(&stale, "x").unwrap();
         fs::write(dir.path().join("sub/keep.tmp"), "x").unwrap();
-        assert_eq!(
-            cleanup_stale_temps(dir.path(), Duration::from_secs(3600)).unwrap(),
-            0
+        let root = vault.resolve("", Access::Read).unwrap();
+        assert!(
+            cleanup_stale_temps(&root, Duration::from_secs(3600))
+                .unwrap()
+                .is_empty()
         );
-        assert_eq!(cleanup_stale_temps(dir.path(), Duration::ZERO).unwrap(), 1);
+        assert_eq!(
+            cleanup_stale_temps(&root, Duration::ZERO).unwrap(),
+            ["sub/.a.md.vaultchat-abcdef.tmp"]
+        );
         assert!(!stale.exists());
         let names: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
         assert_eq!(names.len(), 2, "{names:?}");

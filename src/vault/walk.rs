@@ -5,6 +5,7 @@
 //! followed: a link could point outside the vault (its content would then leak into the index) or
 //! back into it (the same note twice, or a loop).
 
+use super::contained::{Folder, Kind, RootHandle};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
@@ -64,70 +65,117 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
-/// Walk the vault rooted at `root` (already canonical).
-pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
-    let mut out = Walk::default();
-    let mut stack: Vec<String> = vec![String::new()];
-    while let Some(rel_dir) = stack.pop() {
-        let dir = if rel_dir.is_empty() {
-            root.to_path_buf()
-        } else {
-            root.join(&rel_dir)
-        };
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) => {
-                out.problems.push(WalkProblem {
-                    rel: rel_dir.clone(),
-                    message: e.to_string(),
-                });
-                continue;
-            }
-        };
-        let mut subdirs = Vec::new();
-        for entry in entries.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
+/// Lists one folder: its notes go to `out`, its subfolders (sorted, not excluded) are returned.
+fn list_folder(
+    folder: &Folder,
+    rel_dir: &str,
+    options: &WalkOptions,
+    out: &mut Walk,
+) -> Vec<String> {
+    let entries = match folder.entries() {
+        Ok(entries) => entries,
+        Err(e) => {
+            out.problems.push(WalkProblem {
+                rel: rel_dir.to_string(),
+                message: e.to_string(),
+            });
+            return Vec::new();
+        }
+    };
+    let mut subdirs = Vec::new();
+    for (name, kind) in entries {
+        let name = match name {
+            Ok(name) => name,
+            Err(lossy) => {
                 // A name that is not UTF-8 cannot be named in a tool call or shown faithfully.
                 out.problems.push(WalkProblem {
-                    rel: format!("{rel_dir}/{}", entry.file_name().to_string_lossy()),
+                    rel: format!("{rel_dir}/{lossy}"),
                     message: "the file name is not valid UTF-8; rename it to include it".into(),
                 });
                 continue;
-            };
-            if name.starts_with('.') {
-                continue;
             }
-            // d_type from readdir: no extra stat for folders and links.
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            let rel = if rel_dir.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel_dir}/{name}")
-            };
-            if file_type.is_dir() {
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = if rel_dir.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel_dir}/{name}")
+        };
+        match kind {
+            Kind::Folder => {
                 if !options.exclude_folders.iter().any(|ex| ex == &rel) {
                     subdirs.push(rel);
                 }
-            } else if file_type.is_file() && is_note_name(&name) {
-                match entry.metadata() {
-                    Ok(meta) => out.notes.push(NoteStat {
-                        rel,
-                        mtime_ns: mtime_ns(&meta),
-                        size: meta.len(),
-                    }),
-                    Err(e) => out.problems.push(WalkProblem {
-                        rel,
-                        message: e.to_string(),
-                    }),
-                }
             }
+            Kind::File if is_note_name(&name) => match folder.file_stat(&name) {
+                Ok(Some((size, mtime_ns))) => out.notes.push(NoteStat {
+                    rel,
+                    mtime_ns,
+                    size,
+                }),
+                // Replaced by something else since it was listed: not a note now.
+                Ok(None) => {}
+                Err(e) => out.problems.push(WalkProblem {
+                    rel,
+                    message: e.to_string(),
+                }),
+            },
+            Kind::File | Kind::Other => {}
         }
-        // Reverse so the stack pops folders in name order (stable output for tests and people).
-        subdirs.sort_unstable_by(|a, b| b.cmp(a));
-        out.folders.extend(subdirs.iter().rev().cloned());
-        stack.extend(subdirs);
+    }
+    subdirs.sort_unstable();
+    out.folders.extend(subdirs.iter().cloned());
+    subdirs
+}
+
+/// Walk the vault rooted at `root` (already canonical). Every folder is opened from one handle on
+/// the root, one name at a time without following links, so a folder swapped for a link while the
+/// walk runs is reported as a problem instead of listing what lies outside.
+pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
+    let mut out = Walk::default();
+    let handle = match RootHandle::open(root) {
+        Ok(handle) => handle,
+        Err(e) => {
+            out.problems.push(WalkProblem {
+                rel: String::new(),
+                message: e.to_string(),
+            });
+            return out;
+        }
+    };
+    let root_folder = match handle.folder(&[], false, "") {
+        Ok(folder) => folder,
+        Err(e) => {
+            out.problems.push(WalkProblem {
+                rel: String::new(),
+                message: e.to_string(),
+            });
+            return out;
+        }
+    };
+    // Depth first in name order; only the folders on the current path are open, and each is opened
+    // from its parent's handle.
+    let mut frames = Vec::new();
+    let children = list_folder(&root_folder, "", options, &mut out);
+    frames.push((root_folder, children.into_iter()));
+    while let Some((folder, children)) = frames.last_mut() {
+        let Some(rel) = children.next() else {
+            frames.pop();
+            continue;
+        };
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        match folder.open_folder(name, &rel) {
+            Ok(sub) => {
+                let children = list_folder(&sub, &rel, options, &mut out);
+                frames.push((sub, children.into_iter()));
+            }
+            Err(e) => out.problems.push(WalkProblem {
+                rel: rel.clone(),
+                message: e.to_string(),
+            }),
+        }
     }
     out
 }

@@ -87,24 +87,31 @@ enum ConfigFile {
 /// file, line and column, but never quotes the line: it may hold a secret.
 fn read_toml(ws: &Workspace, rel: &str) -> Result<ConfigFile, ToolError> {
     let path = ws.resolve(rel, Access::Read)?;
-    let meta = match std::fs::metadata(path.abs()) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ConfigFile::Missing),
+    // Opened through the vault root's handle, never through a link, like notes.
+    let mut file = match crate::vault::note_io::open_file(&path) {
+        Ok(file) => file,
+        Err(crate::vault::note_io::NoteError::NotFound { .. }) => return Ok(ConfigFile::Missing),
+        Err(crate::vault::note_io::NoteError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::InvalidInput =>
+        {
+            return Err(ToolError::Invalid(format!(
+                "`{rel}` is not a file; it should be a TOML file"
+            )));
+        }
         Err(e) => return Err(internal(format!("cannot read `{rel}`: {e}"))),
     };
-    if !meta.is_file() {
-        return Err(ToolError::Invalid(format!(
-            "`{rel}` is not a file; it should be a TOML file"
-        )));
-    }
+    let meta = file
+        .metadata()
+        .map_err(|e| internal(format!("cannot read `{rel}`: {e}")))?;
     if meta.len() > MAX_CONFIG_BYTES {
         return Err(ToolError::Invalid(format!(
             "`{rel}` is {} bytes, more than the {MAX_CONFIG_BYTES} bytes a config file may have",
             meta.len()
         )));
     }
-    let bytes =
-        std::fs::read(path.abs()).map_err(|e| internal(format!("cannot read `{rel}`: {e}")))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes)
+        .map_err(|e| internal(format!("cannot read `{rel}`: {e}")))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         ToolError::Invalid(format!(
             "`{rel}` is not UTF-8 text (first invalid byte at offset {}); save it as UTF-8",

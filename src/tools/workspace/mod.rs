@@ -22,7 +22,8 @@ pub use plan::{Applied, Change, Plan, record_hunks};
 
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};
-use crate::store::{Actor, NewRevision, Store, StoreError};
+use crate::store::{Actor, NewRevision, Retention, Store, StoreError};
+use crate::vault::contained::{ContainedError, WriteLock};
 use crate::vault::links::{LinkResolution, resolve_title_or_path};
 use crate::vault::note_io::{self, NoteError};
 use crate::vault::{Access, PathError, Vault, VaultPath};
@@ -43,7 +44,17 @@ pub struct Workspace {
     /// The `[embeddings]` endpoint, when one is configured (else semantic search falls back to
     /// keyword search and says so).
     embeddings: Option<crate::config::EmbeddingsConfig>,
+    /// How much note history is kept (`[history]`).
+    retention: Retention,
+    /// Revisions recorded since the history was last pruned.
+    recorded_since_prune: std::sync::atomic::AtomicU32,
 }
+
+/// A temp file this old cannot belong to a write still in progress.
+pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// History is pruned at start and after this many recorded revisions.
+const PRUNE_EVERY: u32 = 100;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
@@ -65,14 +76,58 @@ impl Workspace {
         index.sync(&mut |_| {})?;
         let store = Store::open(&paths.database_file())?;
         let vault_id = crate::index::vault_id(&vault);
-        Ok(Arc::new(Self {
+        let workspace = Self {
             vault,
             vault_id,
             index: Mutex::new(index),
             store: Mutex::new(store),
             actor,
             embeddings: config.embeddings.clone(),
-        }))
+            retention: Retention {
+                keep_days: config.history.keep_days,
+                max_bytes: config.history.max_mb.saturating_mul(1 << 20),
+            },
+            recorded_since_prune: std::sync::atomic::AtomicU32::new(0),
+        };
+        workspace.prune_history();
+        workspace.remove_stale_temps();
+        Ok(Arc::new(workspace))
+    }
+
+    /// Removes temp files a crashed write left behind (an hour old at least, so a write in
+    /// progress in another process is never touched).
+    fn remove_stale_temps(&self) {
+        let removed = self
+            .vault
+            .resolve("", Access::Read)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+            .and_then(|root| note_io::cleanup_stale_temps(&root, STALE_TEMP_AGE));
+        match removed {
+            Ok(removed) if !removed.is_empty() => {
+                tracing::info!("removed {} stale temp files: {removed:?}", removed.len());
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("looking for stale temp files failed: {e}"),
+        }
+    }
+
+    /// Drops the history `[history]` does not keep. A failure only leaves more history behind,
+    /// so it is logged rather than raised.
+    fn prune_history(&self) {
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        match self
+            .store()
+            .prune_history(&self.vault_id, self.retention, now_ms)
+        {
+            Ok(pruned) if pruned.revisions > 0 => {
+                tracing::info!("pruned {} old revisions", pruned.revisions);
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("pruning the note history failed: {e}"),
+        }
     }
 
     pub fn vault(&self) -> &Vault {
@@ -146,31 +201,60 @@ impl Workspace {
         }
     }
 
-    /// After a write: update the index for `rel` and record a revision.
-    fn after_write(&self, change: WriteRecord<'_>) -> Result<(), ToolError> {
-        self.index()
-            .sync_paths(&[change.rel.to_string()])
-            .map_err(internal)?;
+    /// Waits for every other vaultchat writer on this vault (threads here, other processes).
+    pub fn lock_writes(&self) -> Result<WriteLock<'_>, ToolError> {
+        self.vault.handle().lock_writes().map_err(|e| match e {
+            ContainedError::LockTimeout => ToolError::Invalid(e.to_string()),
+            other => internal(format!("cannot lock the vault for writing: {other}")),
+        })
+    }
+
+    /// After a write: update the index for `rel` and record a revision. The note has already
+    /// changed, so nothing here may turn the write into an error: what fails is logged and
+    /// returned as a warning for the result (the index catches up at its next sync).
+    fn after_write(&self, change: WriteRecord<'_>) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if let Err(e) = self.index().sync_paths(&[change.rel.to_string()]) {
+            tracing::warn!("indexing {} after a write failed: {e}", change.rel);
+            warnings.push(format!(
+                "the change was written, but the search index could not be updated ({e}); it catches up at the next sync"
+            ));
+        }
         let (added, removed) = line_stats(change.before.unwrap_or(""), change.after.unwrap_or(""));
         let now_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or(0);
-        self.store()
-            .record_revision(&NewRevision {
-                vault_id: &self.vault_id,
-                path: change.rel,
-                at_unix_ms: now_ms,
-                actor: self.actor,
-                tool: Some(change.tool),
-                added,
-                removed,
-                before_rev: change.before_rev.as_deref(),
-                after_rev: change.after_rev.as_deref(),
-                before_text: change.before,
-            })
-            .map_err(internal)?;
-        Ok(())
+        let recorded = self.store().record_revision(&NewRevision {
+            vault_id: &self.vault_id,
+            path: change.rel,
+            at_unix_ms: now_ms,
+            actor: change.actor.unwrap_or(self.actor),
+            tool: change.tool,
+            added,
+            removed,
+            before_rev: change.before_rev.as_deref(),
+            after_rev: change.after_rev.as_deref(),
+            before_text: change.before,
+        });
+        if recorded.is_ok()
+            && self
+                .recorded_since_prune
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                + 1
+                >= PRUNE_EVERY
+        {
+            self.recorded_since_prune
+                .store(0, std::sync::atomic::Ordering::Relaxed);
+            self.prune_history();
+        }
+        if let Err(e) = recorded {
+            tracing::warn!("recording the revision of {} failed: {e}", change.rel);
+            warnings.push(format!(
+                "the change was written, but its history entry could not be recorded ({e}), so /rewind cannot undo it"
+            ));
+        }
+        warnings
     }
 }
 
@@ -194,7 +278,10 @@ const REFUSALS: &[&str] = &[
 
 /// What a write changed, for the index and the revision log.
 struct WriteRecord<'a> {
-    tool: &'a str,
+    /// The tool that wrote (None: the person saving in the editor).
+    tool: Option<&'a str>,
+    /// Who wrote, when not the workspace's actor.
+    actor: Option<Actor>,
     rel: &'a str,
     before: Option<&'a str>,
     after: Option<&'a str>,
@@ -282,9 +369,14 @@ impl<A: DeserializeOwned + Send + 'static> Tool for WorkspaceTool<A> {
             let parsed: A = parse_args(&self.spec.name, args)?;
             match self.body {
                 Body::Read(run) => self.run_blocking(move |ws| run(ws, parsed)).await,
+                // Planned and applied under one hold of the write lock: a concurrent writer's
+                // change is never planned over (an append lands after the other append).
                 Body::Write(plan) => {
-                    self.run_blocking(move |ws| Ok(ws.apply(&plan(ws, parsed)?, None)?.output))
-                        .await
+                    self.run_blocking(move |ws| {
+                        let lock = ws.lock_writes()?;
+                        Ok(ws.apply_locked(&plan(ws, parsed)?, None, &lock)?.output)
+                    })
+                    .await
                 }
             }
         })
@@ -502,30 +594,23 @@ impl Workspace {
         text: &str,
     ) -> Result<note_io::NoteText, ToolError> {
         let path = self.resolve(rel, Access::Write)?;
-        let fingerprint = note_io::write_note(&path, text, &read.format, Some(&read.fingerprint))
-            .map_err(note_error)?;
-        self.index()
-            .sync_paths(&[path.rel().to_string()])
-            .map_err(internal)?;
-        let (added, removed) = line_stats(&read.text, text);
-        let now_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0);
-        self.store()
-            .record_revision(&NewRevision {
-                vault_id: &self.vault_id,
-                path: path.rel(),
-                at_unix_ms: now_ms,
-                actor: Actor::User,
-                tool: None,
-                added,
-                removed,
-                before_rev: Some(&read.fingerprint.to_revision_string()),
-                after_rev: Some(&fingerprint.to_revision_string()),
-                before_text: Some(&read.text),
-            })
-            .map_err(internal)?;
+        let fingerprint = {
+            let _lock = self.lock_writes()?;
+            note_io::write_note(&path, text, &read.format, Some(&read.fingerprint))
+                .map_err(note_error)?
+        };
+        // The note is saved; bookkeeping failures are logged, never reported as a failed save.
+        for warning in self.after_write(WriteRecord {
+            tool: None,
+            actor: Some(Actor::User),
+            rel: path.rel(),
+            before: Some(&read.text),
+            after: Some(text),
+            before_rev: Some(read.fingerprint.to_revision_string()),
+            after_rev: Some(fingerprint.to_revision_string()),
+        }) {
+            tracing::warn!("after saving {}: {warning}", path.rel());
+        }
         Ok(note_io::NoteText {
             text: text.to_string(),
             format: read.format,

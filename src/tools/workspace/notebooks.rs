@@ -3,6 +3,7 @@
 
 use super::{Change, Plan, Workspace, internal, path_error, tool, write_tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
+use crate::vault::contained::{ContainedError, Entry};
 use crate::vault::walk;
 use crate::vault::{Access, VaultPath};
 use schemars::JsonSchema;
@@ -186,52 +187,53 @@ fn create_notebook(ws: &Workspace, args: CreateNotebookArgs) -> Result<Plan, Too
         tool: "create_notebook".into(),
         change: Change::Folder { path },
         extra: Map::new(),
+        pinned: false,
     })
 }
 
 /// Create the folder `path` and its missing parents; returns the folders created.
-pub(super) fn create_folders(ws: &Workspace, path: &VaultPath) -> Result<Vec<String>, ToolError> {
+pub(super) fn create_folders(path: &VaultPath) -> Result<Vec<String>, ToolError> {
     let rel = path.rel().to_string();
-    let root = ws.vault.root();
-    // Created one level at a time rather than with `create_dir_all`, so that a link or file that
+    // One level at a time from the vault root's handle, never through a link: a link or file that
     // appeared after the guard looked is found instead of followed.
-    let mut current = root.to_path_buf();
+    let mut folder = path
+        .root_folder()
+        .map_err(|e| internal(format!("cannot open the vault folder: {e}")))?;
     let mut created = Vec::new();
     let mut so_far = String::new();
     for name in rel.split('/') {
-        current.push(name);
         if !so_far.is_empty() {
             so_far.push('/');
         }
         so_far.push_str(name);
-        match std::fs::symlink_metadata(&current) {
-            Ok(meta) if meta.is_dir() => continue,
-            Ok(meta) if meta.file_type().is_symlink() => {
+        match folder.entry(name) {
+            Ok(Entry::Folder) => {}
+            Ok(Entry::Symlink) => {
                 return Err(ToolError::Invalid(format!(
                     "`{so_far}` became a symbolic link while the notebook was being created; nothing more was created"
                 )));
             }
-            Ok(_) => {
+            Ok(Entry::File { .. } | Entry::Other) => {
                 return Err(ToolError::Invalid(format!(
                     "`{so_far}` is a file, so no folder can be created there; choose another path"
                 )));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Ok(Entry::Missing) => {
+                if folder
+                    .make_folder(name)
+                    .map_err(|e| internal(format!("cannot create `{so_far}`: {e}")))?
+                {
+                    created.push(so_far.clone());
+                }
+            }
             Err(e) => return Err(internal(format!("cannot inspect `{so_far}`: {e}"))),
         }
-        match std::fs::create_dir(&current) {
-            Ok(()) => created.push(so_far.clone()),
-            // Something appeared there in the meantime; the check below decides whether it will do.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(internal(format!("cannot create `{so_far}`: {e}"))),
-        }
-        // Never descend into anything but a real folder (a link created in a race would lead the
-        // next level outside the vault).
-        if !std::fs::symlink_metadata(&current).is_ok_and(|m| m.is_dir()) {
-            return Err(ToolError::Invalid(format!(
+        folder = folder.open_folder(name, &so_far).map_err(|e| match e {
+            ContainedError::LinkAppeared { .. } => ToolError::Invalid(format!(
                 "`{so_far}` changed while the notebook was being created and is not a folder; nothing more was created"
-            )));
-        }
+            )),
+            other => internal(format!("cannot open `{so_far}`: {other}")),
+        })?;
     }
     Ok(created)
 }

@@ -340,6 +340,7 @@ fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<Plan, ToolError> 
             after: args.content,
         },
         extra,
+        pinned: false,
     })
 }
 
@@ -428,6 +429,7 @@ fn update_note(ws: &Workspace, args: UpdateNoteArgs) -> Result<Plan, ToolError> 
             after: new_text,
         },
         extra: Map::new(),
+        pinned: args.expected_revision.is_some(),
     })
 }
 
@@ -509,6 +511,7 @@ fn delete_note(ws: &Workspace, args: DeleteNoteArgs) -> Result<Plan, ToolError> 
         tool: "delete_note".into(),
         change: Change::Delete { path, before },
         extra: Map::new(),
+        pinned: false,
     })
 }
 

@@ -13,6 +13,7 @@
 use super::{Workspace, WriteRecord, internal, note_error, read_text};
 use crate::tools::{ToolError, ToolOutput};
 use crate::vault::VaultPath;
+use crate::vault::contained::{ContainedError, Entry, Folder, WriteLock};
 use crate::vault::diff::{TextDiff, apply_hunks, merge3};
 use crate::vault::note_io::{self, NoteText};
 use serde_json::{Map, Value, json};
@@ -25,6 +26,9 @@ pub struct Plan {
     pub change: Change,
     /// Tool-specific facts for the result (manage_tags' report, create_note's `created`).
     pub extra: Map<String, Value>,
+    /// The caller pinned the note's revision (`expected_revision`): if the note changed after the
+    /// plan, the write is refused with the current revision instead of re-based.
+    pub pinned: bool,
 }
 
 /// The change itself. One file (or folder) per call.
@@ -118,6 +122,7 @@ impl Plan {
                 after: merged,
             },
             extra: self.extra.clone(),
+            pinned: self.pinned,
         })
     }
 }
@@ -133,10 +138,26 @@ pub struct Applied {
 impl Workspace {
     /// Carry out `plan`. With `accepted`, only the hunks flagged true (one flag per hunk of
     /// [`Plan::diff`]) are applied; the result lists which were.
+    ///
+    /// Outcomes are honest: an `Err` means the vault is as it was. Once the note itself has
+    /// changed, a failure to record it (index, revision log: a full disk, say) is reported as a
+    /// `warning` in a successful result, never as an error for a write that happened.
     pub fn apply(&self, plan: &Plan, accepted: Option<&[bool]>) -> Result<Applied, ToolError> {
+        let lock = self.lock_writes()?;
+        self.apply_locked(plan, accepted, &lock)
+    }
+
+    /// [`Workspace::apply`] for a caller that already holds the vault's write lock (a tool call
+    /// that plans and applies in one step, so that it plans against the latest text).
+    pub(super) fn apply_locked(
+        &self,
+        plan: &Plan,
+        accepted: Option<&[bool]>,
+        _lock: &WriteLock<'_>,
+    ) -> Result<Applied, ToolError> {
         let mut out = plan.extra.clone();
         out.insert("path".into(), json!(plan.path().rel()));
-        let (added, removed) = match &plan.change {
+        let (added, removed, record) = match &plan.change {
             Change::Write {
                 path,
                 before: None,
@@ -151,17 +172,17 @@ impl Workspace {
                     _ => after.clone(),
                 };
                 let fingerprint = note_io::create_note(path, &text, false).map_err(note_error)?;
-                self.after_write(WriteRecord {
-                    tool: &plan.tool,
-                    rel: path.rel(),
-                    before: None,
-                    after: Some(&text),
-                    before_rev: None,
-                    after_rev: Some(fingerprint.to_revision_string()),
-                })?;
                 out.insert("changed".into(), json!(true));
                 out.insert("revision".into(), json!(fingerprint.to_revision_string()));
-                super::line_stats("", &text)
+                let (added, removed) = super::line_stats("", &text);
+                let record = OwnedRecord {
+                    rel: path.rel().to_string(),
+                    before: None,
+                    after: Some(text),
+                    before_rev: None,
+                    after_rev: Some(fingerprint.to_revision_string()),
+                };
+                (added, removed, Some(record))
             }
             Change::Write {
                 path,
@@ -180,11 +201,19 @@ impl Workspace {
                 // Changed on disk after the plan: re-base the change onto what is there now.
                 let text = if current.fingerprint.matches_content(&before.fingerprint) {
                     wanted
+                } else if plan.pinned {
+                    return Err(ToolError::Invalid(format!(
+                        "`{}` changed since revision {} (it is now {}); nothing was written: read it again and redo the change",
+                        path.rel(),
+                        before.fingerprint.to_revision_string(),
+                        current.fingerprint.to_revision_string()
+                    )));
                 } else {
                     let merged = merge3(&before.text, &current.text, &wanted).map_err(|conflict| {
                         ToolError::Invalid(format!(
-                            "`{}` changed on disk while this change waited for approval, and both touch the same lines ({conflict}); nothing was written. Read the note again and redo the change",
-                            path.rel()
+                            "`{}` changed on disk while this change waited, and both touch the same lines ({conflict}); nothing was written. Read the note again (it is now revision {}) and redo the change",
+                            path.rel(),
+                            current.fingerprint.to_revision_string()
                         ))
                     })?;
                     out.insert("merged_with_changes_on_disk".into(), json!(true));
@@ -196,7 +225,7 @@ impl Workspace {
                         "revision".into(),
                         json!(current.fingerprint.to_revision_string()),
                     );
-                    (0, 0)
+                    (0, 0, None)
                 } else {
                     let fingerprint = note_io::write_note(
                         path,
@@ -205,14 +234,6 @@ impl Workspace {
                         Some(&current.fingerprint),
                     )
                     .map_err(note_error)?;
-                    self.after_write(WriteRecord {
-                        tool: &plan.tool,
-                        rel: path.rel(),
-                        before: Some(&current.text),
-                        after: Some(&text),
-                        before_rev: Some(current.fingerprint.to_revision_string()),
-                        after_rev: Some(fingerprint.to_revision_string()),
-                    })?;
                     let (added, removed) = super::line_stats(&current.text, &text);
                     out.insert("changed".into(), json!(true));
                     // Line counts, unless the tool reports something else under these names
@@ -220,7 +241,14 @@ impl Workspace {
                     out.entry("added").or_insert(json!(added));
                     out.entry("removed").or_insert(json!(removed));
                     out.insert("revision".into(), json!(fingerprint.to_revision_string()));
-                    (added, removed)
+                    let record = OwnedRecord {
+                        rel: path.rel().to_string(),
+                        before_rev: Some(current.fingerprint.to_revision_string()),
+                        before: Some(current.text),
+                        after: Some(text),
+                        after_rev: Some(fingerprint.to_revision_string()),
+                    };
+                    (added, removed, Some(record))
                 }
             }
             Change::Delete { path, before } => {
@@ -231,58 +259,135 @@ impl Workspace {
                         path.rel()
                     )));
                 }
-                let moved_to = self.move_to_trash(path)?;
-                self.after_write(WriteRecord {
-                    tool: &plan.tool,
-                    rel: path.rel(),
-                    before: Some(&current.text),
-                    after: None,
-                    before_rev: Some(current.fingerprint.to_revision_string()),
-                    after_rev: None,
-                })?;
+                let moved_to = move_to_trash(path)?;
                 out.insert("moved_to".into(), json!(moved_to));
-                super::line_stats(&current.text, "")
+                let (added, removed) = super::line_stats(&current.text, "");
+                let record = OwnedRecord {
+                    rel: path.rel().to_string(),
+                    before_rev: Some(current.fingerprint.to_revision_string()),
+                    before: Some(current.text),
+                    after: None,
+                    after_rev: None,
+                };
+                (added, removed, Some(record))
             }
             Change::Folder { path } => {
-                let created = super::notebooks::create_folders(self, path)?;
+                let created = super::notebooks::create_folders(path)?;
                 out.insert("created".into(), json!(!created.is_empty()));
                 out.insert("created_folders".into(), json!(created));
-                (0, 0)
+                (0, 0, None)
             }
         };
+        if let Some(record) = record {
+            let warnings = self.after_write(WriteRecord {
+                tool: Some(&plan.tool),
+                actor: None,
+                rel: &record.rel,
+                before: record.before.as_deref(),
+                after: record.after.as_deref(),
+                before_rev: record.before_rev,
+                after_rev: record.after_rev,
+            });
+            if !warnings.is_empty() {
+                out.insert("warning".into(), json!(warnings.join("; ")));
+            }
+        }
         Ok(Applied {
             output: ToolOutput::json(Value::Object(out))?,
             added,
             removed,
         })
     }
+}
 
-    /// Move a note into `.trash/` under the same relative path (numbered when an earlier deletion
-    /// of the same path is there); returns the trash path.
-    fn move_to_trash(&self, path: &VaultPath) -> Result<String, ToolError> {
-        let trash_root = self.vault.root().join(".trash");
-        let mut target_rel = path.rel().to_string();
-        let mut n = 1;
-        // Never overwrite an earlier deletion of a note with the same path.
-        while trash_root.join(&target_rel).exists() {
-            let stem = path.rel().strip_suffix(".md").unwrap_or(path.rel());
-            target_rel = format!("{stem} ({n}).md");
-            n += 1;
+/// What a write changed, kept until its bookkeeping is done.
+struct OwnedRecord {
+    rel: String,
+    before: Option<String>,
+    after: Option<String>,
+    before_rev: Option<String>,
+    after_rev: Option<String>,
+}
+
+/// Move a note into `.trash/` under the same relative path (numbered when an earlier deletion of
+/// the same path is there); returns the trash path. Every step goes through the vault root's
+/// handle: a `.trash` (or a folder in it) that is a symbolic link is refused, never followed.
+fn move_to_trash(path: &VaultPath) -> Result<String, ToolError> {
+    let rel = path.rel();
+    let (source, name) = path.open_parent(false).map_err(trash_error(rel))?;
+    let root = path.root_folder().map_err(trash_error(rel))?;
+    let mut folder = open_trash_folder(&root, ".trash", rel)?;
+    let mut trash_rel = String::new();
+    let folders: Vec<&str> = rel.split('/').collect();
+    let folders = &folders[..folders.len().saturating_sub(1)];
+    for part in folders {
+        trash_rel.push_str(part);
+        trash_rel.push('/');
+        folder = open_trash_folder(&folder, part, rel)?;
+    }
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    let mut target = name.to_string();
+    // Never overwrite an earlier deletion of a note with the same path: the move refuses to
+    // replace, and the next number is tried.
+    for n in 1..=1000 {
+        match source.move_noreplace(name, &folder, &target) {
+            Ok(()) => {
+                if let Err(e) = source.sync().and_then(|()| folder.sync()) {
+                    tracing::warn!("syncing the folders after moving {rel} to the trash: {e}");
+                }
+                return Ok(format!(".trash/{trash_rel}{target}"));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                target = format!("{stem} ({n}).md");
+            }
+            Err(e) => {
+                return Err(internal(format!(
+                    "cannot move {rel} to the trash: {e}; the note was left in place"
+                )));
+            }
         }
-        let target = trash_root.join(&target_rel);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    Err(internal(format!(
+        "the trash already holds 1000 deleted copies of {rel}; empty .trash and try again"
+    )))
+}
+
+/// Opens (making it when missing) the trash folder `name` inside `parent`, refusing links.
+fn open_trash_folder(parent: &Folder, name: &str, rel: &str) -> Result<Folder, ToolError> {
+    match parent.entry(name) {
+        Ok(Entry::Missing) => {
+            parent
+                .make_folder(name)
+                .map_err(|e| internal(format!("cannot create the trash folder `{name}`: {e}")))?;
         }
-        // A rename inside one vault: atomic, and the content is never rewritten.
-        std::fs::rename(path.abs(), &target).map_err(|e| {
-            internal(format!(
-                "cannot move {} to {}: {e}",
-                path.rel(),
-                target.display()
-            ))
-        })?;
-        Ok(format!(".trash/{target_rel}"))
+        Ok(Entry::Folder) => {}
+        Ok(Entry::Symlink) => {
+            return Err(ToolError::Invalid(format!(
+                "the trash folder `{name}` is a symbolic link, and vaultchat never moves notes through links (it could lead outside the vault); `{rel}` was left in place: replace the link with a real folder"
+            )));
+        }
+        Ok(Entry::File { .. } | Entry::Other) => {
+            return Err(ToolError::Invalid(format!(
+                "`{name}` in the trash is not a folder; `{rel}` was left in place: move that file away"
+            )));
+        }
+        Err(e) => {
+            return Err(internal(format!(
+                "cannot inspect the trash folder `{name}`: {e}"
+            )));
+        }
+    }
+    parent.open_folder(name, name).map_err(trash_error(rel))
+}
+
+fn trash_error(rel: &str) -> impl FnOnce(ContainedError) -> ToolError + '_ {
+    move |e| match e {
+        ContainedError::LinkAppeared { component, .. } => ToolError::Invalid(format!(
+            "`{component}` became a symbolic link or stopped being a folder while `{rel}` was being moved to the trash; it was left in place"
+        )),
+        other => internal(format!(
+            "cannot move {rel} to the trash: {other}; it was left in place"
+        )),
     }
 }
 

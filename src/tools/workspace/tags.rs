@@ -256,6 +256,7 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> 
     let path = ws.resolve_note(&args.note, Access::Write)?;
     let current = read_text(&path)?;
     super::check_expected_revision(&path, &current, args.expected_revision.as_deref())?;
+    let pinned = args.expected_revision.is_some();
     let parsed = markdown::parse(&current.text);
     // `tags`, else the singular `tag`, as the Markdown reader looks them up.
     if let Some(field) = parsed
@@ -366,6 +367,7 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> 
             after: text,
         },
         extra,
+        pinned,
     })
 }
 

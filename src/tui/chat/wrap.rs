@@ -21,6 +21,39 @@ impl Glyph<'_> {
     fn is_space(&self) -> bool {
         self.symbol.chars().all(char::is_whitespace)
     }
+
+    fn first_char(&self) -> Option<char> {
+        self.symbol.chars().next()
+    }
+}
+
+/// Whether `c` is a character of a script written without spaces between words (Chinese,
+/// Japanese kana), where a row may break beside any character.
+fn is_unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}'      // hiragana, katakana
+        | '\u{3400}'..='\u{4dbf}'    // CJK extension A
+        | '\u{4e00}'..='\u{9fff}'    // CJK unified ideographs
+        | '\u{f900}'..='\u{faff}'    // compatibility ideographs
+        | '\u{20000}'..='\u{3134f}' // the supplementary ideograph planes
+    )
+}
+
+/// Punctuation and marks that never start a row (they close what comes before them).
+const NO_BREAK_BEFORE: &str = ",.;:!?)]}'\"、。，．・：；？！）］｝」』】〕〉》〙〗ーゝゞヽヾ々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ";
+/// Punctuation that never ends a row (it opens what comes after it).
+const NO_BREAK_AFTER: &str = "([{「『（［｛【〔〈《〘〖";
+
+/// Whether a row may break between two glyphs that have no space between them: beside a
+/// character of an unspaced script, unless that would start a row with closing punctuation or
+/// end one with opening punctuation.
+fn breaks_between(before: &Glyph<'_>, after: &Glyph<'_>) -> bool {
+    let (Some(a), Some(b)) = (before.first_char(), after.first_char()) else {
+        return false;
+    };
+    (is_unspaced(a) || is_unspaced(b))
+        && !NO_BREAK_BEFORE.contains(b)
+        && !NO_BREAK_AFTER.contains(a)
 }
 
 /// The width of `text` in terminal cells, as ratatui draws it (control characters take none).
@@ -164,10 +197,16 @@ impl Wrapper<'_> {
         let mut i = 0;
         while i < glyphs.len() {
             let space = glyphs[i].is_space();
-            let end = glyphs[i..]
+            let mut end = glyphs[i..]
                 .iter()
                 .position(|g| g.is_space() != space)
                 .map_or(glyphs.len(), |n| i + n);
+            if !space {
+                // A word ends where a row may break inside it (Chinese, Japanese).
+                end = (i + 1..end)
+                    .find(|&j| breaks_between(&glyphs[j - 1], &glyphs[j]))
+                    .unwrap_or(end);
+            }
             let run = &glyphs[i..end];
             i = end;
             if space {
@@ -289,6 +328,23 @@ mod tests {
         assert_eq!(words("👍🏽👍🏽👍🏽", 4), ["👍🏽👍🏽", "👍🏽"]);
         assert_eq!(text_width("👍🏽"), 2);
         assert_eq!(text_width("漢a"), 3);
+    }
+
+    #[test]
+    fn unspaced_scripts_break_between_characters_but_not_before_closing_marks() {
+        assert_eq!(
+            words("日本語のテキストを折り返す", 10),
+            ["日本語のテ", "キストを折", "り返す"]
+        );
+        // Latin words stay whole; the row breaks inside the Japanese text beside them.
+        assert_eq!(
+            words("see 検索できる here", 10),
+            ["see 検索で", "きる here"]
+        );
+        // A full stop never starts a row: it takes the character before it along.
+        assert_eq!(words("漢字漢字。", 8), ["漢字漢", "字。"]);
+        // An opening bracket never ends one.
+        assert_eq!(words("漢字漢「字」", 8), ["漢字漢", "「字」"]);
     }
 
     #[test]
