@@ -533,8 +533,9 @@ impl Workspace {
     }
 
     /// Create an empty note named `name` (`Ideas/New idea`, `.md` added when missing) for the
-    /// person. An existing file is never replaced: that is an error that says so. The note is
-    /// indexed and its creation recorded as theirs in the revision log.
+    /// person, under the vault's write lock as every write. An existing file is never replaced:
+    /// that is an error that says so (and `create_note` refuses one that appears meanwhile). The
+    /// note is indexed and its creation recorded as theirs in the revision log.
     pub fn create_user_note(&self, name: &str) -> Result<(String, note_io::NoteText), ToolError> {
         let rel = notes::note_path(name)?;
         let path = self.resolve(&rel, Access::Write)?;
@@ -545,28 +546,22 @@ impl Workspace {
             )));
         }
         let text = String::new();
-        let fingerprint = note_io::create_note(&path, &text, false).map_err(note_error)?;
-        self.index()
-            .sync_paths(&[path.rel().to_string()])
-            .map_err(internal)?;
-        let now_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0);
-        self.store()
-            .record_revision(&NewRevision {
-                vault_id: &self.vault_id,
-                path: path.rel(),
-                at_unix_ms: now_ms,
-                actor: Actor::User,
-                tool: None,
-                added: 0,
-                removed: 0,
-                before_rev: None,
-                after_rev: Some(&fingerprint.to_revision_string()),
-                before_text: None,
-            })
-            .map_err(internal)?;
+        let fingerprint = {
+            let _lock = self.lock_writes()?;
+            note_io::create_note(&path, &text, false).map_err(note_error)?
+        };
+        // The note exists; bookkeeping failures are logged, never reported as a failed create.
+        for warning in self.after_write(WriteRecord {
+            tool: None,
+            actor: Some(Actor::User),
+            rel: path.rel(),
+            before: None,
+            after: Some(&text),
+            before_rev: None,
+            after_rev: Some(fingerprint.to_revision_string()),
+        }) {
+            tracing::warn!("after creating {}: {warning}", path.rel());
+        }
         Ok((
             path.rel().to_string(),
             note_io::NoteText {
