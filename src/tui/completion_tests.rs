@@ -219,3 +219,18 @@ fn a_click_on_a_row_accepts_it_and_a_click_elsewhere_closes_the_list() {
     assert!(!list_open(&mut app));
     assert_eq!(app.focus(), Pane::Chat);
 }
+
+#[test]
+fn the_typed_letters_are_lit_in_the_list() {
+    let mut app = editor_app();
+    type_text(&mut app, " [[gard");
+    let mut buf = buffer(120, 40);
+    app.render(buf.area, &mut buf);
+    let lit = crate::tui::testing::style_at_offset(&buf, "Garden Planner  Projects", 0)
+        .expect("the row is shown");
+    let plain = crate::tui::testing::style_at_offset(&buf, "Garden Planner  Projects", 7)
+        .expect("the row is shown");
+    let matched = app.theme.style(crate::tui::theme::Role::PickerMatch);
+    assert_eq!(lit.fg, matched.fg, "G of gard is lit");
+    assert_ne!(plain.fg, matched.fg, "P is not");
+}

@@ -44,6 +44,8 @@ pub struct Candidate {
     pub path: String,
     /// What accepting inserts after `[[` (without the closing `]]`).
     pub insert: String,
+    /// The characters of `label` the query matched (char indices, sorted), to light them.
+    pub hits: Vec<usize>,
 }
 
 /// The open list: where its `[[` is, what was typed after it, and the ranked candidates.
@@ -240,13 +242,22 @@ impl LinkCompletion {
             } else {
                 Role::Text
             };
-            let (end, _) = buf.set_stringn(
-                row.x + 1,
-                row_y,
-                &label,
-                width.saturating_sub(2),
-                theme.style(label_role).patch(selection),
-            );
+            let label_style = theme.style(label_role).patch(selection);
+            let matched = label_style.patch(theme.style(Role::PickerMatch));
+            let mut end = row.x + 1;
+            let room_end = row.x + width.saturating_sub(1) as u16;
+            for (index, c) in label.chars().enumerate() {
+                let style = if candidate.hits.contains(&index) {
+                    matched
+                } else {
+                    label_style
+                };
+                let mut tmp = [0u8; 4];
+                let room = usize::from(room_end.saturating_sub(end));
+                end = buf
+                    .set_stringn(end, row_y, c.encode_utf8(&mut tmp), room, style)
+                    .0;
+            }
             let path_room = usize::from(row.right().saturating_sub(end)).saturating_sub(3);
             if path_room >= 6 {
                 let path = truncate_start(&candidate.path, path_room);
@@ -316,6 +327,7 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
             alias: false,
             path: note.path.clone(),
             insert: target,
+            hits: Vec::new(),
         }
     };
     if query.trim().is_empty() {
@@ -366,6 +378,7 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
                         alias: true,
                         path: note.path.clone(),
                         insert: format!("{target}|{alias}"),
+                        hits: Vec::new(),
                     },
                 ));
             }
@@ -380,8 +393,28 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
     scored
         .into_iter()
         .take(MAX_CANDIDATES)
-        .map(|(_, c)| c)
+        .map(|(_, mut candidate)| {
+            candidate.hits = hits(&pattern, &mut matcher, &candidate.label);
+            candidate
+        })
         .collect()
+}
+
+/// Which characters of `text` the words of `pattern` match.
+fn hits(pattern: &Pattern, matcher: &mut Matcher, text: &str) -> Vec<usize> {
+    let mut buf = Vec::new();
+    let haystack = Utf32Str::new(text, &mut buf);
+    let mut found = Vec::new();
+    let mut hits = Vec::new();
+    for atom in pattern.atoms.iter().filter(|atom| !atom.negative) {
+        found.clear();
+        if atom.indices(haystack, matcher, &mut found).is_some() {
+            hits.extend(found.iter().map(|&i| i as usize));
+        }
+    }
+    hits.sort_unstable();
+    hits.dedup();
+    hits
 }
 
 #[cfg(test)]
