@@ -458,3 +458,37 @@ fn the_config_can_start_the_pane_shown_or_hidden() {
         .to_string();
     assert!(error.contains("ui.file_pane"), "{error}");
 }
+
+#[test]
+fn every_size_draws_the_pane_the_prompt_and_the_list_without_panicking() {
+    let sizes = [
+        (1, 1),
+        (3, 2),
+        (10, 3),
+        (30, 5),
+        (56, 8),
+        (57, 4),
+        (80, 24),
+        (300, 100),
+    ];
+    let mut app = app();
+    for (w, h) in sizes {
+        let _ = draw(&mut app, w, h);
+    }
+    press_with(&mut app, KeyCode::Char('0'), KeyModifiers::ALT);
+    press(&mut app, KeyCode::Char('n'));
+    type_text(
+        &mut app,
+        "a very long name for a note in a folder/that goes on and on",
+    );
+    for (w, h) in sizes {
+        let _ = draw(&mut app, w, h);
+    }
+    press(&mut app, KeyCode::Esc);
+    open(&mut app, "Welcome.md", "# Welcome\n\n");
+    type_text(&mut app, "[[");
+    for (w, h) in sizes {
+        let _ = draw(&mut app, w, h);
+    }
+    assert!(app.completion_open());
+}
