@@ -280,6 +280,19 @@ pub struct UiConfig {
     pub theme: Option<String>,
     /// `default` or `vim`; the config folder's keymap.toml patches it.
     pub keymap: Option<String>,
+    /// The file pane at start-up: `auto` (on the start screen, and beside a note from 140
+    /// columns), `show` or `hide`. Its key (Alt+B or F4) changes it while the app runs.
+    pub file_pane: Option<FilePaneMode>,
+}
+
+/// `[ui] file_pane`: when the file pane is on screen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FilePaneMode {
+    #[default]
+    Auto,
+    Show,
+    Hide,
 }
 
 /// `[index]`: what the search index covers.
@@ -353,6 +366,10 @@ const KEY_HINTS: &[(&str, &str)] = &[
         "theme = \"dark\"   # or \"light\", \"high-contrast\", or a file in themes/",
     ),
     ("ui.keymap", "keymap = \"default\"   # or \"vim\""),
+    (
+        "ui.file_pane",
+        "file_pane = \"auto\"   # or \"show\", \"hide\"",
+    ),
     (
         "permissions",
         "[permissions]\ndeny = [\"*:Private/**\"]\nallow = [\"update_note:Inbox/**\"]",

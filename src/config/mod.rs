@@ -5,7 +5,7 @@ mod file;
 mod paths;
 
 pub use file::{
-    Config, ConfigError, EmbeddingsConfig, IndexConfig, McpConfig, McpServerConfig,
+    Config, ConfigError, EmbeddingsConfig, FilePaneMode, IndexConfig, McpConfig, McpServerConfig,
     PermissionsConfig, Price, ProviderConfig, ProviderKind, UiConfig, VAULT_PATH_VARIABLE,
     is_mcp_server_name,
 };

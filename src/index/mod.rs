@@ -64,6 +64,17 @@ pub enum IndexError {
 /// How a note can be named: by path, title or alias (for `[[links]]` and tools that accept a title).
 pub use crate::vault::links::NoteName;
 
+/// One note as the app's file pane lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteListing {
+    /// Vault-relative, with `/`.
+    pub path: String,
+    pub title: String,
+    pub aliases: Vec<String>,
+    /// When the file was last modified, in nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+}
+
 /// A summary of the index for `doctor` and status lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexStatus {
@@ -220,6 +231,24 @@ impl Index {
                 path: r.get(0)?,
                 title: Some(r.get(1)?),
                 aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every note's path, title, aliases and modification time (ns since the epoch), sorted by
+    /// path: what the app's file pane and `[[` completion list.
+    pub fn note_listing(&self) -> Result<Vec<NoteListing>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, title, aliases, mtime_ns FROM notes ORDER BY path")?;
+        let rows = stmt.query_map([], |r| {
+            let aliases: String = r.get(2)?;
+            Ok(NoteListing {
+                path: r.get(0)?,
+                title: r.get(1)?,
+                aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+                mtime_ns: r.get(3)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -11,7 +11,9 @@ use super::chat::Transcript;
 use super::chat::input::ChatInput;
 use super::clipboard::ClipboardPaste;
 use super::editor::{ConflictChoice, EditorPane};
+use super::files::{FileOutcome, FilePane, NoteEntry};
 use super::keymap::{Action, KeyContext, Keymap};
+use super::link_completion::{self, LinkCompletion, Target};
 use super::picker::{Picker, PickerItem, PickerOutcome};
 use super::theme::{Role, Theme};
 use super::views::ViewOutcome;
@@ -36,6 +38,17 @@ const LOCAL_REQUESTS: u64 = 1 << 62;
 /// Below this width the panes stack instead of standing side by side.
 pub const STACK_BELOW_WIDTH: u16 = 100;
 
+/// From this width the file pane is shown beside an open note without asking (the editor and the
+/// chat keep about 55 columns each); the start screen shows it at any width. The person's toggle
+/// wins over both.
+pub const FILES_AUTO_WIDTH: u16 = 140;
+
+/// The file pane's width.
+pub const FILES_WIDTH: u16 = 28;
+
+/// Rows the mouse wheel scrolls per notch.
+const WHEEL_ROWS: u16 = 3;
+
 /// The most images one message carries (claude.ai's limit; past 20 images in one request the
 /// API also shrinks its per-image size limit, protocols.md §1.7).
 pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
@@ -47,6 +60,10 @@ pub enum Effect {
     Agent(Op),
     /// Read this note and call `on_note_opened` (or `on_error`).
     OpenNote(String),
+    /// List the vault's notes (with their modification times) and call `set_notes`.
+    LoadFiles,
+    /// Create an empty note with this name (never replacing a file) and call `on_note_created`.
+    CreateNote(String),
     /// Resolve a wikilink target to a note and open it.
     OpenLink(String),
     /// Write the editor's text to its note (atomic, with the fingerprint it was read with).
@@ -88,6 +105,7 @@ pub enum Effect {
 pub enum Pane {
     Editor,
     Chat,
+    Files,
 }
 
 /// What the agent is doing, for the status bar.
@@ -150,9 +168,16 @@ pub struct App {
     effects: Vec<Effect>,
     /// A /rewind waiting in the banner: its request id and the text it restores.
     local_rewind: Option<(u64, String)>,
+    /// The file pane, and whether the person showed or hid it (`None`: by the width).
+    pub files: FilePane,
+    files_shown: Option<bool>,
+    /// The `[[` completion list, while open.
+    completion: Option<LinkCompletion>,
     /// The areas of the last frame, for mouse clicks.
     editor_area: Rect,
     chat_area: Rect,
+    files_area: Rect,
+    input_area: Rect,
 }
 
 impl App {
@@ -172,6 +197,8 @@ impl App {
                 "Ask about your notes — [[Note]] pulls a note in, {key} for help"
             ));
         }
+        let mut files = FilePane::new();
+        files.set_key_hints(&keymap);
         Self {
             theme,
             keymap,
@@ -193,8 +220,13 @@ impl App {
             mouse_captured: true,
             effects: Vec::new(),
             local_rewind: None,
+            files,
+            files_shown: None,
+            completion: None,
             editor_area: Rect::default(),
             chat_area: Rect::default(),
+            files_area: Rect::default(),
+            input_area: Rect::default(),
         }
     }
 
@@ -205,6 +237,20 @@ impl App {
 
     pub fn focus(&self) -> Pane {
         self.focus
+    }
+
+    /// How the file pane starts (`[ui] file_pane`): by the width, shown or hidden.
+    pub fn set_file_pane(&mut self, mode: crate::config::FilePaneMode) {
+        self.files_shown = match mode {
+            crate::config::FilePaneMode::Auto => None,
+            crate::config::FilePaneMode::Show => Some(true),
+            crate::config::FilePaneMode::Hide => Some(false),
+        };
+    }
+
+    /// Whether the `[[` completion list is open.
+    pub fn completion_open(&self) -> bool {
+        self.completion.is_some()
     }
 
     pub fn state(&self) -> &AgentState {
@@ -228,6 +274,34 @@ impl App {
         if self.state == AgentState::Starting {
             self.state = AgentState::Idle;
         }
+    }
+
+    /// The vault was opened, or the index took in changes to it: list the notes (again) for the
+    /// file pane and the `[[` list.
+    pub fn on_vault_changed(&mut self) {
+        self.effects.push(Effect::LoadFiles);
+    }
+
+    /// The vault's notes, for the file pane and the `[[` completion list.
+    pub fn set_notes(&mut self, notes: Vec<NoteEntry>) {
+        self.files.set_notes(notes);
+    }
+
+    /// A note was created from the file pane: list it and open it the way any note is opened.
+    pub fn on_note_created(&mut self, path: &str, modified_ns: i64) {
+        self.files.add_note(NoteEntry {
+            path: path.to_string(),
+            title: String::new(),
+            aliases: Vec::new(),
+            modified_ns,
+        });
+        self.open_note(path.to_string());
+        self.flash(format!("created {path}"), Role::Notice);
+    }
+
+    /// Open a note by path: the one way the picker, the file pane and a new note open one.
+    fn open_note(&mut self, path: String) {
+        self.effects.push(Effect::OpenNote(path));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -254,27 +328,86 @@ impl App {
             Pane::Chat => self.input.insert_str(text),
             Pane::Editor if self.editor.path().is_some() => self.editor.insert_text(text),
             Pane::Editor => {}
+            Pane::Files => self.files.paste(text),
         }
     }
 
+    /// A click focuses the pane under the pointer (and places the editor's cursor, or opens
+    /// what the file pane shows there); a drag in the editor selects; the wheel scrolls the pane
+    /// under the pointer. Overlays and the banner take no mouse input.
     fn on_mouse(&mut self, mouse: &MouseEvent) {
-        let inside = |r: Rect| {
-            mouse.column >= r.x
-                && mouse.column < r.x + r.width
-                && mouse.row >= r.y
-                && mouse.row < r.y + r.height
+        if self.banner.is_active() || self.overlay.is_some() {
+            return;
+        }
+        let (column, row) = (mouse.column, mouse.row);
+        let inside = |r: Rect| r.contains(ratatui::layout::Position::new(column, row));
+        let wheel = match mouse.kind {
+            MouseEventKind::ScrollUp => Some(-1),
+            MouseEventKind::ScrollDown => Some(1),
+            _ => None,
         };
-        match mouse.kind {
-            MouseEventKind::ScrollUp if inside(self.chat_area) => self.transcript.scroll_up(3),
-            MouseEventKind::ScrollDown if inside(self.chat_area) => self.transcript.scroll_down(3),
-            MouseEventKind::Down(MouseButton::Left) => {
-                if inside(self.editor_area) {
-                    self.focus = Pane::Editor;
-                } else if inside(self.chat_area) {
-                    self.focus = Pane::Chat;
+        if let Some(direction) = wheel {
+            let rows = isize::from(WHEEL_ROWS as i16) * direction;
+            if inside(self.editor_area) && self.editor.path().is_some() {
+                self.editor.scroll_view(rows);
+            } else if inside(self.files_area) {
+                self.files.scroll_by(rows);
+            } else if inside(self.chat_area) {
+                match direction {
+                    -1 => self.transcript.scroll_up(WHEEL_ROWS),
+                    _ => self.transcript.scroll_down(WHEEL_ROWS),
                 }
             }
-            _ => {}
+            return;
+        }
+        if mouse.kind == MouseEventKind::Drag(MouseButton::Left) {
+            // Dragging in the editor after a click there selects, as in any editor.
+            if self.focus == Pane::Editor && inside(self.editor_area) {
+                self.editor.drag_to(column, row);
+            }
+            return;
+        }
+        if mouse.kind != MouseEventKind::Down(MouseButton::Left) {
+            return;
+        }
+        // A click on the `[[` list accepts the row under it; anywhere else closes the list.
+        if let Some(completion) = self.completion.as_mut() {
+            match completion.click(column, row) {
+                Some(true) => {
+                    self.accept_completion();
+                    return;
+                }
+                Some(false) => return,
+                None => self.completion = None,
+            }
+        }
+        if inside(self.editor_area) {
+            self.focus = Pane::Editor;
+            self.editor.click(column, row);
+        } else if inside(self.files_area) {
+            self.focus = Pane::Files;
+            if let Some(outcome) = self.files.click(column, row) {
+                self.on_file_outcome(outcome);
+            }
+        } else if inside(self.chat_area) {
+            self.focus = Pane::Chat;
+        }
+    }
+
+    fn on_file_outcome(&mut self, outcome: FileOutcome) {
+        match outcome {
+            FileOutcome::Open(path) => self.open_note(path),
+            FileOutcome::Create(name) => self.effects.push(Effect::CreateNote(name)),
+            FileOutcome::Leave => self.focus = self.text_pane(),
+        }
+    }
+
+    /// The pane that takes typing when the file pane gives the keyboard back.
+    fn text_pane(&self) -> Pane {
+        if self.editor.path().is_some() {
+            Pane::Editor
+        } else {
+            Pane::Chat
         }
     }
 
@@ -318,7 +451,7 @@ impl App {
                 Overlay::Picker(picker) => match picker.handle(action, key) {
                     Some(PickerOutcome::Open(path)) => {
                         self.overlay = None;
-                        self.effects.push(Effect::OpenNote(path));
+                        self.open_note(path);
                     }
                     Some(PickerOutcome::Cancel) => self.overlay = None,
                     None => {}
@@ -357,16 +490,144 @@ impl App {
             }
             return;
         }
+        if self.completion.is_some() && self.on_completion_key(key) {
+            return;
+        }
         let context = match self.focus {
             Pane::Editor => KeyContext::Editor,
             Pane::Chat => KeyContext::Chat,
+            Pane::Files => KeyContext::Files,
         };
-        match self.keymap.action(context, key) {
+        let action = self.keymap.action(context, key);
+        if self.focus == Pane::Files {
+            // The pane's own actions, and unbound keys (typing, while the new-note prompt is open).
+            let own = matches!(
+                action,
+                None | Some(
+                    Action::Up
+                        | Action::Down
+                        | Action::PageUp
+                        | Action::PageDown
+                        | Action::ScrollTop
+                        | Action::ScrollBottom
+                        | Action::Confirm
+                        | Action::Cancel
+                        | Action::Expand
+                        | Action::Collapse
+                        | Action::NewNote
+                )
+            );
+            // While the prompt is open the pane types even its own keys (`n`, vim's `j`); global
+            // keys (quit, the picker, focus) still work.
+            if own {
+                if let Some(outcome) = self.files.handle(action, key) {
+                    self.on_file_outcome(outcome);
+                }
+                return;
+            }
+        }
+        match action {
             Some(action) => self.on_action(action, key),
             None => match self.focus {
                 Pane::Editor => self.editor.handle_key(key),
                 Pane::Chat => self.input.handle_key(key),
+                Pane::Files => {}
             },
+        }
+        self.update_completion(key);
+    }
+
+    /// A key while the `[[` list is open: its own keys move, accept or close it (`true`); any
+    /// other key goes on to the text box and the list follows what is typed.
+    fn on_completion_key(&mut self, key: &KeyEvent) -> bool {
+        let Some(completion) = self.completion.as_mut() else {
+            return false;
+        };
+        match self.keymap.action(KeyContext::Completion, key) {
+            Some(Action::Up) => completion.move_selection(-1),
+            Some(Action::Down) => completion.move_selection(1),
+            Some(Action::Confirm) if completion.selected().is_none() => {
+                // Nothing matches: the key does what it does without the list (a new line).
+                self.completion = None;
+                return false;
+            }
+            Some(Action::Confirm) => self.accept_completion(),
+            Some(Action::Cancel) => self.completion = None,
+            _ => return false,
+        }
+        true
+    }
+
+    /// Insert the chosen note after `[[` (and the closing `]]` unless it is already there).
+    fn accept_completion(&mut self) {
+        let Some(completion) = self.completion.take() else {
+            return;
+        };
+        let Some(candidate) = completion.selected() else {
+            return;
+        };
+        let typed = completion.query().chars().count();
+        let insert = format!("{}]]", candidate.insert);
+        match completion.target {
+            Target::Editor => self.editor.replace_before_cursor(typed, &insert),
+            Target::Chat => self.input.replace_before_cursor(typed, &insert),
+        }
+    }
+
+    /// After a key reached the editor or the chat input: open the list when `[[` was just
+    /// typed, follow the text typed after it, close it when the cursor left the link.
+    fn update_completion(&mut self, key: &KeyEvent) {
+        let (target, line, cursor) = match self.focus {
+            Pane::Editor if self.editor.path().is_some() => {
+                let (row, col) = self.editor.cursor_line_col();
+                (Target::Editor, self.editor.line(row), (row, col))
+            }
+            Pane::Chat => {
+                let (row, col) = self.input.cursor_line_col();
+                (Target::Chat, self.input.line(row), (row, col))
+            }
+            Pane::Editor | Pane::Files => {
+                self.completion = None;
+                return;
+            }
+        };
+        let typed_bracket = key.code == crossterm::event::KeyCode::Char('[')
+            && !key.modifiers.intersects(
+                crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT,
+            );
+        let opens = self.completion.is_none()
+            && typed_bracket
+            && link_completion::just_opened(&line, cursor.1);
+        // Only while a link is being typed: other keys never look at the vault's notes.
+        if self.completion.is_none() && !opens {
+            return;
+        }
+        let recent: Vec<String> = self
+            .files
+            .tree()
+            .recent(link_completion::MAX_ROWS)
+            .into_iter()
+            .map(|n| n.path.clone())
+            .collect();
+        let recent: Vec<&str> = recent.iter().map(String::as_str).collect();
+        let notes = self.files.tree().notes();
+        if opens {
+            self.completion = Some(LinkCompletion::new(
+                target,
+                (cursor.0, cursor.1 - 2),
+                notes,
+                &recent,
+            ));
+            return;
+        }
+        if let Some(completion) = self.completion.as_mut() {
+            let query = (completion.target == target && completion.anchor.0 == cursor.0)
+                .then(|| link_completion::query_after_anchor(&line, completion.anchor.1, cursor.1))
+                .flatten();
+            match query {
+                Some(query) => completion.set_query(&query, notes, &recent),
+                None => self.completion = None,
+            }
         }
     }
 
@@ -399,8 +660,12 @@ impl App {
             }
             Action::Suspend => self.effects.push(Effect::Suspend),
             Action::FocusNext => {
+                // Left to right over the panes on screen.
+                let files = self.files_area.width > 0 || self.files_shown == Some(true);
                 self.focus = match self.focus {
+                    Pane::Files => self.text_pane(),
                     Pane::Editor => Pane::Chat,
+                    Pane::Chat if files => Pane::Files,
                     Pane::Chat => Pane::Editor,
                 };
                 if self.maximized.is_some() {
@@ -409,6 +674,32 @@ impl App {
             }
             Action::FocusEditor => self.focus = Pane::Editor,
             Action::FocusChat => self.focus = Pane::Chat,
+            Action::FocusFiles => {
+                if self.files_area.width == 0 {
+                    self.files_shown = Some(true);
+                }
+                self.focus = Pane::Files;
+                if self.maximized.is_some() {
+                    self.maximized = Some(Pane::Files);
+                }
+            }
+            Action::ToggleFiles => {
+                let shown = self.files_area.width > 0;
+                self.files_shown = Some(!shown);
+                if shown {
+                    if self.focus == Pane::Files {
+                        self.focus = self.text_pane();
+                    }
+                    if self.maximized == Some(Pane::Files) {
+                        self.maximized = None;
+                    }
+                } else {
+                    self.focus = Pane::Files;
+                    if self.maximized.is_some() {
+                        self.maximized = None;
+                    }
+                }
+            }
             Action::OpenPicker => self.effects.push(Effect::LoadPicker),
             Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
             Action::ShowSessions => self.effects.push(Effect::LoadSessions(None)),
@@ -458,7 +749,7 @@ impl App {
             Action::CopySelection => {
                 let text = match self.focus {
                     Pane::Editor => self.editor.selected_text(),
-                    Pane::Chat => None,
+                    Pane::Chat | Pane::Files => None,
                 };
                 match text {
                     Some(text) => self.effects.push(Effect::Copy(text)),
@@ -472,6 +763,7 @@ impl App {
             Action::PasteImage => match self.focus {
                 Pane::Chat => self.read_clipboard(),
                 Pane::Editor => self.editor.handle_key(key),
+                Pane::Files => {}
             },
             Action::RemoveImage => {
                 // Only while nothing is typed: otherwise the key (Backspace) edits the text.
@@ -487,10 +779,7 @@ impl App {
                     };
                     self.flash(message, Role::Notice);
                 } else {
-                    match self.focus {
-                        Pane::Editor => self.editor.handle_key(key),
-                        Pane::Chat => self.input.handle_key(key),
-                    }
+                    self.pass_key(key);
                 }
             }
             Action::Interrupt => {
@@ -527,10 +816,19 @@ impl App {
             | Action::Rename
             | Action::KeepMine
             | Action::TakeTheirs
-            | Action::Merge => match self.focus {
-                Pane::Editor => self.editor.handle_key(key),
-                Pane::Chat => self.input.handle_key(key),
-            },
+            | Action::Merge
+            | Action::Expand
+            | Action::Collapse
+            | Action::NewNote => self.pass_key(key),
+        }
+    }
+
+    /// A key whose action belongs elsewhere: it goes to the focused text box as typing.
+    fn pass_key(&mut self, key: &KeyEvent) {
+        match self.focus {
+            Pane::Editor => self.editor.handle_key(key),
+            Pane::Chat => self.input.handle_key(key),
+            Pane::Files => {}
         }
     }
 
@@ -775,6 +1073,8 @@ impl App {
 
     pub fn on_note_opened(&mut self, path: &str, note: NoteText) {
         self.editor.open(path, note);
+        self.completion = None;
+        self.files.follow(Some(path), Some(now_ns()));
         self.focus = Pane::Editor;
         self.flash(format!("opened {path}"), Role::Notice);
     }
@@ -931,9 +1231,19 @@ impl App {
         }
         let [main, status] =
             Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
-        let (editor_area, chat_area) = self.pane_areas(main);
+        let (files_area, editor_area, chat_area) = self.pane_areas(main);
+        if files_area.is_empty() && self.focus == Pane::Files {
+            // The pane went away (a narrower window): the keyboard goes where typing happens.
+            self.focus = self.text_pane();
+        }
+        self.files_area = files_area;
         self.editor_area = editor_area;
         self.chat_area = chat_area;
+        self.input_area = Rect::default();
+        if !files_area.is_empty() {
+            self.files
+                .render(files_area, buf, &self.theme, self.focus == Pane::Files);
+        }
         if editor_area.width > 0 && editor_area.height > 0 {
             if self.editor.path().is_some() {
                 self.editor
@@ -945,6 +1255,7 @@ impl App {
         if chat_area.width > 0 && chat_area.height > 0 {
             self.render_chat(chat_area, buf);
         }
+        self.render_completion(main, buf);
         self.render_status(status, buf);
         if let Some(overlay) = self.overlay.as_mut() {
             match overlay {
@@ -961,14 +1272,38 @@ impl App {
         }
     }
 
-    /// Editor and chat areas: side by side, stacked on narrow terminals, or one maximised.
-    fn pane_areas(&self, main: Rect) -> (Rect, Rect) {
+    /// Whether the file pane is on screen at this width (before it is checked for room).
+    fn files_wanted(&self, width: u16) -> bool {
+        match self.files_shown {
+            Some(shown) => shown,
+            // The start screen shows the vault instead of an empty editor area.
+            None => self.editor.path().is_none() || width >= FILES_AUTO_WIDTH,
+        }
+    }
+
+    /// File pane, editor and chat areas: the file pane on the left when shown, the editor and
+    /// the chat side by side (stacked on narrow terminals), or one pane maximised.
+    fn pane_areas(&self, main: Rect) -> (Rect, Rect, Rect) {
+        let none = Rect::default();
         match self.maximized {
-            Some(Pane::Editor) => return (main, Rect::default()),
-            Some(Pane::Chat) => return (Rect::default(), main),
-            // Without a note the chat gets the whole screen (Ctrl+P brings the editor back).
-            None if self.editor.path().is_none() => return (Rect::default(), main),
+            Some(Pane::Editor) => return (none, main, none),
+            Some(Pane::Chat) => return (none, none, main),
+            Some(Pane::Files) => return (main, none, none),
             None => {}
+        }
+        let mut rest = main;
+        let mut files = none;
+        // The pane needs as much room again beside it; narrower screens leave it out.
+        if self.files_wanted(main.width) && main.width >= FILES_WIDTH * 2 {
+            let [left, right] =
+                Layout::horizontal([Constraint::Length(FILES_WIDTH), Constraint::Min(0)])
+                    .areas(main);
+            files = left;
+            rest = right;
+        }
+        // Without a note the chat takes the rest (Ctrl+P or the file pane bring the editor).
+        if self.editor.path().is_none() {
+            return (files, none, rest);
         }
         let direction = if main.width < STACK_BELOW_WIDTH {
             Direction::Vertical
@@ -981,8 +1316,30 @@ impl App {
                 Constraint::Percentage(self.split),
                 Constraint::Percentage(100 - self.split),
             ])
-            .areas(main);
-        (a, b)
+            .areas(rest);
+        (files, a, b)
+    }
+
+    /// The `[[` list: under the cursor in the editor, above the message box in the chat.
+    fn render_completion(&mut self, main: Rect, buf: &mut Buffer) {
+        let Some(completion) = self.completion.as_mut() else {
+            return;
+        };
+        let typed = super::editor::str_width(completion.query()) as u16 + 2;
+        match (completion.target, self.focus) {
+            (Target::Editor, Pane::Editor) => {
+                if let Some((x, y)) = self.editor.cursor_position() {
+                    completion.render(main, x.saturating_sub(typed), y + 1, y, buf, &self.theme);
+                }
+            }
+            (Target::Chat, Pane::Chat) if !self.input_area.is_empty() => {
+                let input = self.input_area;
+                // Inside the transcript, just above its bottom border.
+                let above = input.y.saturating_sub(1);
+                completion.render(main, input.x + 2, main.bottom(), above, buf, &self.theme);
+            }
+            _ => self.completion = None,
+        }
     }
 
     fn pane_block(&self, title: String, focused: bool) -> Block<'static> {
@@ -1022,6 +1379,7 @@ impl App {
         let input_height = self.input.height(area.width).min(area.height / 2).max(3);
         let [transcript_area, input_area] =
             Layout::vertical([Constraint::Min(0), Constraint::Length(input_height)]).areas(area);
+        self.input_area = input_area;
         self.transcript
             .render(transcript_area, buf, &self.theme, focused);
         let placeholder = match self.state {
@@ -1116,6 +1474,14 @@ impl App {
             u.cache_creation_input_tokens,
         ))
     }
+}
+
+/// Now, in nanoseconds since the Unix epoch (when a note was opened, for "Recent").
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
 }
 
 /// 1234 → "1.2k", 1234567 → "1.2M".

@@ -365,6 +365,39 @@ impl EditorPane {
         self.view.follow_cursor = true;
     }
 
+    /// The text of line `row` (empty past the end).
+    pub fn line(&self, row: usize) -> String {
+        self.textarea.lines().get(row).cloned().unwrap_or_default()
+    }
+
+    /// Replace the `typed` characters before the cursor with `text` as ONE undo step (a `[[`
+    /// completion). When `text` ends with `]]` and `]]` already follows the cursor, the cursor
+    /// steps over those instead of doubling them.
+    pub fn replace_before_cursor(&mut self, typed: usize, text: &str) {
+        if self.path.is_none() {
+            return;
+        }
+        let (row, col) = self.cursor();
+        let rest: String = self.line(row).chars().skip(col).take(2).collect();
+        let (text, step_over) = match text.strip_suffix("]]") {
+            Some(inner) if rest == "]]" => (inner.to_string(), 2),
+            _ => (text.to_string(), 0),
+        };
+        self.textarea.cancel_selection();
+        self.edit(None, |t| {
+            for _ in 0..typed {
+                t.delete_char();
+            }
+            t.insert_str(&text);
+            for _ in 0..step_over {
+                t.move_cursor(CursorMove::Forward);
+            }
+            true
+        });
+        self.history.open = None;
+        self.view.follow_cursor = true;
+    }
+
     /// Undo one step; `false` when there is nothing to undo.
     pub fn undo(&mut self) -> bool {
         let Some(snapshot) = self.history.undo.pop() else {
@@ -601,12 +634,35 @@ impl EditorPane {
     /// A mouse click at screen (`column`, `row`): put the cursor there. `false` when the click was
     /// not on the text.
     pub fn click(&mut self, column: u16, row: u16) -> bool {
-        let Some(screen_row) = self.view.rows.iter().find(|r| r.y == row).cloned() else {
+        let Some(position) = self.position_at(column, row) else {
             return false;
         };
-        let Some(line) = self.textarea.lines().get(screen_row.line) else {
-            return false;
+        self.textarea.cancel_selection();
+        jump(&mut self.textarea, position);
+        self.history.open = None;
+        self.view.follow_cursor = true;
+        self.view.desired_x = None;
+        true
+    }
+
+    /// The mouse moved to screen (`column`, `row`) with the button held since a click: select
+    /// from where the click put the cursor to there (Ctrl+C copies it).
+    pub fn drag_to(&mut self, column: u16, row: u16) {
+        let Some(position) = self.position_at(column, row) else {
+            return;
         };
+        if self.textarea.selection_range().is_none() {
+            self.textarea.start_selection();
+        }
+        jump(&mut self.textarea, position);
+        self.history.open = None;
+        self.view.desired_x = None;
+    }
+
+    /// The text position (line, char column) shown at screen (`column`, `row`) in the last frame.
+    fn position_at(&self, column: u16, row: u16) -> Option<(usize, usize)> {
+        let screen_row = self.view.rows.iter().find(|r| r.y == row)?;
+        let line = self.textarea.lines().get(screen_row.line)?;
         let layout = LineLayout::new(line, self.wrap_width());
         let x = usize::from(column.saturating_sub(self.view.text_x));
         let segment = layout
@@ -614,13 +670,7 @@ impl EditorPane {
             .iter()
             .position(|s| *s == screen_row.chars)
             .unwrap_or(0);
-        let col = layout.col_at_x(segment, x);
-        self.textarea.cancel_selection();
-        jump(&mut self.textarea, (screen_row.line, col));
-        self.history.open = None;
-        self.view.follow_cursor = true;
-        self.view.desired_x = None;
-        true
+        Some((screen_row.line, layout.col_at_x(segment, x)))
     }
 
     /// Draw the pane: a bordered box titled with the note path (`●` when dirty), the conflict

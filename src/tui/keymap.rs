@@ -47,9 +47,11 @@ macro_rules! actions {
 actions! {
     Quit => "quit": "Quit vaultchat",
     Suspend => "suspend": "Suspend vaultchat (fg in the shell brings it back)",
-    FocusNext => "focus_next": "Move focus between the editor and the chat",
+    FocusNext => "focus_next": "Move focus to the next pane (file pane, editor, chat)",
     FocusEditor => "focus_editor": "Focus the note editor",
     FocusChat => "focus_chat": "Focus the chat",
+    FocusFiles => "focus_files": "Focus the file pane (showing it if hidden)",
+    ToggleFiles => "toggle_files": "Show or hide the file pane",
     OpenPicker => "open_picker": "Open a note by name (fuzzy)",
     ShowHelp => "show_help": "Show this help",
     ShowSessions => "show_sessions": "Show past sessions",
@@ -93,6 +95,9 @@ actions! {
     Cancel => "cancel": "Close",
     Delete => "delete": "Delete",
     Rename => "rename": "Rename",
+    Expand => "expand": "Open the folder (or step into it)",
+    Collapse => "collapse": "Close the folder (or go to the folder holding the row)",
+    NewNote => "new_note": "Create a note (asks for its name; Folder/Name puts it in a folder)",
     KeepMine => "keep_mine": "Keep my text (the note on disk is overwritten when saved)",
     TakeTheirs => "take_theirs": "Take the text on disk (my changes are dropped)",
     Merge => "merge": "Merge both changes (when they touch different lines)",
@@ -107,6 +112,8 @@ pub enum KeyContext {
     Banner,
     List,
     Conflict,
+    Files,
+    Completion,
 }
 
 impl KeyContext {
@@ -117,6 +124,8 @@ impl KeyContext {
         KeyContext::Banner,
         KeyContext::List,
         KeyContext::Conflict,
+        KeyContext::Files,
+        KeyContext::Completion,
     ];
 
     pub fn name(self) -> &'static str {
@@ -127,6 +136,8 @@ impl KeyContext {
             KeyContext::Banner => "banner",
             KeyContext::List => "list",
             KeyContext::Conflict => "conflict",
+            KeyContext::Files => "files",
+            KeyContext::Completion => "completion",
         }
     }
 

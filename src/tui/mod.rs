@@ -5,13 +5,17 @@ pub mod app;
 pub mod banner;
 pub mod chat;
 pub mod clipboard;
+#[cfg(test)]
+mod completion_tests;
 pub mod diff_view;
 pub mod editor;
 pub mod editor_highlight;
+pub mod files;
 pub mod highlight;
 #[cfg(test)]
 mod image_paste_tests;
 pub mod keymap;
+pub mod link_completion;
 pub mod picker;
 pub mod run;
 #[cfg(test)]

@@ -112,6 +112,7 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         price,
     };
     let mut app = App::new(theme, keymap, info);
+    app.set_file_pane(launch.config.ui.file_pane.unwrap_or_default());
     for problem in &problems {
         app.transcript.push_error(problem);
     }
@@ -195,6 +196,7 @@ async fn event_loop(
                         }
                         ready = Some(r);
                         app.on_ready();
+                        app.on_vault_changed();
                     }
                     Background::Ready(Err(e)) => app.on_error(e),
                     Background::McpStarted(statuses) => {
@@ -212,6 +214,7 @@ async fn event_loop(
                         if let Some(r) = &ready {
                             check_open_note(app, &r.workspace);
                         }
+                        app.on_vault_changed();
                     }
                     Background::Clipboard(paste) => app.on_clipboard(paste),
                 }
@@ -223,47 +226,57 @@ async fn event_loop(
                 dirty = false;
             }
         }
-        for effect in app.take_effects() {
-            dirty = true;
-            match effect {
-                Effect::Quit => {
-                    if let Some(link) = &agent {
-                        let _ = link.ops.try_send(Op::Shutdown);
+        // An effect's answer may queue more (a created note is then opened): run them all.
+        loop {
+            let effects = app.take_effects();
+            if effects.is_empty() {
+                break;
+            }
+            for effect in effects {
+                dirty = true;
+                match effect {
+                    Effect::Quit => {
+                        if let Some(link) = &agent {
+                            let _ = link.ops.try_send(Op::Shutdown);
+                        }
+                        break 'events;
                     }
-                    break 'events;
-                }
-                Effect::Suspend => term::suspend(terminal, *mouse)?,
-                Effect::SetMouseCapture(on) => {
-                    *mouse = on;
-                    if let Err(e) = term::set_mouse_capture(on) {
-                        app.on_error(format!("mouse capture could not be changed: {e}"));
+                    Effect::Suspend => term::suspend(terminal, *mouse)?,
+                    Effect::SetMouseCapture(on) => {
+                        *mouse = on;
+                        if let Err(e) = term::set_mouse_capture(on) {
+                            app.on_error(format!("mouse capture could not be changed: {e}"));
+                        }
                     }
-                }
-                Effect::Agent(op) => to_agent(app, agent.as_ref(), op).await,
-                Effect::ReadClipboardImage => {
-                    // The clipboard's owner answers over X11 and a big image is scaled and
-                    // encoded: seconds in the worst case, never on the loop.
-                    let tx = bg_tx.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let _ = tx.send(Background::Clipboard(super::clipboard::read_for_paste()));
-                    });
-                }
-                Effect::SetModel(model) => to_agent(app, agent.as_ref(), Op::SetModel(model)).await,
-                effect => {
-                    let new_agent = perform(
-                        effect,
-                        app,
-                        launch,
-                        ready.as_ref(),
-                        store.as_mut(),
-                        terminal,
-                        *mouse,
-                    )
-                    .await?;
-                    if let Some(link) = new_agent
-                        && let Some(old) = agent.replace(link)
-                    {
-                        let _ = old.ops.try_send(Op::Shutdown);
+                    Effect::Agent(op) => to_agent(app, agent.as_ref(), op).await,
+                    Effect::ReadClipboardImage => {
+                        // The clipboard's owner answers over X11 and a big image is scaled and
+                        // encoded: seconds in the worst case, never on the loop.
+                        let tx = bg_tx.clone();
+                        tokio::task::spawn_blocking(move || {
+                            let _ =
+                                tx.send(Background::Clipboard(super::clipboard::read_for_paste()));
+                        });
+                    }
+                    Effect::SetModel(model) => {
+                        to_agent(app, agent.as_ref(), Op::SetModel(model)).await
+                    }
+                    effect => {
+                        let new_agent = perform(
+                            effect,
+                            app,
+                            launch,
+                            ready.as_ref(),
+                            store.as_mut(),
+                            terminal,
+                            *mouse,
+                        )
+                        .await?;
+                        if let Some(link) = new_agent
+                            && let Some(old) = agent.replace(link)
+                        {
+                            let _ = old.ops.try_send(Op::Shutdown);
+                        }
                     }
                 }
             }
@@ -412,6 +425,24 @@ async fn perform(
         Effect::OpenNote(name) | Effect::OpenLink(name) => match ws.read_note_named(&name) {
             Ok((path, note)) => app.on_note_opened(&path, note),
             Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::LoadFiles => match ws.note_listing() {
+            Ok(notes) => app.set_notes(
+                notes
+                    .into_iter()
+                    .map(|n| super::files::NoteEntry {
+                        path: n.path,
+                        title: n.title,
+                        aliases: n.aliases,
+                        modified_ns: n.mtime_ns,
+                    })
+                    .collect(),
+            ),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::CreateNote(name) => match ws.create_user_note(&name) {
+            Ok((path, note)) => app.on_note_created(&path, note.fingerprint.mtime_ns),
+            Err(e) => app.on_error(format!("the note was not created: {e}")),
         },
         Effect::SaveNote { path, text } => {
             let Some(read) = app.editor.note().cloned() else {

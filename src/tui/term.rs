@@ -3,8 +3,8 @@
 //! external editor. The only module that switches terminal modes.
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -22,6 +22,18 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Whether the keyboard enhancement was pushed (only on terminals that support it).
 static ENHANCED: AtomicBool = AtomicBool::new(false);
 
+/// Mouse reporting for clicks, drags and the wheel only (xterm modes 1000 and 1002, SGR
+/// coordinates 1006). crossterm's `EnableMouseCapture` also asks for every pointer movement
+/// (1003), which would wake the app on each twitch of the mouse for nothing it uses.
+/// `DisableMouseCapture` turns all of them off again.
+struct CaptureClicks;
+
+impl crossterm::Command for CaptureClicks {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str("\x1b[?1000h\x1b[?1002h\x1b[?1006h")
+    }
+}
+
 /// Enter the app's terminal modes and return a terminal to draw on.
 pub fn enter(mouse: bool) -> io::Result<Tui> {
     install_panic_hook();
@@ -37,7 +49,7 @@ fn enable_modes(mouse: bool) -> io::Result<()> {
     let mut out = io::stdout();
     execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
     if mouse {
-        execute!(out, EnableMouseCapture)?;
+        execute!(out, CaptureClicks)?;
     }
     // Lets Shift+Enter and Alt+Enter arrive as themselves where the terminal can say so.
     if crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false) {
@@ -72,7 +84,7 @@ pub fn restore() {
 /// Turn mouse capture on or off (copy mode releases the mouse to the terminal).
 pub fn set_mouse_capture(on: bool) -> io::Result<()> {
     if on {
-        execute!(io::stdout(), EnableMouseCapture)
+        execute!(io::stdout(), CaptureClicks)
     } else {
         execute!(io::stdout(), DisableMouseCapture)
     }

@@ -80,3 +80,65 @@ pub fn style_at_offset(buf: &Buffer, needle: &str, offset: usize) -> Option<Styl
     }
     None
 }
+
+/// An app as the screen tests draw it: dark theme, the key map `keymap`, the workspace ready.
+pub fn app_with(keymap: crate::tui::keymap::Keymap) -> crate::tui::app::App {
+    let mut app = crate::tui::app::App::new(
+        crate::tui::theme::Theme::builtin_dark(),
+        keymap,
+        crate::tui::app::SessionInfo {
+            vault: "garden-vault".into(),
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            session_id: None,
+            context_window: 200_000,
+            price: None,
+        },
+    );
+    app.on_ready();
+    app
+}
+
+/// The notes of a small vault, as the index lists them (newest last-modified: Garden Planner).
+pub fn sample_notes() -> Vec<crate::tui::files::NoteEntry> {
+    let note = |path: &str, title: &str, aliases: &[&str], modified_ns: i64| {
+        crate::tui::files::NoteEntry {
+            path: path.into(),
+            title: title.into(),
+            aliases: aliases.iter().map(|a| a.to_string()).collect(),
+            modified_ns,
+        }
+    };
+    vec![
+        note("Welcome.md", "Welcome", &[], 10),
+        note(
+            "Projects/Garden Planner.md",
+            "Garden Planner",
+            &["veg beds"],
+            90,
+        ),
+        note(
+            "Projects/Vaultchat Launch.md",
+            "Vaultchat Launch",
+            &["launch"],
+            60,
+        ),
+        note("Inbox/Ideas.md", "Ideas", &[], 70),
+        note("Journal/2026-11-30.md", "2026-11-30", &[], 80),
+        note("Areas/Health/Running log.md", "Running log", &[], 20),
+        note("Reading/Seeds.md", "Seeds", &["seed list"], 30),
+    ]
+}
+
+/// A note's text as the runner hands it to the app.
+pub fn note_text(text: &str) -> crate::vault::note_io::NoteText {
+    crate::vault::note_io::NoteText {
+        text: text.into(),
+        format: crate::vault::note_io::TextFormat::default(),
+        fingerprint: crate::vault::note_io::Fingerprint {
+            hash: 1,
+            mtime_ns: 0,
+            size: text.len() as u64,
+        },
+    }
+}

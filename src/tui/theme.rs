@@ -105,6 +105,9 @@ roles! {
     PickerMatch => "picker_match": "Matched characters in the note picker.",
     PickerSelected => "picker_selected": "The selected row of a list.",
     Scrollbar => "scrollbar": "Scroll bars.",
+    FilesHeader => "files_header": "Section headings in the file pane (Recent, Notes).",
+    FilesFolder => "files_folder": "Folders (and their ▸/▾ marks) in the file pane.",
+    FilesActive => "files_active": "The note open in the editor, in the file pane.",
     ChartInput => "chart_input": "Input tokens in the usage chart.",
     ChartOutput => "chart_output": "Output tokens in the usage chart.",
     ChartCache => "chart_cache": "Cached tokens in the usage chart.",
@@ -204,6 +207,8 @@ impl Theme {
                     | Role::MdStrong
                     | Role::HunkSelected
                     | Role::PickerMatch
+                    | Role::FilesHeader
+                    | Role::FilesActive
                     | Role::StatusWarning => Style::new().add_modifier(Modifier::BOLD),
                     Role::Selection
                     | Role::ButtonFocused

@@ -527,6 +527,51 @@ impl Workspace {
         self.index().note_names().map_err(internal)
     }
 
+    /// Every note with its modification time, sorted by path (the app's file pane).
+    pub fn note_listing(&self) -> Result<Vec<crate::index::NoteListing>, ToolError> {
+        self.index().note_listing().map_err(internal)
+    }
+
+    /// Create an empty note named `name` (`Ideas/New idea`, `.md` added when missing) for the
+    /// person, under the vault's write lock as every write. An existing file is never replaced:
+    /// that is an error that says so (and `create_note` refuses one that appears meanwhile). The
+    /// note is indexed and its creation recorded as theirs in the revision log.
+    pub fn create_user_note(&self, name: &str) -> Result<(String, note_io::NoteText), ToolError> {
+        let rel = notes::note_path(name)?;
+        let path = self.resolve(&rel, Access::Write)?;
+        if path.abs().exists() {
+            return Err(ToolError::Invalid(format!(
+                "`{}` already exists; choose another name",
+                path.rel()
+            )));
+        }
+        let text = String::new();
+        let fingerprint = {
+            let _lock = self.lock_writes()?;
+            note_io::create_note(&path, &text, false).map_err(note_error)?
+        };
+        // The note exists; bookkeeping failures are logged, never reported as a failed create.
+        for warning in self.after_write(WriteRecord {
+            tool: None,
+            actor: Some(Actor::User),
+            rel: path.rel(),
+            before: None,
+            after: Some(&text),
+            before_rev: None,
+            after_rev: Some(fingerprint.to_revision_string()),
+        }) {
+            tracing::warn!("after creating {}: {warning}", path.rel());
+        }
+        Ok((
+            path.rel().to_string(),
+            note_io::NoteText {
+                text,
+                format: note_io::TextFormat::default(),
+                fingerprint,
+            },
+        ))
+    }
+
     /// Read a note by path, title or alias.
     pub fn read_note_named(&self, name: &str) -> Result<(String, note_io::NoteText), ToolError> {
         let path = self.resolve_note(name, Access::Read)?;

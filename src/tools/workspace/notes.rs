@@ -345,7 +345,7 @@ fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<Plan, ToolError> 
 }
 
 /// A note path with the `.md` extension; other extensions are refused (notes are Markdown).
-fn note_path(input: &str) -> Result<String, ToolError> {
+pub(super) fn note_path(input: &str) -> Result<String, ToolError> {
     let trimmed = input.trim();
     let name = trimmed.rsplit('/').next().unwrap_or(trimmed);
     let stem = name.strip_suffix(".md").unwrap_or(name);

@@ -201,6 +201,37 @@ impl ChatInput {
         }
     }
 
+    /// The cursor as (line, column), both 0-based, the column in chars.
+    pub fn cursor_line_col(&self) -> (usize, usize) {
+        let ratatui_textarea::DataCursor(row, col) = self.textarea.cursor();
+        (row, col)
+    }
+
+    /// The text of line `row` (empty past the end).
+    pub fn line(&self, row: usize) -> String {
+        self.textarea.lines().get(row).cloned().unwrap_or_default()
+    }
+
+    /// Replace the `typed` characters before the cursor with `text` (a `[[` completion); when
+    /// `text` ends with `]]` and `]]` already follows the cursor, the cursor steps over them.
+    pub fn replace_before_cursor(&mut self, typed: usize, text: &str) {
+        let (row, col) = self.cursor_line_col();
+        let rest: String = self.line(row).chars().skip(col).take(2).collect();
+        let (text, step_over) = match text.strip_suffix("]]") {
+            Some(inner) if rest == "]]" => (inner, 2),
+            _ => (text, 0),
+        };
+        self.textarea.cancel_selection();
+        for _ in 0..typed {
+            self.textarea.delete_char();
+        }
+        self.textarea.insert_str(text);
+        for _ in 0..step_over {
+            self.textarea.move_cursor(CursorMove::Forward);
+        }
+        self.browsing = None;
+    }
+
     /// Rows the box wants at `width`: its lines as wrapped (at most 8 rows), the rows of image
     /// chips (at most 3), and the border; at least 3.
     pub fn height(&self, width: u16) -> u16 {

@@ -30,6 +30,23 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/mcp", "Show the tools and the MCP servers"),
 ];
 
+/// What the mouse does (the terminal reports clicks and the wheel to the app).
+pub const MOUSE: &[(&str, &str)] = &[
+    (
+        "click",
+        "Focus a pane; in the editor, put the cursor there; in the file pane, open the note or folder",
+    ),
+    (
+        "drag",
+        "In the editor: select text (copy_selection copies it)",
+    ),
+    ("wheel", "Scroll the pane under the pointer"),
+    (
+        "shift-drag",
+        "Select text to copy with the terminal (most terminals; Option-drag in iTerm2), or use copy_mode",
+    ),
+];
+
 /// How a context is called in the help, and when its keys apply.
 fn context_heading(context: KeyContext) -> (&'static str, &'static str) {
     match context {
@@ -47,6 +64,14 @@ fn context_heading(context: KeyContext) -> (&'static str, &'static str) {
         KeyContext::Conflict => (
             "Conflict banner",
             "when the open note changed on disk while you edited it",
+        ),
+        KeyContext::Files => (
+            "File pane",
+            "while the file pane has focus; a click opens a note",
+        ),
+        KeyContext::Completion => (
+            "[[ completion",
+            "while the list of notes after [[ is open in the editor or the chat",
         ),
     }
 }
@@ -129,6 +154,19 @@ impl HelpView {
         for (command, description) in COMMANDS {
             rows.push(Row::Binding {
                 keys: (*command).to_string(),
+                description,
+                name: "",
+            });
+        }
+        rows.push(Row::Blank);
+        rows.push(Row::Heading {
+            title: "Mouse",
+            table: String::new(),
+            note: "the app takes clicks and the wheel",
+        });
+        for (what, description) in MOUSE {
+            rows.push(Row::Binding {
+                keys: (*what).to_string(),
                 description,
                 name: "",
             });

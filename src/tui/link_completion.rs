@@ -1,0 +1,501 @@
+//! The `[[` completion list: typing `[[` in the editor or the chat input opens a list of the
+//! vault's notes by title and alias, filtered as the person types (nucleo, fuzzy, as the picker).
+//! Up/Down choose, Enter or Tab accept, Esc closes; any other key keeps typing.
+//!
+//! Accepting inserts the link target and `]]`. The target is what Obsidian links by: the file
+//! name without `.md`, or the vault path without `.md` when two notes share the file name; a
+//! row found by an alias inserts `Name|alias`, so the link reads as the alias and still resolves
+//! in Obsidian. With nothing typed yet, the notes touched last come first.
+
+use crate::tui::editor::{str_width, truncate_end, truncate_start};
+use crate::tui::files::NoteEntry;
+use crate::tui::theme::{Role, Theme};
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, BorderType, Clear, Widget};
+use std::collections::HashMap;
+
+/// The most rows the list shows at once.
+pub const MAX_ROWS: usize = 8;
+/// The most candidates kept.
+const MAX_CANDIDATES: usize = 50;
+/// Added to a title's score so a title match comes before the same match in an alias.
+const TITLE_BONUS: u32 = 8;
+
+/// Which text box the list belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Editor,
+    Chat,
+}
+
+/// One row of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// What the row shows: the title, or the alias that matched.
+    pub label: String,
+    /// Set when the row was found by an alias.
+    pub alias: bool,
+    /// The note's vault path (shown dimmed).
+    pub path: String,
+    /// What accepting inserts after `[[` (without the closing `]]`).
+    pub insert: String,
+    /// The characters of `label` the query matched (char indices, sorted), to light them.
+    pub hits: Vec<usize>,
+}
+
+/// The open list: where its `[[` is, what was typed after it, and the ranked candidates.
+#[derive(Debug, Clone)]
+pub struct LinkCompletion {
+    pub target: Target,
+    /// (line, char column) of the first `[` of `[[` in the text box.
+    pub anchor: (usize, usize),
+    query: String,
+    candidates: Vec<Candidate>,
+    selected: usize,
+    scroll: usize,
+    /// The rows' area in the last frame, for clicks.
+    list_area: Rect,
+}
+
+impl LinkCompletion {
+    /// A list for the `[[` at `anchor`, with nothing typed yet.
+    pub fn new(
+        target: Target,
+        anchor: (usize, usize),
+        notes: &[NoteEntry],
+        recent: &[&str],
+    ) -> Self {
+        let mut completion = LinkCompletion {
+            target,
+            anchor,
+            query: String::new(),
+            candidates: Vec::new(),
+            selected: 0,
+            scroll: 0,
+            list_area: Rect::default(),
+        };
+        completion.candidates = rank(notes, "", recent);
+        completion
+    }
+
+    pub fn query(&self) -> &str {
+        &self.query
+    }
+
+    /// The text after `[[` changed: filter again, keeping the selection on the first match.
+    pub fn set_query(&mut self, query: &str, notes: &[NoteEntry], recent: &[&str]) {
+        if query == self.query && !self.candidates.is_empty() {
+            return;
+        }
+        self.query = query.to_string();
+        self.candidates = rank(notes, query, recent);
+        self.selected = 0;
+        self.scroll = 0;
+    }
+
+    pub fn candidates(&self) -> &[Candidate] {
+        &self.candidates
+    }
+
+    pub fn selected(&self) -> Option<&Candidate> {
+        self.candidates.get(self.selected)
+    }
+
+    /// A click at screen (`column`, `row`): `Some(true)` selects the row under it (to accept it),
+    /// `Some(false)` is a click on the list but not on a row, `None` a click elsewhere.
+    pub fn click(&mut self, column: u16, row: u16) -> Option<bool> {
+        let area = self.list_area;
+        let frame = Rect::new(
+            area.x.saturating_sub(1),
+            area.y.saturating_sub(1),
+            area.width + 2,
+            area.height + 2,
+        );
+        if !frame.contains(ratatui::layout::Position::new(column, row)) {
+            return None;
+        }
+        if !area.contains(ratatui::layout::Position::new(column, row)) {
+            return Some(false);
+        }
+        let index = self.scroll + usize::from(row - area.y);
+        if index >= self.candidates.len() {
+            return Some(false);
+        }
+        self.selected = index;
+        Some(true)
+    }
+
+    /// Move the selection by `delta`, wrapping around the ends (as editors' completion lists do).
+    pub fn move_selection(&mut self, delta: isize) {
+        let len = self.candidates.len() as isize;
+        if len == 0 {
+            return;
+        }
+        self.selected = (self.selected as isize + delta).rem_euclid(len) as usize;
+    }
+
+    /// Draw the list with its top-left corner at (`x`, `y`) when it fits below, else with its
+    /// bottom at `above_y` (exclusive); kept inside `bounds`.
+    pub fn render(
+        &mut self,
+        bounds: Rect,
+        x: u16,
+        y: u16,
+        above_y: u16,
+        buf: &mut Buffer,
+        theme: &Theme,
+    ) {
+        self.list_area = Rect::default();
+        let bounds = bounds.intersection(buf.area);
+        if bounds.width < 12 || bounds.height < 3 {
+            return;
+        }
+        let shown = self.candidates.len().clamp(1, MAX_ROWS);
+        let height = (shown as u16 + 2).min(bounds.height);
+        let widest = self
+            .candidates
+            .iter()
+            .map(|c| str_width(&c.label) + 2 + str_width(&c.path))
+            .max()
+            .unwrap_or(20);
+        let width = (widest as u16 + 4).clamp(30, 60).min(bounds.width);
+        let x = x.clamp(bounds.x, bounds.right() - width);
+        let fits_below = y + height <= bounds.bottom();
+        let top = if fits_below {
+            y
+        } else if above_y >= bounds.y + height {
+            above_y - height
+        } else {
+            bounds.bottom() - height
+        };
+        let popup = Rect::new(x, top, width, height);
+        Clear.render(popup, buf);
+        buf.set_style(popup, theme.style(Role::Text));
+        let title = if self.query.is_empty() {
+            " Link to a note ".to_string()
+        } else {
+            format!(
+                " [[{} ",
+                truncate_start(&self.query, usize::from(width) / 2)
+            )
+        };
+        let block = Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(theme.style(Role::BorderFocused))
+            .title(Span::styled(title, theme.style(Role::TitleFocused)));
+        let inner = block.inner(popup);
+        block.render(popup, buf);
+        self.list_area = inner;
+        if inner.is_empty() {
+            return;
+        }
+        if self.candidates.is_empty() {
+            buf.set_stringn(
+                inner.x + 1,
+                inner.y,
+                truncate_end("No note matches", usize::from(inner.width) - 1),
+                usize::from(inner.width) - 1,
+                theme.style(Role::Dim),
+            );
+            return;
+        }
+        let rows = usize::from(inner.height);
+        if self.selected < self.scroll {
+            self.scroll = self.selected;
+        } else if self.selected >= self.scroll + rows {
+            self.scroll = self.selected + 1 - rows;
+        }
+        for (offset, candidate) in self
+            .candidates
+            .iter()
+            .enumerate()
+            .skip(self.scroll)
+            .take(rows)
+        {
+            let row_y = inner.y + (offset - self.scroll) as u16;
+            let row = Rect::new(inner.x, row_y, inner.width, 1);
+            let selected = offset == self.selected;
+            let selection = if selected {
+                buf.set_style(row, theme.style(Role::PickerSelected));
+                theme.style(Role::PickerSelected)
+            } else {
+                Style::new()
+            };
+            let width = usize::from(row.width);
+            let marker = if selected { "▌" } else { " " };
+            buf.set_stringn(
+                row.x,
+                row_y,
+                marker,
+                width,
+                theme.style(Role::BorderFocused).patch(selection),
+            );
+            // The label whole when it fits; the path takes what is left, from its end.
+            let label = truncate_end(&candidate.label, width.saturating_sub(2));
+            let label_role = if candidate.alias {
+                Role::MdLink
+            } else {
+                Role::Text
+            };
+            let label_style = theme.style(label_role).patch(selection);
+            let matched = label_style.patch(theme.style(Role::PickerMatch));
+            let mut end = row.x + 1;
+            let room_end = row.x + width.saturating_sub(1) as u16;
+            for (index, c) in label.chars().enumerate() {
+                let style = if candidate.hits.contains(&index) {
+                    matched
+                } else {
+                    label_style
+                };
+                let mut tmp = [0u8; 4];
+                let room = usize::from(room_end.saturating_sub(end));
+                end = buf
+                    .set_stringn(end, row_y, c.encode_utf8(&mut tmp), room, style)
+                    .0;
+            }
+            let path_room = usize::from(row.right().saturating_sub(end)).saturating_sub(3);
+            if path_room >= 6 {
+                let path = truncate_start(&candidate.path, path_room);
+                let path_x = row.right() - str_width(&path) as u16 - 1;
+                buf.set_stringn(
+                    path_x,
+                    row_y,
+                    &path,
+                    path_room,
+                    theme.style(Role::Dim).patch(selection),
+                );
+            }
+        }
+    }
+}
+
+/// The text between an open `[[` and the cursor, or `None` when the cursor is not in a link being
+/// typed any more (it left the line or went before the `[[`, or the text has `]`, `|`, `#`, `^`).
+pub fn query_after_anchor(line: &str, anchor_col: usize, cursor_col: usize) -> Option<String> {
+    if cursor_col < anchor_col + 2 {
+        return None;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    if chars.get(anchor_col) != Some(&'[') || chars.get(anchor_col + 1) != Some(&'[') {
+        return None;
+    }
+    let query: String = chars.get(anchor_col + 2..cursor_col)?.iter().collect();
+    if query.contains([']', '|', '#', '^', '[']) {
+        return None;
+    }
+    Some(query)
+}
+
+/// Whether the two characters before `cursor_col` are `[[` (the person just typed the second).
+pub fn just_opened(line: &str, cursor_col: usize) -> bool {
+    cursor_col >= 2 && {
+        let mut before = line.chars().skip(cursor_col - 2);
+        before.next() == Some('[') && before.next() == Some('[')
+    }
+}
+
+/// What a link to `note` says: its file name, or its path when another note has the same name.
+fn link_target(note: &NoteEntry, stem_counts: &HashMap<String, usize>) -> String {
+    let stem = note.stem();
+    if stem_counts.get(&stem.to_lowercase()).copied().unwrap_or(0) > 1 {
+        note.path
+            .strip_suffix(".md")
+            .unwrap_or(&note.path)
+            .to_string()
+    } else {
+        stem.to_string()
+    }
+}
+
+/// The candidates for `query`, best first. Each note appears once: by its title (or file name)
+/// when that matches, else by its best-matching alias. An empty query lists the notes in the
+/// order of `recent` first, then by title.
+pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate> {
+    let mut stem_counts: HashMap<String, usize> = HashMap::new();
+    for note in notes {
+        *stem_counts.entry(note.stem().to_lowercase()).or_default() += 1;
+    }
+    let by_title = |note: &NoteEntry| {
+        let target = link_target(note, &stem_counts);
+        Candidate {
+            label: note.display_title().to_string(),
+            alias: false,
+            path: note.path.clone(),
+            insert: target,
+            hits: Vec::new(),
+        }
+    };
+    if query.trim().is_empty() {
+        let mut order: Vec<&NoteEntry> = notes.iter().collect();
+        let position = |note: &NoteEntry| {
+            recent
+                .iter()
+                .position(|p| *p == note.path)
+                .unwrap_or(usize::MAX)
+        };
+        order.sort_by(|a, b| {
+            position(a).cmp(&position(b)).then_with(|| {
+                a.display_title()
+                    .to_lowercase()
+                    .cmp(&b.display_title().to_lowercase())
+            })
+        });
+        return order
+            .into_iter()
+            .take(MAX_CANDIDATES)
+            .map(by_title)
+            .collect();
+    }
+    let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+    let mut matcher = Matcher::new(Config::DEFAULT);
+    let mut buf = Vec::new();
+    let mut score = |text: &str| pattern.score(Utf32Str::new(text, &mut buf), &mut matcher);
+    let mut scored: Vec<(u32, Candidate)> = Vec::new();
+    for note in notes {
+        let title = note.display_title();
+        let title_score = score(title)
+            .max(score(note.stem()))
+            .map(|s| s + TITLE_BONUS);
+        let alias_best = note
+            .aliases
+            .iter()
+            .filter_map(|alias| score(alias).map(|s| (s, alias)))
+            .max_by_key(|(s, _)| *s);
+        match (title_score, alias_best) {
+            (Some(t), Some((a, _))) if t >= a => scored.push((t, by_title(note))),
+            (Some(t), None) => scored.push((t, by_title(note))),
+            (_, Some((a, alias))) => {
+                let target = link_target(note, &stem_counts);
+                scored.push((
+                    a,
+                    Candidate {
+                        label: alias.clone(),
+                        alias: true,
+                        path: note.path.clone(),
+                        insert: format!("{target}|{alias}"),
+                        hits: Vec::new(),
+                    },
+                ));
+            }
+            (None, None) => {}
+        }
+    }
+    scored.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| a.1.label.len().cmp(&b.1.label.len()))
+            .then_with(|| a.1.path.cmp(&b.1.path))
+    });
+    scored
+        .into_iter()
+        .take(MAX_CANDIDATES)
+        .map(|(_, mut candidate)| {
+            candidate.hits = hits(&pattern, &mut matcher, &candidate.label);
+            candidate
+        })
+        .collect()
+}
+
+/// Which characters of `text` the words of `pattern` match.
+fn hits(pattern: &Pattern, matcher: &mut Matcher, text: &str) -> Vec<usize> {
+    let mut buf = Vec::new();
+    let haystack = Utf32Str::new(text, &mut buf);
+    let mut found = Vec::new();
+    let mut hits = Vec::new();
+    for atom in pattern.atoms.iter().filter(|atom| !atom.negative) {
+        found.clear();
+        if atom.indices(haystack, matcher, &mut found).is_some() {
+            hits.extend(found.iter().map(|&i| i as usize));
+        }
+    }
+    hits.sort_unstable();
+    hits.dedup();
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(path: &str, title: &str, aliases: &[&str]) -> NoteEntry {
+        NoteEntry {
+            path: path.into(),
+            title: title.into(),
+            aliases: aliases.iter().map(|a| a.to_string()).collect(),
+            modified_ns: 0,
+        }
+    }
+
+    fn vault() -> Vec<NoteEntry> {
+        vec![
+            note(
+                "Projects/Garden Planner.md",
+                "Garden Planner",
+                &["veg beds"],
+            ),
+            note("Welcome.md", "Welcome", &[]),
+            note("Daily/Plan.md", "Daily plan", &[]),
+            note("Projects/Plan.md", "Project plan", &["roadmap"]),
+        ]
+    }
+
+    #[test]
+    fn fuzzy_titles_rank_first_and_insert_the_file_name() {
+        let found = rank(&vault(), "gard", &[]);
+        assert_eq!(found[0].label, "Garden Planner");
+        assert_eq!(found[0].insert, "Garden Planner");
+        assert!(!found[0].alias);
+        let found = rank(&vault(), "wlc", &[]);
+        assert_eq!(found[0].label, "Welcome");
+    }
+
+    #[test]
+    fn an_alias_match_inserts_name_and_alias() {
+        let found = rank(&vault(), "roadm", &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].label, "roadmap");
+        assert!(found[0].alias);
+        // Two notes are called Plan: the path tells them apart.
+        assert_eq!(found[0].insert, "Projects/Plan|roadmap");
+    }
+
+    #[test]
+    fn no_query_lists_recent_notes_first() {
+        let found = rank(&vault(), "", &["Welcome.md"]);
+        assert_eq!(found[0].label, "Welcome");
+        assert_eq!(found[1].label, "Daily plan");
+        assert_eq!(found.len(), 4);
+    }
+
+    #[test]
+    fn the_query_ends_where_a_link_ends() {
+        assert_eq!(
+            query_after_anchor("see [[Gar", 4, 9).as_deref(),
+            Some("Gar")
+        );
+        assert_eq!(query_after_anchor("see [[", 4, 6).as_deref(), Some(""));
+        assert_eq!(query_after_anchor("see [[Gar", 4, 5), None, "before the [[");
+        assert_eq!(query_after_anchor("see [[a]]", 4, 9), None);
+        assert_eq!(query_after_anchor("see [[a|b", 4, 9), None);
+        assert_eq!(query_after_anchor("see (a", 4, 6), None, "no [[ there");
+        assert!(just_opened("see [[", 6));
+        assert!(!just_opened("see [", 5));
+        assert!(just_opened("é[[", 3));
+    }
+
+    #[test]
+    fn moving_wraps_around() {
+        let mut list = LinkCompletion::new(Target::Editor, (0, 0), &vault(), &[]);
+        list.move_selection(-1);
+        assert_eq!(list.selected().map(|c| c.label.as_str()), Some("Welcome"));
+        list.move_selection(1);
+        assert_eq!(
+            list.selected().map(|c| c.label.as_str()),
+            Some("Daily plan")
+        );
+    }
+}
