@@ -13,6 +13,7 @@ use super::clipboard::ClipboardPaste;
 use super::editor::{ConflictChoice, EditorPane};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::picker::{Picker, PickerItem, PickerOutcome};
+use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
 use super::theme::{Role, Theme};
 use super::views::ViewOutcome;
 use super::views::help::HelpView;
@@ -49,10 +50,12 @@ pub enum Effect {
     OpenNote(String),
     /// Resolve a wikilink target to a note and open it.
     OpenLink(String),
-    /// Write the editor's text to its note (atomic, with the fingerprint it was read with).
+    /// Write `text` to the note (atomic, refused if the file no longer matches `read`, the note
+    /// as it was read or last saved) and call `on_save_finished`.
     SaveNote {
         path: String,
         text: String,
+        read: NoteText,
     },
     /// Suspend the app, run `$EDITOR` on the note, reload it.
     OpenExternal(String),
@@ -144,8 +147,10 @@ pub struct App {
     last_context_tokens: u64,
     /// A one-line message in the status bar (errors, "saved").
     flash: Option<(String, Role)>,
-    /// Quit was asked with unsaved changes; a second quit goes through.
-    quit_armed: bool,
+    /// When the open note is written, and what waits for it (tui::saving).
+    saver: Saver,
+    /// "Save before leaving?" (autosave off, or a save that failed).
+    prompt: Option<UnsavedPrompt>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// A /rewind waiting in the banner: its request id and the text it restores.
@@ -189,12 +194,69 @@ impl App {
             usage: Usage::default(),
             last_context_tokens: 0,
             flash: None,
-            quit_armed: false,
+            saver: Saver::new(AutosaveSettings::default()),
+            prompt: None,
             mouse_captured: true,
             effects: Vec::new(),
             local_rewind: None,
             editor_area: Rect::default(),
             chat_area: Rect::default(),
+        }
+    }
+
+    /// Use these autosave settings (`[editor]` in the config).
+    pub fn with_autosave(mut self, settings: AutosaveSettings) -> Self {
+        self.saver.settings = settings;
+        self
+    }
+
+    /// When the open note's autosave is due, if it is (the runner sleeps until then and calls
+    /// [`App::on_autosave_due`]). A change of the text since the last call moves it.
+    pub fn autosave_deadline(&mut self) -> Option<std::time::Instant> {
+        self.saver.deadline(&self.editor, std::time::Instant::now())
+    }
+
+    pub fn on_autosave_due(&mut self) {
+        self.saver.on_due(&self.editor, &mut self.effects);
+    }
+
+    /// Whether a save of the open note is being written (the runner does not compare the file
+    /// with the buffer meanwhile: the change it would see is this save's own).
+    pub fn save_in_flight(&self) -> bool {
+        self.saver.in_flight()
+    }
+
+    /// SIGTERM, SIGHUP or the terminal going away: save (with autosave) and quit, after the
+    /// saves and approved agent edits already on their way.
+    pub fn on_terminate(&mut self) {
+        // Nobody is there to answer a prompt.
+        self.prompt = None;
+        if let Some(prompt) = self.saver.terminate(&self.editor, &mut self.effects) {
+            tracing::warn!(leave = ?prompt.leave, "quitting with unsaved changes nobody can settle");
+            self.effects.push(Effect::Quit);
+        }
+    }
+
+    /// Leave the open note (open another, follow a link, quit, …) once it is safe: saved first
+    /// with autosave; without it, unsaved changes open the prompt.
+    fn leave(&mut self, leave: Leave) {
+        if self.editor.path().is_none() {
+            self.effects.push(leave.effect());
+            return;
+        }
+        let waiting = self.saver.leaving();
+        if let Some(prompt) = self.saver.leave(leave, &self.editor, &mut self.effects) {
+            self.prompt = Some(prompt);
+        } else if self.saver.leaving() && !waiting {
+            let path = self.editor.path().unwrap_or_default().to_string();
+            self.flash(format!("saving {path}…"), Role::Notice);
+        }
+    }
+
+    /// After anything that may have finished what a leave waits for.
+    fn settle(&mut self) {
+        if let Some(prompt) = self.saver.settle(&self.editor, &mut self.effects) {
+            self.prompt = Some(prompt);
         }
     }
 
@@ -240,8 +302,11 @@ impl App {
             Event::Key(_) => {}
             Event::Paste(text) => self.on_paste(&text),
             Event::Mouse(mouse) => self.on_mouse(&mouse),
-            Event::Resize(..) | Event::FocusGained | Event::FocusLost => {}
+            // Switching to another window is a natural moment to have the note on disk.
+            Event::FocusLost => self.saver.save_now_if_auto(&self.editor, &mut self.effects),
+            Event::Resize(..) | Event::FocusGained => {}
         }
+        self.settle();
     }
 
     fn on_paste(&mut self, text: &str) {
@@ -282,7 +347,18 @@ impl App {
         self.flash = None;
         if self.banner.is_active() {
             let action = self.keymap.action(KeyContext::Banner, key);
+            let edits_open_note = self
+                .banner
+                .current()
+                .and_then(|r| r.proposal.as_ref())
+                .is_some_and(|p| Some(p.path.as_str()) == self.editor.path());
             if let Some(outcome) = self.banner.handle(action, key) {
+                let approved = !matches!(outcome.answer, crate::permission::Answer::Deny { .. })
+                    && outcome.hunks.as_ref().is_none_or(|h| h.iter().any(|a| *a));
+                if approved && edits_open_note && outcome.request < LOCAL_REQUESTS {
+                    // Leaving the note waits until the agent delivered it (approve, then quit).
+                    self.saver.expect_edit(outcome.request);
+                }
                 if let Some((id, text)) = self.local_rewind.take() {
                     if outcome.request == id {
                         if !matches!(outcome.answer, crate::permission::Answer::Deny { .. }) {
@@ -295,7 +371,14 @@ impl App {
                                 None => text,
                             };
                             self.editor.apply_edit(&restored);
-                            self.flash("restored in the editor — save to keep it", Role::Notice);
+                            if self.saver.autosave() {
+                                self.flash("restored in the editor", Role::Notice);
+                            } else {
+                                self.flash(
+                                    "restored in the editor — save to keep it",
+                                    Role::Notice,
+                                );
+                            }
                         }
                         return;
                     }
@@ -312,13 +395,33 @@ impl App {
             }
             return;
         }
+        if let Some(prompt) = self.prompt.as_mut() {
+            let action = self.keymap.action(KeyContext::Unsaved, key);
+            if let Some(choice) = prompt.handle(action, key) {
+                let leave = prompt.leave.clone();
+                self.prompt = None;
+                if choice == Choice::Cancel {
+                    self.flash(
+                        "stayed on the note; nothing was saved or dropped",
+                        Role::Notice,
+                    );
+                }
+                if let Some(again) =
+                    self.saver
+                        .answer(leave, choice, &self.editor, &mut self.effects)
+                {
+                    self.prompt = Some(again);
+                }
+            }
+            return;
+        }
         if let Some(overlay) = self.overlay.as_mut() {
             let action = self.keymap.action(KeyContext::List, key);
             match overlay {
                 Overlay::Picker(picker) => match picker.handle(action, key) {
                     Some(PickerOutcome::Open(path)) => {
                         self.overlay = None;
-                        self.effects.push(Effect::OpenNote(path));
+                        self.leave(Leave::Open(path));
                     }
                     Some(PickerOutcome::Cancel) => self.overlay = None,
                     None => {}
@@ -378,25 +481,10 @@ impl App {
     }
 
     fn on_action(&mut self, action: Action, key: &KeyEvent) {
-        if action != Action::Quit {
-            self.quit_armed = false;
-        }
         match action {
-            Action::Quit => {
-                if self.editor.is_dirty() && !self.quit_armed {
-                    self.quit_armed = true;
-                    let keys = self
-                        .keymap
-                        .keys_for(KeyContext::Global, Action::Quit)
-                        .join("/");
-                    self.flash(
-                        format!("the note has unsaved changes — {keys} again quits without saving"),
-                        Role::StatusWarning,
-                    );
-                } else {
-                    self.effects.push(Effect::Quit);
-                }
-            }
+            Action::Quit => self.leave(Leave::Quit),
+            // Without autosave a suspend drops nothing (the buffer is still there after fg).
+            Action::Suspend if self.saver.autosave() => self.leave(Leave::Suspend),
             Action::Suspend => self.effects.push(Effect::Suspend),
             Action::FocusNext => {
                 self.focus = match self.focus {
@@ -436,23 +524,29 @@ impl App {
                 );
             }
             Action::Save => {
-                if let Some(path) = self.editor.path() {
-                    self.effects.push(Effect::SaveNote {
-                        path: path.to_string(),
-                        text: self.editor.text(),
-                    });
+                if self.editor.path().is_some()
+                    && !self.saver.save_asked(&self.editor, &mut self.effects)
+                {
+                    self.flash(
+                        "not saved: the note changed on disk; settle the conflict first (k, t or m)",
+                        Role::Error,
+                    );
                 }
             }
             Action::Undo | Action::Redo => {
                 self.editor.handle(action);
             }
             Action::OpenExternal => {
-                if let Some(path) = self.editor.path() {
-                    self.effects.push(Effect::OpenExternal(path.to_string()));
+                if let Some(path) = self.editor.path().map(str::to_string) {
+                    if self.saver.autosave() {
+                        self.leave(Leave::External(path));
+                    } else {
+                        self.effects.push(Effect::OpenExternal(path));
+                    }
                 }
             }
             Action::FollowLink => match self.editor.link_under_cursor() {
-                Some(target) => self.effects.push(Effect::OpenLink(target)),
+                Some(target) => self.leave(Leave::Link(target)),
                 None => self.flash("the cursor is not on a [[wikilink]]", Role::Notice),
             },
             Action::CopySelection => {
@@ -527,7 +621,8 @@ impl App {
             | Action::Rename
             | Action::KeepMine
             | Action::TakeTheirs
-            | Action::Merge => match self.focus {
+            | Action::Merge
+            | Action::Discard => match self.focus {
                 Pane::Editor => self.editor.handle_key(key),
                 Pane::Chat => self.input.handle_key(key),
             },
@@ -775,25 +870,56 @@ impl App {
 
     pub fn on_note_opened(&mut self, path: &str, note: NoteText) {
         self.editor.open(path, note);
+        self.saver.on_opened(&self.editor);
         self.focus = Pane::Editor;
         self.flash(format!("opened {path}"), Role::Notice);
     }
 
-    pub fn on_note_saved(&mut self, note: NoteText) {
-        let path = self.editor.path().unwrap_or_default().to_string();
-        self.editor.mark_saved(note);
-        self.flash(format!("saved {path}"), Role::Notice);
+    /// A save the app asked for finished: `Ok` with the note as written, or `Err((changed on
+    /// disk, message))`.
+    pub fn on_save_finished(&mut self, path: &str, result: Result<NoteText, (bool, String)>) {
+        let (report, prompt) =
+            self.saver
+                .on_saved(path, result, &mut self.editor, &mut self.effects);
+        match report {
+            SaveReport::Saved { path, asked: true } => {
+                self.flash(format!("saved {path}"), Role::Notice)
+            }
+            SaveReport::Saved { .. } | SaveReport::Stale => {}
+            SaveReport::Changed { path } => self.flash(
+                format!("{path} changed on disk; your text is kept in the editor"),
+                Role::StatusWarning,
+            ),
+            SaveReport::Failed { path, error } => {
+                self.on_error(format!("{path} was not saved: {error}"))
+            }
+        }
+        if prompt.is_some() {
+            self.prompt = prompt;
+        }
+        self.settle();
     }
 
     /// The open note changed on disk (another program, or the agent through a workspace tool).
+    /// With autosave, changes on both sides that touch different lines are merged at once (and
+    /// saved by the autosave); otherwise, or when they clash, the conflict banner asks.
     pub fn on_disk_change(&mut self, note: NoteText) {
         self.editor.on_disk_change(note);
+        if self.editor.conflict() && self.saver.autosave() {
+            if self.editor.resolve_conflict(ConflictChoice::Merge).is_ok() {
+                self.flash(
+                    "the note changed on disk; merged with your changes",
+                    Role::Notice,
+                );
+            }
+        }
         if self.editor.conflict() {
             self.flash(
                 "the note changed on disk while you have unsaved changes",
                 Role::StatusWarning,
             );
         }
+        self.settle();
     }
 
     pub fn show_picker(&mut self, items: Vec<PickerItem>) {
@@ -867,10 +993,11 @@ impl App {
                 self.state = AgentState::Thinking;
             }
             AgentEvent::EditorEdit {
+                id,
                 path,
                 before,
                 after,
-            } => self.apply_agent_edit(&path, &before, &after),
+            } => self.apply_agent_edit(id, &path, &before, &after),
             AgentEvent::Notice(text) => self.transcript.push_system(&text),
             AgentEvent::Usage(usage) => {
                 self.usage.add(&usage);
@@ -883,6 +1010,7 @@ impl App {
                 self.transcript.finish_streaming();
                 // Requests still shown belong to the finished turn: the agent already denied them.
                 let _ = self.banner.cancel_all();
+                self.saver.on_turn_done();
                 match (&outcome.stop_reason, &outcome.error) {
                     (TurnEnd::Interrupted, _) => self.transcript.push_system("interrupted"),
                     (TurnEnd::Error, Some(error)) => self.transcript.push_error(error),
@@ -892,28 +1020,43 @@ impl App {
                 self.state = AgentState::Idle;
             }
         }
+        self.settle();
     }
 
-    /// An approved agent edit of the open note: one undo step in the buffer. If the person typed
-    /// since the agent saw the text, the edit is merged onto what they typed.
-    fn apply_agent_edit(&mut self, path: &str, before: &str, after: &str) {
+    /// An approved agent edit of the open note: one undo step in the buffer, then saved (whatever
+    /// the autosave setting: the person approved a change of the vault). If the person typed
+    /// since the agent saw the text, the edit is merged onto what they typed. The agent hears
+    /// what happened once the save finished (`Op::EditorApplied`).
+    fn apply_agent_edit(&mut self, id: u64, path: &str, before: &str, after: &str) {
         if self.editor.path() != Some(path) {
+            let why = format!("{path} is no longer open in the editor");
             self.on_error(format!(
                 "the agent edited {path}, which is no longer open; the edit was not applied"
             ));
+            self.saver.on_edit_refused(id, why, &mut self.effects);
             return;
         }
         let current = self.editor.text();
-        if current == before {
-            self.editor.apply_edit(after);
-            return;
-        }
-        match crate::vault::diff::merge3(before, &current, after) {
-            Ok(merged) => self.editor.apply_edit(&merged),
-            Err(conflict) => self.on_error(format!(
-                "the agent's edit of {path} overlaps what you typed meanwhile ({conflict}); it was not applied"
-            )),
-        }
+        let text = if current == before {
+            after.to_string()
+        } else {
+            match crate::vault::diff::merge3(before, &current, after) {
+                Ok(merged) => merged,
+                Err(conflict) => {
+                    self.on_error(format!(
+                        "the agent's edit of {path} overlaps what you typed meanwhile ({conflict}); it was not applied"
+                    ));
+                    let why = format!(
+                        "the person was typing in the same place of {path} meanwhile ({conflict}); read the note again and redo the change on its current text"
+                    );
+                    self.saver.on_edit_refused(id, why, &mut self.effects);
+                    return;
+                }
+            }
+        };
+        self.editor.apply_edit(&text);
+        self.saver
+            .on_edit_applied(id, self.editor.text(), &self.editor, &mut self.effects);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -955,6 +1098,9 @@ impl App {
                 Overlay::Rewind(v) => v.render(main, buf, &self.theme),
                 Overlay::Tools(v) => v.render(main, buf, &self.theme),
             }
+        }
+        if let Some(prompt) = &self.prompt {
+            prompt.render(main, buf, &self.theme, &self.keymap);
         }
         if self.banner.is_active() {
             self.banner.render(main, buf, &self.theme, &self.keymap);

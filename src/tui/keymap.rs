@@ -96,6 +96,7 @@ actions! {
     KeepMine => "keep_mine": "Keep my text (the note on disk is overwritten when saved)",
     TakeTheirs => "take_theirs": "Take the text on disk (my changes are dropped)",
     Merge => "merge": "Merge both changes (when they touch different lines)",
+    Discard => "discard": "Drop the unsaved changes and go on",
 }
 
 /// Where a key is pressed. Global bindings apply everywhere unless a context binds the key.
@@ -107,6 +108,7 @@ pub enum KeyContext {
     Banner,
     List,
     Conflict,
+    Unsaved,
 }
 
 impl KeyContext {
@@ -117,6 +119,7 @@ impl KeyContext {
         KeyContext::Banner,
         KeyContext::List,
         KeyContext::Conflict,
+        KeyContext::Unsaved,
     ];
 
     pub fn name(self) -> &'static str {
@@ -127,6 +130,7 @@ impl KeyContext {
             KeyContext::Banner => "banner",
             KeyContext::List => "list",
             KeyContext::Conflict => "conflict",
+            KeyContext::Unsaved => "unsaved",
         }
     }
 

@@ -14,6 +14,7 @@ mod image_paste_tests;
 pub mod keymap;
 pub mod picker;
 pub mod run;
+pub mod saving;
 #[cfg(test)]
 mod screens;
 pub mod term;

@@ -48,6 +48,10 @@ fn context_heading(context: KeyContext) -> (&'static str, &'static str) {
             "Conflict banner",
             "when the open note changed on disk while you edited it",
         ),
+        KeyContext::Unsaved => (
+            "Unsaved changes",
+            "before leaving a note that is not saved (autosave off); arrows and Enter choose too",
+        ),
     }
 }
 
