@@ -1072,8 +1072,15 @@ impl App {
         if area.width == 0 || area.height == 0 {
             return;
         }
-        let [main, status] =
-            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let message_rows = self
+            .message_rows(area.width)
+            .min(area.height.saturating_sub(1) / 2);
+        let [main, message, status] = Layout::vertical([
+            Constraint::Min(0),
+            Constraint::Length(message_rows),
+            Constraint::Length(1),
+        ])
+        .areas(area);
         let (editor_area, chat_area) = self.pane_areas(main);
         self.editor_area = editor_area;
         self.chat_area = chat_area;
@@ -1088,7 +1095,10 @@ impl App {
         if chat_area.width > 0 && chat_area.height > 0 {
             self.render_chat(chat_area, buf);
         }
-        self.render_status(status, buf);
+        self.render_status(status, buf, message_rows == 0);
+        if message_rows > 0 {
+            self.render_message(message, buf);
+        }
         if let Some(overlay) = self.overlay.as_mut() {
             match overlay {
                 Overlay::Picker(v) => v.render(main, buf, &self.theme),
@@ -1182,11 +1192,9 @@ impl App {
             .render(input_area, buf, &self.theme, focused, placeholder);
     }
 
-    fn render_status(&self, area: Rect, buf: &mut Buffer) {
+    /// The status bar's left part without the message: the agent's badge, the vault, the note.
+    fn status_facts(&self) -> (Span<'static>, Vec<Span<'static>>) {
         let theme = &self.theme;
-        Clear.render(area, buf);
-        buf.set_style(area, theme.style(Role::StatusBar));
-        let mut spans = Vec::new();
         let (badge, badge_role) = match &self.state {
             AgentState::Starting => (" indexing ".to_string(), Role::StatusWarning),
             AgentState::Idle => (" ready ".to_string(), Role::StatusKey),
@@ -1195,11 +1203,10 @@ impl App {
             AgentState::Tool(name) => (format!(" {name} "), Role::StatusWarning),
             AgentState::WaitingForYou => (" your answer ".to_string(), Role::StatusWarning),
         };
-        spans.push(Span::styled(badge, theme.style(badge_role)));
-        spans.push(Span::styled(
+        let mut spans = vec![Span::styled(
             format!(" {} ", self.info.vault),
             theme.style(Role::StatusBar),
-        ));
+        )];
         if let Some(path) = self.editor.path() {
             let dirty = if self.editor.is_dirty() { " ●" } else { "" };
             spans.push(Span::styled(
@@ -1211,13 +1218,71 @@ impl App {
                 }),
             ));
         }
-        if let Some((text, role)) = &self.flash {
-            let role = match role {
-                Role::Error => Role::StatusWarning,
-                _ => Role::StatusAccent,
-            };
-            spans.push(Span::styled(format!("│ {text} "), theme.style(role)));
+        (Span::styled(badge, theme.style(badge_role)), spans)
+    }
+
+    /// The message's span in the status bar.
+    fn message_span(&self) -> Option<Span<'static>> {
+        let (text, role) = self.flash.as_ref()?;
+        let role = match role {
+            Role::Error | Role::StatusWarning => Role::StatusWarning,
+            _ => Role::StatusAccent,
+        };
+        Some(Span::styled(format!("│ {text} "), self.theme.style(role)))
+    }
+
+    /// Rows of a message line above the status bar: none when the message fits in the status
+    /// bar itself (beside the badge, if need be alone with it), else enough to show it whole.
+    fn message_rows(&self, width: u16) -> u16 {
+        let Some(message) = self.message_span() else {
+            return 0;
+        };
+        let (badge, _) = self.status_facts();
+        if badge.width() + message.width() <= usize::from(width) {
+            return 0;
         }
+        let text = self.flash.as_ref().map(|(t, _)| t.as_str()).unwrap_or("");
+        let width = usize::from(width.max(1));
+        let chars = Span::raw(format!(" {text} ")).width();
+        u16::try_from(chars.div_ceil(width))
+            .unwrap_or(u16::MAX)
+            .max(1)
+    }
+
+    /// A message too long for the status bar, whole, on the rows above it.
+    fn render_message(&self, area: Rect, buf: &mut Buffer) {
+        let Some((text, role)) = &self.flash else {
+            return;
+        };
+        let role = match role {
+            Role::Error | Role::StatusWarning => Role::StatusWarning,
+            _ => Role::StatusAccent,
+        };
+        Clear.render(area, buf);
+        buf.set_style(area, self.theme.style(Role::StatusBar));
+        Paragraph::new(Span::styled(format!(" {text} "), self.theme.style(role)))
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .render(area, buf);
+    }
+
+    /// The status bar. `with_message`: the message goes in it (it fits); the facts on the right
+    /// and then the vault and note make room for it, so a message is never cut.
+    fn render_status(&self, area: Rect, buf: &mut Buffer, with_message: bool) {
+        let theme = &self.theme;
+        Clear.render(area, buf);
+        buf.set_style(area, theme.style(Role::StatusBar));
+        let (badge, facts) = self.status_facts();
+        let message = self.message_span().filter(|_| with_message);
+        let room = usize::from(area.width);
+        let facts_width: usize = facts.iter().map(Span::width).sum();
+        let message_width = message.as_ref().map_or(0, Span::width);
+        let mut spans = vec![badge.clone()];
+        // The vault and note stay unless the message needs their room.
+        if badge.width() + facts_width + message_width <= room {
+            spans.extend(facts);
+        }
+        let message_shown = message.is_some();
+        spans.extend(message);
         let left = Line::from(spans);
         let tokens = self.usage.input_tokens
             + self.usage.output_tokens
@@ -1241,8 +1306,11 @@ impl App {
         }
         right.push(' ');
         let right_width = right.chars().count() as u16;
-        // The facts on the right stay whole; the left part is cut to what is left of the row.
-        let left_width = if area.width > right_width + 20 {
+        // The facts on the right stay whole and the left part is cut to what is left of the row,
+        // unless a message needs the row: then the right part goes.
+        let right_fits = usize::from(area.width) >= left.width() + usize::from(right_width) + 1
+            || !message_shown;
+        let left_width = if right_fits && area.width > right_width + 20 {
             let r = Rect::new(area.x + area.width - right_width, area.y, right_width, 1);
             Paragraph::new(Span::styled(right, theme.style(Role::StatusAccent))).render(r, buf);
             area.width - right_width - 1

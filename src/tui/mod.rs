@@ -16,6 +16,8 @@ pub mod picker;
 pub mod run;
 pub mod saving;
 #[cfg(test)]
+mod saving_tests;
+#[cfg(test)]
 mod screens;
 pub mod term;
 #[cfg(test)]
