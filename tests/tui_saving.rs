@@ -327,3 +327,24 @@ fn without_autosave_leaving_asks_cancel_keeps_save_writes_discard_drops() {
     assert!(screen.contains("EXIT=0"), "{screen}");
     assert_eq!(read(&s.vault.join("Seeds.md")), format!("Kept. {SEEDS}"));
 }
+
+/// Without an API key the start screen says so once (in the chat), not again when the vault is
+/// ready, and not cut in the status bar.
+#[test]
+fn the_no_agent_notice_is_shown_once() {
+    let s = setup("");
+    let line = format!(
+        "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY TERM=xterm-256color {} --data-dir {} {}; echo EXIT=$?; sleep 60",
+        common::tmux::quote(common::bin()),
+        common::tmux::quote(&s.data.display().to_string()),
+        common::tmux::quote(&s.vault.display().to_string()),
+    );
+    let tmux = Tmux::start(&line, 80, 24);
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    // Whatever the vault's opening would add comes with the ready state; give it a moment.
+    std::thread::sleep(Duration::from_millis(500));
+    let screen = tmux.screen();
+    assert_eq!(screen.matches("no API key").count(), 1, "{screen}");
+}

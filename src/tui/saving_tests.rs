@@ -561,3 +561,45 @@ fn the_focused_choice_of_the_prompt_has_its_own_style() {
     );
     assert_ne!(focused, other);
 }
+
+/// The rows above and including the status bar that carry `text`, joined: the message whole.
+fn message_shown(screen: &str, text: &str) -> bool {
+    let lines: Vec<&str> = screen.lines().collect();
+    (0..lines.len()).any(|start| {
+        let joined = lines[start..]
+            .iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        joined.contains(text)
+    })
+}
+
+#[test]
+fn status_messages_are_shown_whole_at_80_columns() {
+    let long = "there is no agent to answer: check [provider] in the config and the API key (vaultchat doctor), then /new";
+    let mut app = opened_app(true);
+    app.on_error(long);
+    let screen = draw(&mut app, 80, 24);
+    assert!(message_shown(&screen, long), "{screen}");
+    insta::assert_snapshot!("status_message_long_80x24", screen);
+    insta::assert_snapshot!("status_message_long_120x40", draw(&mut app, 120, 40));
+    // A shorter one takes the status row itself; the model facts make room.
+    let medium = "the note changed on disk while you have unsaved changes";
+    app.flash(medium, super::theme::Role::StatusWarning);
+    let screen = draw(&mut app, 80, 24);
+    let status = screen.lines().last().unwrap_or_default();
+    assert!(status.contains(medium), "{status}");
+    insta::assert_snapshot!("status_message_row_80x24", screen);
+    // The next key clears it and the layout is as before.
+    key(&mut app, KeyCode::Right);
+    let screen = draw(&mut app, 80, 24);
+    assert!(!screen.contains(medium));
+    assert!(
+        screen
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .contains("claude-sonnet-4-5")
+    );
+}
