@@ -1242,11 +1242,8 @@ impl App {
             return 0;
         }
         let text = self.flash.as_ref().map(|(t, _)| t.as_str()).unwrap_or("");
-        let width = usize::from(width.max(1));
-        let chars = Span::raw(format!(" {text} ")).width();
-        u16::try_from(chars.div_ceil(width))
-            .unwrap_or(u16::MAX)
-            .max(1)
+        // One column of margin each side, words wrapped.
+        super::saving::wrapped_rows(text, usize::from(width.saturating_sub(2)))
     }
 
     /// A message too long for the status bar, whole, on the rows above it.
@@ -1260,8 +1257,9 @@ impl App {
         };
         Clear.render(area, buf);
         buf.set_style(area, self.theme.style(Role::StatusBar));
-        Paragraph::new(Span::styled(format!(" {text} "), self.theme.style(role)))
-            .wrap(ratatui::widgets::Wrap { trim: false })
+        Paragraph::new(Span::styled(text.clone(), self.theme.style(role)))
+            .block(Block::default().padding(ratatui::widgets::Padding::horizontal(1)))
+            .wrap(ratatui::widgets::Wrap { trim: true })
             .render(area, buf);
     }
 

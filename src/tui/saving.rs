@@ -636,7 +636,7 @@ impl UnsavedPrompt {
 
 /// Rows `text` takes when word-wrapped at `width` (an estimate that matches ratatui's wrapping
 /// for ordinary prose; at least 1).
-fn wrapped_rows(text: &str, width: usize) -> u16 {
+pub(crate) fn wrapped_rows(text: &str, width: usize) -> u16 {
     if width == 0 {
         return 1;
     }
