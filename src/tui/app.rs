@@ -905,12 +905,17 @@ impl App {
     /// saved by the autosave); otherwise, or when they clash, the conflict banner asks.
     pub fn on_disk_change(&mut self, note: NoteText) {
         self.editor.on_disk_change(note);
-        if self.editor.conflict() && self.saver.autosave() {
-            if self.editor.resolve_conflict(ConflictChoice::Merge).is_ok() {
-                self.flash(
-                    "the note changed on disk; merged with your changes",
-                    Role::Notice,
-                );
+        if self.editor.conflict()
+            && self.saver.autosave()
+            && self.editor.resolve_conflict(ConflictChoice::Merge).is_ok()
+        {
+            self.flash(
+                "the note changed on disk; merged with your changes",
+                Role::Notice,
+            );
+            // A leave stopped by the conflict can go on: the merged text is saved first.
+            if let Some(prompt) = self.prompt.take_if(|p| !p.can_save()) {
+                self.leave(prompt.leave);
             }
         }
         if self.editor.conflict() {
@@ -1306,8 +1311,8 @@ impl App {
         let right_width = right.chars().count() as u16;
         // The facts on the right stay whole and the left part is cut to what is left of the row,
         // unless a message needs the row: then the right part goes.
-        let right_fits = usize::from(area.width) >= left.width() + usize::from(right_width) + 1
-            || !message_shown;
+        let right_fits =
+            usize::from(area.width) > left.width() + usize::from(right_width) || !message_shown;
         let left_width = if right_fits && area.width > right_width + 20 {
             let r = Rect::new(area.x + area.width - right_width, area.y, right_width, 1);
             Paragraph::new(Span::styled(right, theme.style(Role::StatusAccent))).render(r, buf);

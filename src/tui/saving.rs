@@ -523,6 +523,11 @@ impl UnsavedPrompt {
         }
     }
 
+    /// Whether Save is offered (it is not while the note conflicts with the disk).
+    pub fn can_save(&self) -> bool {
+        self.can_save
+    }
+
     fn choices(&self) -> Vec<Choice> {
         let mut choices = Vec::new();
         if self.can_save {
@@ -598,9 +603,7 @@ impl UnsavedPrompt {
             inner.width.saturating_sub(2),
             inner.height,
         );
-        let mut rows: Vec<Line> = Vec::new();
-        rows.push(Line::styled(message, theme.style(Role::Text)));
-        Paragraph::new(rows)
+        Paragraph::new(Line::styled(message, theme.style(Role::Text)))
             .wrap(Wrap { trim: true })
             .render(Rect::new(inner.x, inner.y, inner.width, lines), buf);
         let mut buttons = Vec::new();

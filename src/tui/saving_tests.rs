@@ -603,3 +603,22 @@ fn status_messages_are_shown_whole_at_80_columns() {
             .contains("claude-sonnet-4-5")
     );
 }
+
+#[test]
+fn a_quit_stopped_by_a_change_on_disk_goes_on_once_the_change_merges() {
+    let mut app = opened_app(true);
+    type_text(&mut app, "mine ");
+    ctrl(&mut app, 'q');
+    assert!(saved_text(&app.take_effects()).is_some());
+    app.on_save_finished(PATH, Err((true, "changed on disk".into())));
+    assert!(!has_quit(&app.take_effects()));
+    assert!(draw(&mut app, 80, 24).contains("Unsaved changes"));
+    // The runner reads the disk: another line changed, so the two merge and the quit goes on.
+    let theirs = NOTE.replace("Water them daily.", "Water them weekly.");
+    app.on_disk_change(note(&theirs, 3));
+    let effects = app.take_effects();
+    let text = saved_text(&effects).expect("the merged text is saved");
+    assert_eq!(text, format!("mine {theirs}"));
+    finish(&mut app, &text);
+    assert!(has_quit(&app.take_effects()));
+}
