@@ -13,6 +13,7 @@ use super::clipboard::ClipboardPaste;
 use super::editor::{ConflictChoice, EditorPane};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::picker::{Picker, PickerItem, PickerOutcome};
+pub use super::saving::Cleared;
 use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
 use super::theme::{Role, Theme};
 use super::views::ViewOutcome;
@@ -46,10 +47,12 @@ pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 pub enum Effect {
     /// Send this to the agent.
     Agent(Op),
-    /// Read this note and call `on_note_opened` (or `on_error`).
-    OpenNote(String),
-    /// Resolve a wikilink target to a note and open it.
-    OpenLink(String),
+    /// Read this note and call `on_note_opened` (or `on_error`). Only the saving state machine
+    /// makes it (the [`Cleared`] proof), once the open note is saved or the person chose to drop
+    /// its changes: to open a note, call [`App::open_note`].
+    OpenNote(String, Cleared),
+    /// Resolve a wikilink target to a note and open it (made like `OpenNote`).
+    OpenLink(String, Cleared),
     /// Write `text` to the note (atomic, refused if the file no longer matches `read`, the note
     /// as it was read or last saved) and call `on_save_finished`.
     SaveNote {
@@ -253,6 +256,12 @@ impl App {
         }
     }
 
+    /// Open the note `name` (a path, title or alias): the one way every part of the app opens
+    /// a note, so the open one is saved first (autosave) or the person is asked (autosave off).
+    pub fn open_note(&mut self, name: impl Into<String>) {
+        self.leave(Leave::Open(name.into()));
+    }
+
     /// After anything that may have finished what a leave waits for.
     fn settle(&mut self) {
         if let Some(prompt) = self.saver.settle(&self.editor, &mut self.effects) {
@@ -421,7 +430,7 @@ impl App {
                 Overlay::Picker(picker) => match picker.handle(action, key) {
                     Some(PickerOutcome::Open(path)) => {
                         self.overlay = None;
-                        self.leave(Leave::Open(path));
+                        self.open_note(path);
                     }
                     Some(PickerOutcome::Cancel) => self.overlay = None,
                     None => {}

@@ -522,7 +522,7 @@ async fn perform(
     };
     let ws = &ready.workspace;
     match effect {
-        Effect::OpenNote(name) | Effect::OpenLink(name) => match ws.read_note_named(&name) {
+        Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => match ws.read_note_named(&name) {
             Ok((path, note)) => app.on_note_opened(&path, note),
             Err(e) => app.on_error(e.to_string()),
         },

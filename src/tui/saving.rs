@@ -49,6 +49,11 @@ impl Default for AutosaveSettings {
     }
 }
 
+/// Proof that an `Effect::OpenNote` / `OpenLink` comes from [`Leave`]: only this module can make
+/// one, so no path opens a note over unsaved changes (use `App::open_note`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cleared(());
+
 /// Where the person is going once the open note is safe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Leave {
@@ -67,8 +72,8 @@ impl Leave {
     /// The effect that carries it out.
     pub fn effect(&self) -> Effect {
         match self {
-            Leave::Open(name) => Effect::OpenNote(name.clone()),
-            Leave::Link(target) => Effect::OpenLink(target.clone()),
+            Leave::Open(name) => Effect::OpenNote(name.clone(), Cleared(())),
+            Leave::Link(target) => Effect::OpenLink(target.clone(), Cleared(())),
             Leave::Suspend => Effect::Suspend,
             Leave::External(path) => Effect::OpenExternal(path.clone()),
             Leave::Quit => Effect::Quit,

@@ -171,13 +171,13 @@ fn opening_another_note_with_the_picker_saves_first() {
     let text = saved_text(&effects).expect("saved before leaving");
     assert_eq!(text, format!("typed {NOTE}"));
     assert!(
-        !effects.iter().any(|e| matches!(e, Effect::OpenNote(_))),
+        !effects.iter().any(|e| matches!(e, Effect::OpenNote(..))),
         "the other note opens only once the save is done: {effects:?}"
     );
     finish(&mut app, &text);
     assert!(matches!(
         app.take_effects().as_slice(),
-        [Effect::OpenNote(name)] if name == "Seeds.md"
+        [Effect::OpenNote(name, _)] if name == "Seeds.md"
     ));
 }
 
@@ -198,7 +198,7 @@ fn following_a_link_saves_first() {
     finish(&mut app, &text);
     assert!(matches!(
         app.take_effects().as_slice(),
-        [Effect::OpenLink(target)] if target == "Seeds"
+        [Effect::OpenLink(target, _)] if target == "Seeds"
     ));
 }
 
@@ -376,7 +376,7 @@ fn without_autosave_leaving_asks_and_cancel_keeps_the_buffer() {
     key(&mut app, KeyCode::Char('d'));
     assert!(matches!(
         app.take_effects().as_slice(),
-        [Effect::OpenNote(name)] if name == "Seeds.md"
+        [Effect::OpenNote(name, _)] if name == "Seeds.md"
     ));
 }
 
