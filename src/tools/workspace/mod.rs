@@ -462,8 +462,9 @@ impl Workspace {
             .duration_since(UNIX_EPOCH)
             .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or(0);
+        // Autosave writes every pause: a run of saves is one revision (see the store).
         self.store()
-            .record_revision(&NewRevision {
+            .record_user_revision(&NewRevision {
                 vault_id: &self.vault_id,
                 path: path.rel(),
                 at_unix_ms: now_ms,
