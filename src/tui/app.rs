@@ -536,8 +536,20 @@ impl App {
                 if self.editor.path().is_some()
                     && !self.saver.save_asked(&self.editor, &mut self.effects)
                 {
+                    let keys: Vec<String> = [Action::KeepMine, Action::TakeTheirs, Action::Merge]
+                        .iter()
+                        .filter_map(|a| {
+                            self.keymap
+                                .keys_for(KeyContext::Conflict, *a)
+                                .into_iter()
+                                .next()
+                        })
+                        .collect();
                     self.flash(
-                        "not saved: the note changed on disk; settle the conflict first (k, t or m)",
+                        format!(
+                            "not saved: the note changed on disk; settle the conflict first ({})",
+                            keys.join(", ")
+                        ),
                         Role::Error,
                     );
                 }
