@@ -221,7 +221,7 @@ async fn drive(
                 let _ = ops
                     .send(Op::EditorApplied {
                         id,
-                        result: vaultchat_editor_refusal(),
+                        result: no_editor_here(),
                     })
                     .await;
             }
@@ -478,6 +478,6 @@ pub(super) fn provider_settings(
 }
 
 /// `ask` has no editor: an edit addressed to one is refused, so the call does not wait forever.
-fn vaultchat_editor_refusal() -> crate::agent::EditorEditResult {
+fn no_editor_here() -> crate::agent::EditorEditResult {
     crate::agent::EditorEditResult::Refused("`vaultchat ask` has no editor open".into())
 }
