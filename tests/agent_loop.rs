@@ -11,8 +11,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use vaultchat::agent::{
-    Agent, AgentEvent, AgentSettings, NoteContext, Op, PermissionRequest, SessionLog, TurnEnd,
-    TurnOutcome,
+    Agent, AgentEvent, AgentSettings, EditorEditResult, NoteContext, Op, PermissionRequest,
+    SessionLog, TurnEnd, TurnOutcome,
 };
 use vaultchat::config::{Config, Paths};
 use vaultchat::llm::{Provider, ProviderKind, ProviderSettings};
@@ -137,6 +137,25 @@ fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     std::fs::write(vault.join("Week.md"), NOTE).unwrap();
     let data = tmp.path().join("data");
     (tmp, vault, data)
+}
+
+/// The tool result text the client sent for `id` in any request.
+fn any_result_for(fake: &FakeLlm, id: &str) -> String {
+    for request in fake.requests() {
+        for message in request.body["messages"].as_array().unwrap() {
+            for block in message["content"].as_array().into_iter().flatten() {
+                if block["tool_use_id"] == id {
+                    return block["content"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter_map(|p| p["text"].as_str())
+                        .collect();
+                }
+            }
+        }
+    }
+    panic!("no result for {id}")
 }
 
 /// The tool result text the client sent for `id` in the last request.
@@ -499,10 +518,23 @@ fn edits_to_the_note_open_in_the_editor_go_to_the_buffer() {
                     .unwrap();
                 }
                 AgentEvent::EditorEdit {
+                    id,
                     path,
                     before,
                     after,
-                } => edits.push((path, before, after)),
+                } => {
+                    // The app applies it, saves it and says so; the result waits for that.
+                    ops.send(Op::EditorApplied {
+                        id,
+                        result: EditorEditResult::Applied {
+                            text: after.clone(),
+                            saved: Ok(()),
+                        },
+                    })
+                    .await
+                    .unwrap();
+                    edits.push((path, before, after));
+                }
                 AgentEvent::TurnDone(outcome) => break outcome,
                 _ => {}
             }
@@ -527,4 +559,89 @@ fn edits_to_the_note_open_in_the_editor_go_to_the_buffer() {
         edits[0].2.replace("Friday: rest.", "Friday: party.")
     );
     assert!(result_for(&fake, "u1").contains("\"applied_to\":\"editor\""));
+    assert!(result_for(&fake, "u1").contains("\"saved\":true"));
+}
+
+/// The model hears what the editor really did: an edit the person's typing overlapped is
+/// reported as not applied, with the reason, and one that was applied but could not be written
+/// says so.
+#[test]
+fn the_tool_result_is_the_editors_answer() {
+    use vaultchat::agent::FocusedNote;
+    use vaultchat::tools::session::EditorState;
+    let (_tmp, vault, data) = setup();
+    let fake = FakeLlm::start(vec![
+        calls(&[("s1", "append_to_note", json!({"text": "Notes: none."}))]),
+        calls(&[("s2", "append_to_note", json!({"text": "More."}))]),
+        text("ok"),
+    ]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let context = NoteContext {
+        note: Some(FocusedNote {
+            path: "Week.md".into(),
+            editor: EditorState {
+                text: NOTE.into(),
+                selection: None,
+                cursor: 0,
+            },
+            in_editor: true,
+        }),
+    };
+    let rt = runtime();
+    let outcome = rt.block_on(async {
+        let (ops, mut events, task) = agent.spawn();
+        ops.send(Op::UserTurn {
+            text: "tidy".into(),
+            attachments: vec![],
+            context,
+        })
+        .await
+        .unwrap();
+        let mut answered = 0;
+        let outcome = loop {
+            match events.recv().await.unwrap() {
+                AgentEvent::PermissionRequested(request) => ops
+                    .send(Op::Decision {
+                        request: request.id,
+                        answer: Answer::Once,
+                        hunks: None,
+                    })
+                    .await
+                    .unwrap(),
+                AgentEvent::EditorEdit { id, after, .. } => {
+                    let result = if answered == 0 {
+                        EditorEditResult::Refused(
+                            "the person was typing in the same place meanwhile".into(),
+                        )
+                    } else {
+                        EditorEditResult::Applied {
+                            text: after,
+                            saved: Err("Week.md could not be saved: disk full".into()),
+                        }
+                    };
+                    answered += 1;
+                    ops.send(Op::EditorApplied { id, result }).await.unwrap();
+                }
+                AgentEvent::TurnDone(outcome) => break outcome,
+                _ => {}
+            }
+        };
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+        outcome
+    });
+    let refused = any_result_for(&fake, "s1");
+    assert!(refused.contains("not applied"), "{refused}");
+    assert!(refused.contains("typing in the same place"), "{refused}");
+    let unsaved = result_for(&fake, "s2");
+    assert!(unsaved.contains("\"saved\":false"), "{unsaved}");
+    assert!(unsaved.contains("disk full"), "{unsaved}");
+    assert_eq!(
+        outcome.edits[0].status,
+        vaultchat::agent::EditStatus::Failed
+    );
+    assert_eq!(
+        outcome.edits[1].status,
+        vaultchat::agent::EditStatus::Applied
+    );
 }

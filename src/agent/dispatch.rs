@@ -2,8 +2,8 @@
 //! writes as a diff and wait for the person's answer, then run (or apply) it.
 
 use super::{
-    Agent, AgentEvent, CallDecision, EditRecord, EditStatus, NoteContext, Op, PermissionRequest,
-    Proposal, ToolCallRecord,
+    Agent, AgentEvent, CallDecision, EditRecord, EditStatus, EditorEditResult, NoteContext, Op,
+    PermissionRequest, Proposal, ToolCallRecord,
 };
 use crate::permission::{Answer, CallFacts, Decision, RuleScope, decide, rule_for_answer};
 use crate::tools::session::{EditorState, run_session_tool};
@@ -161,10 +161,13 @@ impl Agent {
             };
             let path = plan.path().rel().to_string();
             let mut hunks = None;
+            let mut asked = None;
             record.decision = CallDecision::Allowed;
             if let Some(reason) = ask_reason.filter(|_| !plan.is_noop()) {
+                let request_id = self.next_request_id();
+                asked = Some(request_id);
                 let request = PermissionRequest {
-                    id: self.next_request_id(),
+                    id: request_id,
                     call_id: id.to_string(),
                     tool: name.to_string(),
                     input: input.clone(),
@@ -218,38 +221,68 @@ impl Agent {
                     ..
                 } = &plan.change
             {
-                // The note is open in the editor: the edit goes to the buffer (one undo step),
-                // and the person saves it.
+                // The note is open in the editor: the edit goes to the buffer (one undo step)
+                // and the app saves it; the result says what the editor really did.
                 let diff = plan.diff();
                 let text = match hunks.as_deref() {
                     Some(flags) => apply_hunks(&before.text, after, &diff, flags),
                     None => after.clone(),
                 };
-                let (added, removed) = crate::tools::workspace::line_stats(&before.text, &text);
+                let edit_id = asked.unwrap_or_else(|| self.next_request_id());
                 let _ = events.send(AgentEvent::EditorEdit {
+                    id: edit_id,
                     path: path.clone(),
                     before: before.text.clone(),
                     after: text.clone(),
                 });
-                let mut result = serde_json::json!({
-                    "path": path,
-                    "applied_to": "editor",
-                    "saved": false,
-                    "added": added,
-                    "removed": removed,
-                });
-                if let (Some(flags), Some(fields)) = (hunks.as_deref(), result.as_object_mut()) {
-                    crate::tools::workspace::record_hunks(fields, flags);
+                let (result, interrupted) = self.wait_for_editor(edit_id, ops, events).await;
+                match result {
+                    Some(EditorEditResult::Applied { text: now, saved }) => {
+                        let (added, removed) =
+                            crate::tools::workspace::line_stats(&before.text, &now);
+                        let mut result = serde_json::json!({
+                            "path": path,
+                            "applied_to": "editor",
+                            "saved": saved.is_ok(),
+                            "added": added,
+                            "removed": removed,
+                        });
+                        if let Some(fields) = result.as_object_mut() {
+                            if let Err(why) = &saved {
+                                fields
+                                    .insert("not_saved_because".into(), Value::String(why.clone()));
+                            }
+                            if now != text {
+                                fields.insert(
+                                    "merged_with_the_persons_typing".into(),
+                                    Value::Bool(true),
+                                );
+                            }
+                            if let Some(flags) = hunks.as_deref() {
+                                crate::tools::workspace::record_hunks(fields, flags);
+                            }
+                        }
+                        let chars = now.chars().count();
+                        note.editor.selection = None;
+                        note.editor.cursor = note.editor.cursor.min(chars);
+                        note.editor.text = now.clone();
+                        self.seen.insert(path.clone(), now);
+                        record.is_error = false;
+                        record.result = result.to_string();
+                        let edit = edit_for(EditStatus::Applied, added, removed, Some(&path));
+                        return done(record, edit, interrupted);
+                    }
+                    Some(EditorEditResult::Refused(why)) => {
+                        record.result = format!("not applied: {why}; the note is unchanged");
+                        let edit = edit_for(EditStatus::Failed, 0, 0, Some(&path));
+                        return done(record, edit, interrupted);
+                    }
+                    None => {
+                        record.result = "sent to the editor, but the turn was interrupted before the editor confirmed it; read the note to see whether the change is there".into();
+                        let edit = edit_for(EditStatus::Failed, 0, 0, Some(&path));
+                        return done(record, edit, true);
+                    }
                 }
-                let chars = text.chars().count();
-                note.editor.selection = None;
-                note.editor.cursor = note.editor.cursor.min(chars);
-                note.editor.text = text.clone();
-                self.seen.insert(path.clone(), text);
-                record.is_error = false;
-                record.result = result.to_string();
-                let edit = edit_for(EditStatus::Applied, added, removed, Some(&path));
-                return done(record, edit, false);
             }
             let workspace = std::sync::Arc::clone(&self.workspace);
             let applied = tokio::task::spawn_blocking(move || {
@@ -418,7 +451,7 @@ impl Agent {
                     return Answered::Yes { decision, hunks };
                 }
                 // An answer to a request that is no longer waiting.
-                Some(Op::Decision { .. }) => {}
+                Some(Op::Decision { .. } | Op::EditorApplied { .. }) => {}
                 Some(Op::SetModel(model)) => self.settings.model = model,
                 Some(Op::UserTurn { .. }) => {
                     let _ = events.send(AgentEvent::Notice(
@@ -525,6 +558,37 @@ impl Agent {
             }
             Err(_) => {
                 self.seen.remove(&rel);
+            }
+        }
+    }
+
+    /// Wait for the editor's answer to edit `id`. Returns the answer (None when the turn was
+    /// interrupted or the front end went away first) and whether the turn was interrupted.
+    async fn wait_for_editor(
+        &mut self,
+        id: u64,
+        ops: &mut mpsc::Receiver<Op>,
+        events: &mpsc::UnboundedSender<AgentEvent>,
+    ) -> (Option<EditorEditResult>, bool) {
+        loop {
+            match ops.recv().await {
+                Some(Op::EditorApplied {
+                    id: answered,
+                    result,
+                }) if answered == id => return (Some(result), false),
+                // Answers that are no longer awaited.
+                Some(Op::EditorApplied { .. } | Op::Decision { .. }) => {}
+                Some(Op::SetModel(model)) => self.settings.model = model,
+                Some(Op::UserTurn { .. }) => {
+                    let _ = events.send(AgentEvent::Notice(
+                        "a turn is already running; wait for it or interrupt it first".into(),
+                    ));
+                }
+                Some(Op::Interrupt) | None => return (None, true),
+                Some(Op::Shutdown) => {
+                    self.shutting_down = true;
+                    return (None, true);
+                }
             }
         }
     }

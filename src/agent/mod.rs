@@ -143,8 +143,24 @@ pub enum Op {
     Interrupt,
     /// Use this model from the next request on.
     SetModel(String),
+    /// The editor's answer to [`AgentEvent::EditorEdit`] `id`: what really happened to the edit.
+    EditorApplied { id: u64, result: EditorEditResult },
     /// End the agent task.
     Shutdown,
+}
+
+/// What the app's editor did with an approved edit of the open note; the tool result the model
+/// gets is built from it, so it never hears "applied" for an edit the editor did not take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditorEditResult {
+    /// In the buffer as one undo step. `text` is the buffer afterwards (typing the person did
+    /// meanwhile merged in); `saved` is `Ok` once the note was written to disk, else why not.
+    Applied {
+        text: String,
+        saved: Result<(), String>,
+    },
+    /// Not applied, and why (the person's typing overlapped it, the note is no longer open).
+    Refused(String),
 }
 
 /// A write the agent wants to make, shown to the person before anything is written.
@@ -191,9 +207,12 @@ pub enum AgentEvent {
     PermissionRequested(PermissionRequest),
     /// A tool call ended (run, refused or denied).
     ToolCallFinished(ToolCallRecord),
-    /// An approved edit of the note open in the editor: apply it to the buffer as one undo step.
+    /// An approved edit of the note open in the editor: apply it to the buffer as one undo step
+    /// and save it, then answer with `Op::EditorApplied { id, .. }` (the call waits for it).
     /// `before` is the text the edit was made against; if the buffer changed since, merge.
+    /// `id` is the permission request's id when the person was asked.
     EditorEdit {
+        id: u64,
         path: String,
         before: String,
         after: String,
@@ -388,7 +407,7 @@ impl Agent {
                     }
                 }
                 // Nothing is running or parked between turns.
-                Op::Decision { .. } | Op::Interrupt => {}
+                Op::Decision { .. } | Op::EditorApplied { .. } | Op::Interrupt => {}
                 Op::SetModel(model) => self.settings.model = model,
                 Op::Shutdown => break,
             }

@@ -292,7 +292,7 @@ impl Agent {
                         self.shutting_down = true;
                         break;
                     }
-                    Some(Op::Decision { .. }) => {}
+                    Some(Op::Decision { .. } | Op::EditorApplied { .. }) => {}
                     Some(Op::SetModel(model)) => self.settings.model = model,
                     Some(Op::UserTurn { .. }) => {
                         let _ = events.send(AgentEvent::Notice(
@@ -335,7 +335,7 @@ impl Agent {
                     Some(Op::Interrupt) | None => break None,
                     Some(Op::Shutdown) => { shutdown = true; break None }
                     // Nothing is parked while the model writes; a stray answer is stale.
-                    Some(Op::Decision { .. }) => {}
+                    Some(Op::Decision { .. } | Op::EditorApplied { .. }) => {}
                     // The running request keeps its model; the next one uses the new one.
                     Some(Op::SetModel(model)) => self.settings.model = model,
                     Some(Op::UserTurn { .. }) => {

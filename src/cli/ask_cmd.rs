@@ -216,8 +216,14 @@ async fn drive(
             }
             AgentEvent::Notice(text) => eprintln!("vaultchat: {text}"),
             // `ask` opens no editor (its --note is not `in_editor`), so no edit is addressed to one.
-            AgentEvent::EditorEdit { path, .. } => {
+            AgentEvent::EditorEdit { id, path, .. } => {
                 tracing::warn!(%path, "an editor edit without an editor");
+                let _ = ops
+                    .send(Op::EditorApplied {
+                        id,
+                        result: no_editor_here(),
+                    })
+                    .await;
             }
             AgentEvent::PermissionRequested(request) => {
                 let (answer, hunks) = answer_for(args.approve, &request).await;
@@ -469,4 +475,9 @@ pub(super) fn provider_settings(
         },
         model,
     ))
+}
+
+/// `ask` has no editor: an edit addressed to one is refused, so the call does not wait forever.
+fn no_editor_here() -> crate::agent::EditorEditResult {
+    crate::agent::EditorEditResult::Refused("`vaultchat ask` has no editor open".into())
 }

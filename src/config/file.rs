@@ -47,6 +47,8 @@ pub struct Config {
     pub permissions: PermissionsConfig,
     #[serde(default)]
     pub ui: UiConfig,
+    #[serde(default)]
+    pub editor: EditorConfig,
     /// `[prices.MODEL]`: what a model costs, for the cost estimate in `vaultchat usage`.
     #[serde(default)]
     pub prices: std::collections::BTreeMap<String, Price>,
@@ -295,6 +297,32 @@ pub enum FilePaneMode {
     Hide,
 }
 
+/// `[editor]`: how the app's editor keeps the open note on disk.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditorConfig {
+    /// Write the open note by itself: shortly after typing stops, and before leaving it. Off,
+    /// leaving a note with unsaved changes asks (save / discard / cancel).
+    #[serde(default = "default_true")]
+    pub autosave: bool,
+    /// Milliseconds after the last change before the autosave writes the note.
+    #[serde(default = "default_autosave_delay_ms")]
+    pub autosave_delay_ms: u64,
+}
+
+fn default_autosave_delay_ms() -> u64 {
+    1000
+}
+
+impl Default for EditorConfig {
+    fn default() -> Self {
+        Self {
+            autosave: true,
+            autosave_delay_ms: default_autosave_delay_ms(),
+        }
+    }
+}
+
 /// `[index]`: what the search index covers.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -369,6 +397,18 @@ const KEY_HINTS: &[(&str, &str)] = &[
     (
         "ui.file_pane",
         "file_pane = \"auto\"   # or \"show\", \"hide\"",
+    ),
+    (
+        "editor",
+        "[editor]\nautosave = true\nautosave_delay_ms = 1000",
+    ),
+    (
+        "editor.autosave",
+        "autosave = true   # false: leaving a note with unsaved changes asks",
+    ),
+    (
+        "editor.autosave_delay_ms",
+        "autosave_delay_ms = 1000   # 100 to 60000",
     ),
     (
         "permissions",
@@ -589,6 +629,15 @@ impl Config {
                 ),
             ));
         }
+        if !(100..=60_000).contains(&self.editor.autosave_delay_ms) {
+            return Err(invalid(
+                "editor.autosave_delay_ms",
+                format!(
+                    "{} ms is outside 100 to 60000: shorter writes on nearly every key, longer risks minutes of typing",
+                    self.editor.autosave_delay_ms
+                ),
+            ));
+        }
         if self.provider.max_steps == Some(0) {
             return Err(invalid(
                 "provider.max_steps",
@@ -791,6 +840,25 @@ mod tests {
     fn empty_config_is_the_default() {
         assert_eq!(parse("").unwrap(), Config::default());
         assert_eq!(Config::default().index.debounce_ms, 50);
+    }
+
+    #[test]
+    fn editor_autosave_defaults_on_and_the_delay_is_checked() {
+        let c = parse("").unwrap();
+        assert!(c.editor.autosave);
+        assert_eq!(c.editor.autosave_delay_ms, 1000);
+        let c = parse("[editor]\nautosave = false\nautosave_delay_ms = 2500\n").unwrap();
+        assert!(!c.editor.autosave);
+        assert_eq!(c.editor.autosave_delay_ms, 2500);
+        let e = parse("[editor]\nautosave_delay_ms = 5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":2: key `editor.autosave_delay_ms`"), "{e}");
+        assert!(e.contains("autosave_delay_ms = 1000"), "{e}");
+        let e = parse("[editor]\nauto_save = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("editor.autosave"), "{e}");
     }
 
     #[test]

@@ -89,6 +89,10 @@ pub struct Pruned {
     pub revisions: u64,
 }
 
+/// How long a run of the person's saves of one note counts as one revision (five minutes, the
+/// interval of Obsidian's file recovery snapshots).
+pub const USER_SESSION_MS: i64 = 5 * 60 * 1000;
+
 impl Store {
     /// Record a revision. The text before the write is stored as a line delta against the previous
     /// revision of the same note where that is smaller, and whole every [`MAX_CHAIN`] revisions.
@@ -158,6 +162,48 @@ impl Store {
             return Ok((None, None, 0));
         }
         Ok((Some(base_id), Some(delta), chain + 1))
+    }
+
+    /// Record a save from the person's editor. Saves follow one another a second apart while
+    /// they type (autosave), so a save that continues the newest revision of the note — also the
+    /// person's, ending at this save's starting point, less than [`USER_SESSION_MS`] ago — extends
+    /// it instead of adding a row with another full copy of the note: that row keeps the text
+    /// before the whole run of saves (what /rewind restores), and its line counts add up.
+    pub fn record_user_revision(&self, rev: &NewRevision<'_>) -> Result<i64, StoreError> {
+        let newest: Option<(i64, String, Option<String>, i64)> = self
+            .conn
+            .query_row(
+                "SELECT id, actor, after_rev, at_unix_ms FROM revisions
+                 WHERE vault_id = ?1 AND path = ?2 ORDER BY at_unix_ms DESC, id DESC LIMIT 1",
+                params![rev.vault_id, rev.path],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                other => Err(other),
+            })?;
+        if let Some((id, actor, after_rev, at)) = newest
+            && actor == Actor::User.as_str()
+            && rev.actor == Actor::User
+            && after_rev.as_deref() == rev.before_rev
+            && rev.before_rev.is_some()
+            && rev.at_unix_ms.saturating_sub(at) < USER_SESSION_MS
+        {
+            self.conn.execute(
+                "UPDATE revisions SET at_unix_ms = ?2, after_rev = ?3,
+                 added = added + ?4, removed = removed + ?5 WHERE id = ?1",
+                params![
+                    id,
+                    rev.at_unix_ms,
+                    rev.after_rev,
+                    i64::try_from(rev.added).unwrap_or(i64::MAX),
+                    i64::try_from(rev.removed).unwrap_or(i64::MAX),
+                ],
+            )?;
+            return Ok(id);
+        }
+        self.record_revision(rev)
     }
 
     /// The revisions of one note, newest first.
@@ -396,6 +442,55 @@ mod delta {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_of_user_saves_is_one_revision_with_the_text_before_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        let save =
+            |at, before: &'static str, after: &'static str, text: &'static str| NewRevision {
+                vault_id: "v",
+                path: "a.md",
+                at_unix_ms: at,
+                actor: Actor::User,
+                tool: None,
+                added: 1,
+                removed: 0,
+                before_rev: Some(before),
+                after_rev: Some(after),
+                before_text: Some(text),
+            };
+        let first = store
+            .record_user_revision(&save(1_000, "r0", "r1", "v0\n"))
+            .unwrap();
+        let joined = store
+            .record_user_revision(&save(2_000, "r1", "r2", "v1\n"))
+            .unwrap();
+        assert_eq!(first, joined);
+        let revs = store.revisions_of("v", "a.md", 10).unwrap();
+        assert_eq!(revs.len(), 1);
+        assert_eq!(revs[0].after_rev.as_deref(), Some("r2"));
+        assert_eq!(revs[0].added, 2);
+        assert_eq!(store.revision_text(first).unwrap().as_deref(), Some("v0\n"));
+        // After a pause longer than a session, or when the chain breaks (another writer), a new row.
+        let later = store
+            .record_user_revision(&save(2_000 + USER_SESSION_MS, "r2", "r3", "v2\n"))
+            .unwrap();
+        assert_ne!(later, first);
+        let broken = store
+            .record_user_revision(&save(2_001 + USER_SESSION_MS, "rX", "r4", "v3\n"))
+            .unwrap();
+        assert_ne!(broken, later);
+        // An agent revision in between is never extended.
+        let mut agent = save(2_002 + USER_SESSION_MS, "r4", "r5", "v4\n");
+        agent.actor = Actor::Agent;
+        let agent_id = store.record_revision(&agent).unwrap();
+        let after_agent = store
+            .record_user_revision(&save(2_003 + USER_SESSION_MS, "r5", "r6", "v5\n"))
+            .unwrap();
+        assert_ne!(after_agent, agent_id);
+        assert_eq!(store.revisions_of("v", "a.md", 10).unwrap().len(), 5);
+    }
 
     #[test]
     fn revisions_round_trip_newest_first() {

@@ -15,6 +15,8 @@ use super::files::{FileOutcome, FilePane, NoteEntry};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::link_completion::{self, LinkCompletion, Target};
 use super::picker::{Picker, PickerItem, PickerOutcome};
+pub use super::saving::Cleared;
+use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
 use super::theme::{Role, Theme};
 use super::views::ViewOutcome;
 use super::views::help::HelpView;
@@ -58,18 +60,22 @@ pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 pub enum Effect {
     /// Send this to the agent.
     Agent(Op),
-    /// Read this note and call `on_note_opened` (or `on_error`).
-    OpenNote(String),
+    /// Read this note and call `on_note_opened` (or `on_error`). Only the saving state machine
+    /// makes it (the [`Cleared`] proof), once the open note is saved or the person chose to drop
+    /// its changes: to open a note, call [`App::open_note`].
+    OpenNote(String, Cleared),
     /// List the vault's notes (with their modification times) and call `set_notes`.
     LoadFiles,
     /// Create an empty note with this name (never replacing a file) and call `on_note_created`.
     CreateNote(String),
-    /// Resolve a wikilink target to a note and open it.
-    OpenLink(String),
-    /// Write the editor's text to its note (atomic, with the fingerprint it was read with).
+    /// Resolve a wikilink target to a note and open it (made like `OpenNote`).
+    OpenLink(String, Cleared),
+    /// Write `text` to the note (atomic, refused if the file no longer matches `read`, the note
+    /// as it was read or last saved) and call `on_save_finished`.
     SaveNote {
         path: String,
         text: String,
+        read: NoteText,
     },
     /// Suspend the app, run `$EDITOR` on the note, reload it.
     OpenExternal(String),
@@ -162,8 +168,10 @@ pub struct App {
     last_context_tokens: u64,
     /// A one-line message in the status bar (errors, "saved").
     flash: Option<(String, Role)>,
-    /// Quit was asked with unsaved changes; a second quit goes through.
-    quit_armed: bool,
+    /// When the open note is written, and what waits for it (tui::saving).
+    saver: Saver,
+    /// "Save before leaving?" (autosave off, or a save that failed).
+    prompt: Option<UnsavedPrompt>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// A /rewind waiting in the banner: its request id and the text it restores.
@@ -216,7 +224,8 @@ impl App {
             usage: Usage::default(),
             last_context_tokens: 0,
             flash: None,
-            quit_armed: false,
+            saver: Saver::new(AutosaveSettings::default()),
+            prompt: None,
             mouse_captured: true,
             effects: Vec::new(),
             local_rewind: None,
@@ -227,6 +236,68 @@ impl App {
             chat_area: Rect::default(),
             files_area: Rect::default(),
             input_area: Rect::default(),
+        }
+    }
+
+    /// Use these autosave settings (`[editor]` in the config).
+    pub fn with_autosave(mut self, settings: AutosaveSettings) -> Self {
+        self.saver.settings = settings;
+        self
+    }
+
+    /// When the open note's autosave is due, if it is (the runner sleeps until then and calls
+    /// [`App::on_autosave_due`]). A change of the text since the last call moves it.
+    pub fn autosave_deadline(&mut self) -> Option<std::time::Instant> {
+        self.saver.deadline(&self.editor, std::time::Instant::now())
+    }
+
+    pub fn on_autosave_due(&mut self) {
+        self.saver.on_due(&self.editor, &mut self.effects);
+    }
+
+    /// Whether a save of the open note is being written (the runner does not compare the file
+    /// with the buffer meanwhile: the change it would see is this save's own).
+    pub fn save_in_flight(&self) -> bool {
+        self.saver.in_flight()
+    }
+
+    /// SIGTERM, SIGHUP or the terminal going away: save (with autosave) and quit, after the
+    /// saves and approved agent edits already on their way.
+    pub fn on_terminate(&mut self) {
+        // Nobody is there to answer a prompt.
+        self.prompt = None;
+        if let Some(prompt) = self.saver.terminate(&self.editor, &mut self.effects) {
+            tracing::warn!(leave = ?prompt.leave, "quitting with unsaved changes nobody can settle");
+            self.effects.push(Effect::Quit);
+        }
+    }
+
+    /// Leave the open note (open another, follow a link, quit, …) once it is safe: saved first
+    /// with autosave; without it, unsaved changes open the prompt.
+    fn leave(&mut self, leave: Leave) {
+        if self.editor.path().is_none() {
+            self.effects.push(leave.effect());
+            return;
+        }
+        let waiting = self.saver.leaving();
+        if let Some(prompt) = self.saver.leave(leave, &self.editor, &mut self.effects) {
+            self.prompt = Some(prompt);
+        } else if self.saver.leaving() && !waiting {
+            let path = self.editor.path().unwrap_or_default().to_string();
+            self.flash(format!("saving {path}…"), Role::Notice);
+        }
+    }
+
+    /// Open the note `name` (a path, title or alias): the one way every part of the app opens
+    /// a note, so the open one is saved first (autosave) or the person is asked (autosave off).
+    pub fn open_note(&mut self, name: impl Into<String>) {
+        self.leave(Leave::Open(name.into()));
+    }
+
+    /// After anything that may have finished what a leave waits for.
+    fn settle(&mut self) {
+        if let Some(prompt) = self.saver.settle(&self.editor, &mut self.effects) {
+            self.prompt = Some(prompt);
         }
     }
 
@@ -299,11 +370,6 @@ impl App {
         self.flash(format!("created {path}"), Role::Notice);
     }
 
-    /// Open a note by path: the one way the picker, the file pane and a new note open one.
-    fn open_note(&mut self, path: String) {
-        self.effects.push(Effect::OpenNote(path));
-    }
-
     // ------------------------------------------------------------------------------------------
     // Input
 
@@ -314,8 +380,11 @@ impl App {
             Event::Key(_) => {}
             Event::Paste(text) => self.on_paste(&text),
             Event::Mouse(mouse) => self.on_mouse(&mouse),
-            Event::Resize(..) | Event::FocusGained | Event::FocusLost => {}
+            // Switching to another window is a natural moment to have the note on disk.
+            Event::FocusLost => self.saver.save_now_if_auto(&self.editor, &mut self.effects),
+            Event::Resize(..) | Event::FocusGained => {}
         }
+        self.settle();
     }
 
     fn on_paste(&mut self, text: &str) {
@@ -415,7 +484,18 @@ impl App {
         self.flash = None;
         if self.banner.is_active() {
             let action = self.keymap.action(KeyContext::Banner, key);
+            let edits_open_note = self
+                .banner
+                .current()
+                .and_then(|r| r.proposal.as_ref())
+                .is_some_and(|p| Some(p.path.as_str()) == self.editor.path());
             if let Some(outcome) = self.banner.handle(action, key) {
+                let approved = !matches!(outcome.answer, crate::permission::Answer::Deny { .. })
+                    && outcome.hunks.as_ref().is_none_or(|h| h.iter().any(|a| *a));
+                if approved && edits_open_note && outcome.request < LOCAL_REQUESTS {
+                    // Leaving the note waits until the agent delivered it (approve, then quit).
+                    self.saver.expect_edit(outcome.request);
+                }
                 if let Some((id, text)) = self.local_rewind.take() {
                     if outcome.request == id {
                         if !matches!(outcome.answer, crate::permission::Answer::Deny { .. }) {
@@ -428,7 +508,14 @@ impl App {
                                 None => text,
                             };
                             self.editor.apply_edit(&restored);
-                            self.flash("restored in the editor — save to keep it", Role::Notice);
+                            if self.saver.autosave() {
+                                self.flash("restored in the editor", Role::Notice);
+                            } else {
+                                self.flash(
+                                    "restored in the editor — save to keep it",
+                                    Role::Notice,
+                                );
+                            }
                         }
                         return;
                     }
@@ -441,6 +528,26 @@ impl App {
                 }));
                 if !self.banner.is_active() {
                     self.state = AgentState::Thinking;
+                }
+            }
+            return;
+        }
+        if let Some(prompt) = self.prompt.as_mut() {
+            let action = self.keymap.action(KeyContext::Unsaved, key);
+            if let Some(choice) = prompt.handle(action, key) {
+                let leave = prompt.leave.clone();
+                self.prompt = None;
+                if choice == Choice::Cancel {
+                    self.flash(
+                        "stayed on the note; nothing was saved or dropped",
+                        Role::Notice,
+                    );
+                }
+                if let Some(again) =
+                    self.saver
+                        .answer(leave, choice, &self.editor, &mut self.effects)
+                {
+                    self.prompt = Some(again);
                 }
             }
             return;
@@ -639,25 +746,10 @@ impl App {
     }
 
     fn on_action(&mut self, action: Action, key: &KeyEvent) {
-        if action != Action::Quit {
-            self.quit_armed = false;
-        }
         match action {
-            Action::Quit => {
-                if self.editor.is_dirty() && !self.quit_armed {
-                    self.quit_armed = true;
-                    let keys = self
-                        .keymap
-                        .keys_for(KeyContext::Global, Action::Quit)
-                        .join("/");
-                    self.flash(
-                        format!("the note has unsaved changes — {keys} again quits without saving"),
-                        Role::StatusWarning,
-                    );
-                } else {
-                    self.effects.push(Effect::Quit);
-                }
-            }
+            Action::Quit => self.leave(Leave::Quit),
+            // Without autosave a suspend drops nothing (the buffer is still there after fg).
+            Action::Suspend if self.saver.autosave() => self.leave(Leave::Suspend),
             Action::Suspend => self.effects.push(Effect::Suspend),
             Action::FocusNext => {
                 // Left to right over the panes on screen.
@@ -727,23 +819,41 @@ impl App {
                 );
             }
             Action::Save => {
-                if let Some(path) = self.editor.path() {
-                    self.effects.push(Effect::SaveNote {
-                        path: path.to_string(),
-                        text: self.editor.text(),
-                    });
+                if self.editor.path().is_some()
+                    && !self.saver.save_asked(&self.editor, &mut self.effects)
+                {
+                    let keys: Vec<String> = [Action::KeepMine, Action::TakeTheirs, Action::Merge]
+                        .iter()
+                        .filter_map(|a| {
+                            self.keymap
+                                .keys_for(KeyContext::Conflict, *a)
+                                .into_iter()
+                                .next()
+                        })
+                        .collect();
+                    self.flash(
+                        format!(
+                            "not saved: the note changed on disk; settle the conflict first ({})",
+                            keys.join(", ")
+                        ),
+                        Role::Error,
+                    );
                 }
             }
             Action::Undo | Action::Redo => {
                 self.editor.handle(action);
             }
             Action::OpenExternal => {
-                if let Some(path) = self.editor.path() {
-                    self.effects.push(Effect::OpenExternal(path.to_string()));
+                if let Some(path) = self.editor.path().map(str::to_string) {
+                    if self.saver.autosave() {
+                        self.leave(Leave::External(path));
+                    } else {
+                        self.effects.push(Effect::OpenExternal(path));
+                    }
                 }
             }
             Action::FollowLink => match self.editor.link_under_cursor() {
-                Some(target) => self.effects.push(Effect::OpenLink(target)),
+                Some(target) => self.leave(Leave::Link(target)),
                 None => self.flash("the cursor is not on a [[wikilink]]", Role::Notice),
             },
             Action::CopySelection => {
@@ -819,7 +929,8 @@ impl App {
             | Action::Merge
             | Action::Expand
             | Action::Collapse
-            | Action::NewNote => self.pass_key(key),
+            | Action::NewNote
+            | Action::Discard => self.pass_key(key),
         }
     }
 
@@ -1075,25 +1186,61 @@ impl App {
         self.editor.open(path, note);
         self.completion = None;
         self.files.follow(Some(path), Some(now_ns()));
+        self.saver.on_opened(&self.editor);
         self.focus = Pane::Editor;
         self.flash(format!("opened {path}"), Role::Notice);
     }
 
-    pub fn on_note_saved(&mut self, note: NoteText) {
-        let path = self.editor.path().unwrap_or_default().to_string();
-        self.editor.mark_saved(note);
-        self.flash(format!("saved {path}"), Role::Notice);
+    /// A save the app asked for finished: `Ok` with the note as written, or `Err((changed on
+    /// disk, message))`.
+    pub fn on_save_finished(&mut self, path: &str, result: Result<NoteText, (bool, String)>) {
+        let (report, prompt) =
+            self.saver
+                .on_saved(path, result, &mut self.editor, &mut self.effects);
+        match report {
+            SaveReport::Saved { path, asked: true } => {
+                self.flash(format!("saved {path}"), Role::Notice)
+            }
+            SaveReport::Saved { .. } | SaveReport::Stale => {}
+            SaveReport::Changed { path } => self.flash(
+                format!("{path} changed on disk; your text is kept in the editor"),
+                Role::StatusWarning,
+            ),
+            SaveReport::Failed { path, error } => {
+                self.on_error(format!("{path} was not saved: {error}"))
+            }
+        }
+        if prompt.is_some() {
+            self.prompt = prompt;
+        }
+        self.settle();
     }
 
     /// The open note changed on disk (another program, or the agent through a workspace tool).
+    /// With autosave, changes on both sides that touch different lines are merged at once (and
+    /// saved by the autosave); otherwise, or when they clash, the conflict banner asks.
     pub fn on_disk_change(&mut self, note: NoteText) {
         self.editor.on_disk_change(note);
+        if self.editor.conflict()
+            && self.saver.autosave()
+            && self.editor.resolve_conflict(ConflictChoice::Merge).is_ok()
+        {
+            self.flash(
+                "the note changed on disk; merged with your changes",
+                Role::Notice,
+            );
+            // A leave stopped by the conflict can go on: the merged text is saved first.
+            if let Some(prompt) = self.prompt.take_if(|p| !p.can_save()) {
+                self.leave(prompt.leave);
+            }
+        }
         if self.editor.conflict() {
             self.flash(
                 "the note changed on disk while you have unsaved changes",
                 Role::StatusWarning,
             );
         }
+        self.settle();
     }
 
     pub fn show_picker(&mut self, items: Vec<PickerItem>) {
@@ -1167,10 +1314,11 @@ impl App {
                 self.state = AgentState::Thinking;
             }
             AgentEvent::EditorEdit {
+                id,
                 path,
                 before,
                 after,
-            } => self.apply_agent_edit(&path, &before, &after),
+            } => self.apply_agent_edit(id, &path, &before, &after),
             AgentEvent::Notice(text) => self.transcript.push_system(&text),
             AgentEvent::Usage(usage) => {
                 self.usage.add(&usage);
@@ -1183,6 +1331,7 @@ impl App {
                 self.transcript.finish_streaming();
                 // Requests still shown belong to the finished turn: the agent already denied them.
                 let _ = self.banner.cancel_all();
+                self.saver.on_turn_done();
                 match (&outcome.stop_reason, &outcome.error) {
                     (TurnEnd::Interrupted, _) => self.transcript.push_system("interrupted"),
                     (TurnEnd::Error, Some(error)) => self.transcript.push_error(error),
@@ -1192,28 +1341,43 @@ impl App {
                 self.state = AgentState::Idle;
             }
         }
+        self.settle();
     }
 
-    /// An approved agent edit of the open note: one undo step in the buffer. If the person typed
-    /// since the agent saw the text, the edit is merged onto what they typed.
-    fn apply_agent_edit(&mut self, path: &str, before: &str, after: &str) {
+    /// An approved agent edit of the open note: one undo step in the buffer, then saved (whatever
+    /// the autosave setting: the person approved a change of the vault). If the person typed
+    /// since the agent saw the text, the edit is merged onto what they typed. The agent hears
+    /// what happened once the save finished (`Op::EditorApplied`).
+    fn apply_agent_edit(&mut self, id: u64, path: &str, before: &str, after: &str) {
         if self.editor.path() != Some(path) {
+            let why = format!("{path} is no longer open in the editor");
             self.on_error(format!(
                 "the agent edited {path}, which is no longer open; the edit was not applied"
             ));
+            self.saver.on_edit_refused(id, why, &mut self.effects);
             return;
         }
         let current = self.editor.text();
-        if current == before {
-            self.editor.apply_edit(after);
-            return;
-        }
-        match crate::vault::diff::merge3(before, &current, after) {
-            Ok(merged) => self.editor.apply_edit(&merged),
-            Err(conflict) => self.on_error(format!(
-                "the agent's edit of {path} overlaps what you typed meanwhile ({conflict}); it was not applied"
-            )),
-        }
+        let text = if current == before {
+            after.to_string()
+        } else {
+            match crate::vault::diff::merge3(before, &current, after) {
+                Ok(merged) => merged,
+                Err(conflict) => {
+                    self.on_error(format!(
+                        "the agent's edit of {path} overlaps what you typed meanwhile ({conflict}); it was not applied"
+                    ));
+                    let why = format!(
+                        "the person was typing in the same place of {path} meanwhile ({conflict}); read the note again and redo the change on its current text"
+                    );
+                    self.saver.on_edit_refused(id, why, &mut self.effects);
+                    return;
+                }
+            }
+        };
+        self.editor.apply_edit(&text);
+        self.saver
+            .on_edit_applied(id, self.editor.text(), &self.editor, &mut self.effects);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -1229,8 +1393,15 @@ impl App {
         if area.width == 0 || area.height == 0 {
             return;
         }
-        let [main, status] =
-            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let message_rows = self
+            .message_rows(area.width)
+            .min(area.height.saturating_sub(1) / 2);
+        let [main, message, status] = Layout::vertical([
+            Constraint::Min(0),
+            Constraint::Length(message_rows),
+            Constraint::Length(1),
+        ])
+        .areas(area);
         let (files_area, editor_area, chat_area) = self.pane_areas(main);
         if files_area.is_empty() && self.focus == Pane::Files {
             // The pane went away (a narrower window): the keyboard goes where typing happens.
@@ -1256,7 +1427,10 @@ impl App {
             self.render_chat(chat_area, buf);
         }
         self.render_completion(main, buf);
-        self.render_status(status, buf);
+        self.render_status(status, buf, message_rows == 0);
+        if message_rows > 0 {
+            self.render_message(message, buf);
+        }
         if let Some(overlay) = self.overlay.as_mut() {
             match overlay {
                 Overlay::Picker(v) => v.render(main, buf, &self.theme),
@@ -1266,6 +1440,9 @@ impl App {
                 Overlay::Rewind(v) => v.render(main, buf, &self.theme),
                 Overlay::Tools(v) => v.render(main, buf, &self.theme),
             }
+        }
+        if let Some(prompt) = &self.prompt {
+            prompt.render(main, buf, &self.theme, &self.keymap);
         }
         if self.banner.is_active() {
             self.banner.render(main, buf, &self.theme, &self.keymap);
@@ -1394,11 +1571,9 @@ impl App {
             .render(input_area, buf, &self.theme, focused, placeholder);
     }
 
-    fn render_status(&self, area: Rect, buf: &mut Buffer) {
+    /// The status bar's left part without the message: the agent's badge, the vault, the note.
+    fn status_facts(&self) -> (Span<'static>, Vec<Span<'static>>) {
         let theme = &self.theme;
-        Clear.render(area, buf);
-        buf.set_style(area, theme.style(Role::StatusBar));
-        let mut spans = Vec::new();
         let (badge, badge_role) = match &self.state {
             AgentState::Starting => (" indexing ".to_string(), Role::StatusWarning),
             AgentState::Idle => (" ready ".to_string(), Role::StatusKey),
@@ -1407,11 +1582,10 @@ impl App {
             AgentState::Tool(name) => (format!(" {name} "), Role::StatusWarning),
             AgentState::WaitingForYou => (" your answer ".to_string(), Role::StatusWarning),
         };
-        spans.push(Span::styled(badge, theme.style(badge_role)));
-        spans.push(Span::styled(
+        let mut spans = vec![Span::styled(
             format!(" {} ", self.info.vault),
             theme.style(Role::StatusBar),
-        ));
+        )];
         if let Some(path) = self.editor.path() {
             let dirty = if self.editor.is_dirty() { " ●" } else { "" };
             spans.push(Span::styled(
@@ -1423,13 +1597,69 @@ impl App {
                 }),
             ));
         }
-        if let Some((text, role)) = &self.flash {
-            let role = match role {
-                Role::Error => Role::StatusWarning,
-                _ => Role::StatusAccent,
-            };
-            spans.push(Span::styled(format!("│ {text} "), theme.style(role)));
+        (Span::styled(badge, theme.style(badge_role)), spans)
+    }
+
+    /// The message's span in the status bar.
+    fn message_span(&self) -> Option<Span<'static>> {
+        let (text, role) = self.flash.as_ref()?;
+        let role = match role {
+            Role::Error | Role::StatusWarning => Role::StatusWarning,
+            _ => Role::StatusAccent,
+        };
+        Some(Span::styled(format!("│ {text} "), self.theme.style(role)))
+    }
+
+    /// Rows of a message line above the status bar: none when the message fits in the status
+    /// bar itself (beside the badge, if need be alone with it), else enough to show it whole.
+    fn message_rows(&self, width: u16) -> u16 {
+        let Some(message) = self.message_span() else {
+            return 0;
+        };
+        let (badge, _) = self.status_facts();
+        if badge.width() + message.width() <= usize::from(width) {
+            return 0;
         }
+        let text = self.flash.as_ref().map(|(t, _)| t.as_str()).unwrap_or("");
+        // One column of margin each side, words wrapped.
+        super::saving::wrapped_rows(text, usize::from(width.saturating_sub(2)))
+    }
+
+    /// A message too long for the status bar, whole, on the rows above it.
+    fn render_message(&self, area: Rect, buf: &mut Buffer) {
+        let Some((text, role)) = &self.flash else {
+            return;
+        };
+        let role = match role {
+            Role::Error | Role::StatusWarning => Role::StatusWarning,
+            _ => Role::StatusAccent,
+        };
+        Clear.render(area, buf);
+        buf.set_style(area, self.theme.style(Role::StatusBar));
+        Paragraph::new(Span::styled(text.clone(), self.theme.style(role)))
+            .block(Block::default().padding(ratatui::widgets::Padding::horizontal(1)))
+            .wrap(ratatui::widgets::Wrap { trim: true })
+            .render(area, buf);
+    }
+
+    /// The status bar. `with_message`: the message goes in it (it fits); the facts on the right
+    /// and then the vault and note make room for it, so a message is never cut.
+    fn render_status(&self, area: Rect, buf: &mut Buffer, with_message: bool) {
+        let theme = &self.theme;
+        Clear.render(area, buf);
+        buf.set_style(area, theme.style(Role::StatusBar));
+        let (badge, facts) = self.status_facts();
+        let message = self.message_span().filter(|_| with_message);
+        let room = usize::from(area.width);
+        let facts_width: usize = facts.iter().map(Span::width).sum();
+        let message_width = message.as_ref().map_or(0, Span::width);
+        let mut spans = vec![badge.clone()];
+        // The vault and note stay unless the message needs their room.
+        if badge.width() + facts_width + message_width <= room {
+            spans.extend(facts);
+        }
+        let message_shown = message.is_some();
+        spans.extend(message);
         let left = Line::from(spans);
         let tokens = self.usage.input_tokens
             + self.usage.output_tokens
@@ -1453,8 +1683,11 @@ impl App {
         }
         right.push(' ');
         let right_width = right.chars().count() as u16;
-        // The facts on the right stay whole; the left part is cut to what is left of the row.
-        let left_width = if area.width > right_width + 20 {
+        // The facts on the right stay whole and the left part is cut to what is left of the row,
+        // unless a message needs the row: then the right part goes.
+        let right_fits =
+            usize::from(area.width) > left.width() + usize::from(right_width) || !message_shown;
+        let left_width = if right_fits && area.width > right_width + 20 {
             let r = Rect::new(area.x + area.width - right_width, area.y, right_width, 1);
             Paragraph::new(Span::styled(right, theme.style(Role::StatusAccent))).render(r, buf);
             area.width - right_width - 1

@@ -91,6 +91,8 @@ pub struct EditorPane {
     history: History,
     /// `is_dirty` cached until the next change (it compares the whole text).
     dirty: Cell<Option<bool>>,
+    /// Counts changes of the text (autosave waits for it to stand still).
+    revision: u64,
     view: View,
     hints: KeyHints,
 }
@@ -200,6 +202,7 @@ impl EditorPane {
             merge_error: None,
             history: History::default(),
             dirty: Cell::new(None),
+            revision: 0,
             view: View {
                 follow_cursor: true,
                 ..View::default()
@@ -257,6 +260,11 @@ impl EditorPane {
         let dirty = !same_text(self.textarea.lines(), self.trailing_newline, &base.text);
         self.dirty.set(Some(dirty));
         dirty
+    }
+
+    /// A number that changes whenever the text changes (typing, undo, an agent edit, a reload).
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The note as last read or saved (its fingerprint for the freshness check, its format for
@@ -746,6 +754,7 @@ impl EditorPane {
             }
             self.history.open = typing.map(|kind| (kind, self.cursor()));
             self.dirty.set(None);
+            self.revision += 1;
         }
         // An edit that did nothing (backspace at the very start) leaves no step behind.
         modified
@@ -931,6 +940,7 @@ impl EditorPane {
         self.trailing_newline = trailing_newline;
         jump(&mut self.textarea, cursor);
         self.dirty.set(None);
+        self.revision += 1;
         self.view.follow_cursor = true;
         self.view.desired_x = None;
     }

@@ -101,6 +101,7 @@ actions! {
     KeepMine => "keep_mine": "Keep my text (the note on disk is overwritten when saved)",
     TakeTheirs => "take_theirs": "Take the text on disk (my changes are dropped)",
     Merge => "merge": "Merge both changes (when they touch different lines)",
+    Discard => "discard": "Drop the unsaved changes and go on",
 }
 
 /// Where a key is pressed. Global bindings apply everywhere unless a context binds the key.
@@ -114,6 +115,7 @@ pub enum KeyContext {
     Conflict,
     Files,
     Completion,
+    Unsaved,
 }
 
 impl KeyContext {
@@ -126,6 +128,7 @@ impl KeyContext {
         KeyContext::Conflict,
         KeyContext::Files,
         KeyContext::Completion,
+        KeyContext::Unsaved,
     ];
 
     pub fn name(self) -> &'static str {
@@ -138,6 +141,7 @@ impl KeyContext {
             KeyContext::Conflict => "conflict",
             KeyContext::Files => "files",
             KeyContext::Completion => "completion",
+            KeyContext::Unsaved => "unsaved",
         }
     }
 

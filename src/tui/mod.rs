@@ -18,6 +18,9 @@ pub mod keymap;
 pub mod link_completion;
 pub mod picker;
 pub mod run;
+pub mod saving;
+#[cfg(test)]
+mod saving_tests;
 #[cfg(test)]
 mod screens;
 pub mod term;

@@ -9,6 +9,7 @@ use super::app::{App, Effect, SessionInfo};
 use super::chat::Transcript;
 use super::keymap::Keymap;
 use super::picker::PickerItem;
+use super::saving::AutosaveSettings;
 use super::term::{self, Tui};
 use super::theme::{Role, Theme};
 use super::views::rewind::RewindView;
@@ -61,7 +62,15 @@ enum Background {
     Clipboard(super::clipboard::ClipboardPaste),
     /// The person's MCP servers are done starting.
     McpStarted(Vec<McpServerStatus>),
+    /// A save of the open note finished: the note as written, or (changed on disk, why not).
+    Saved {
+        path: String,
+        result: Result<crate::vault::note_io::NoteText, (bool, String)>,
+    },
 }
+
+/// How long a quit caused by a signal or a vanished terminal waits for the last save.
+const TERMINATE_GRACE: Duration = Duration::from_secs(5);
 
 struct Ready {
     workspace: Arc<Workspace>,
@@ -111,7 +120,10 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         context_window: launch.config.provider.context_window.unwrap_or(200_000),
         price,
     };
-    let mut app = App::new(theme, keymap, info);
+    let mut app = App::new(theme, keymap, info).with_autosave(AutosaveSettings {
+        enabled: launch.config.editor.autosave,
+        delay: Duration::from_millis(launch.config.editor.autosave_delay_ms),
+    });
     app.set_file_pane(launch.config.ui.file_pane.unwrap_or_default());
     for problem in &problems {
         app.transcript.push_error(problem);
@@ -163,17 +175,37 @@ async fn event_loop(
     let mut terminal_events = crossterm::event::EventStream::new();
     let mut dirty = false;
     let mut last_draw = Instant::now();
+    // SIGTERM (a logout, `kill`) and SIGHUP (the terminal closed) save the note and quit.
+    let mut sigterm = unix_signal(tokio::signal::unix::SignalKind::terminate());
+    let mut sighup = unix_signal(tokio::signal::unix::SignalKind::hangup());
+    // Since when a quit that nobody can answer any more is under way (signal, terminal gone).
+    let mut terminating: Option<Instant> = None;
+    // The terminal is gone (SIGHUP, end of input): nothing can be drawn on it.
+    let mut headless = false;
     'events: loop {
         let frame_due = async {
-            if dirty {
+            if dirty && !headless {
                 let next = last_draw + FRAME;
                 tokio::time::sleep_until(next.into()).await;
             } else {
                 std::future::pending::<()>().await;
             }
         };
+        let autosave_due = app.autosave_deadline();
+        let autosave_due = async move {
+            match autosave_due {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending::<()>().await,
+            }
+        };
+        let give_up = async move {
+            match terminating {
+                Some(since) => tokio::time::sleep_until((since + TERMINATE_GRACE).into()).await,
+                None => std::future::pending::<()>().await,
+            }
+        };
         tokio::select! {
-            event = terminal_events.next() => match event {
+            event = terminal_events.next(), if !headless => match event {
                 Some(Ok(event)) => {
                     app.on_terminal(event);
                     dirty = true;
@@ -181,8 +213,31 @@ async fn event_loop(
                 Some(Err(e)) => {
                     tracing::warn!("terminal event error: {e}");
                 }
-                None => break,
+                None => {
+                    headless = true;
+                    terminating.get_or_insert_with(Instant::now);
+                    app.on_terminate();
+                }
             },
+            () = autosave_due => {
+                app.on_autosave_due();
+                dirty = true;
+            }
+            Some(()) = recv_signal(&mut sigterm) => {
+                tracing::info!("SIGTERM: saving and quitting");
+                terminating.get_or_insert_with(Instant::now);
+                app.on_terminate();
+            }
+            Some(()) = recv_signal(&mut sighup) => {
+                tracing::info!("SIGHUP: saving and quitting");
+                headless = true;
+                terminating.get_or_insert_with(Instant::now);
+                app.on_terminate();
+            }
+            () = give_up => {
+                tracing::warn!("quitting without the last save: it did not finish in time");
+                break 'events;
+            }
             Some(event) = recv_agent(&mut agent) => {
                 app.on_agent_event(event);
                 dirty = true;
@@ -192,6 +247,8 @@ async fn event_loop(
                     Background::Ready(Ok(r)) => {
                         match start_agent(launch, &r, None) {
                             Ok(link) => agent = Some(link),
+                            // Without a provider the chat already says why (at start-up).
+                            Err(_) if launch.provider.is_none() => {}
                             Err(e) => app.on_error(e),
                         }
                         ready = Some(r);
@@ -211,7 +268,18 @@ async fn event_loop(
                         app.on_mcp_started();
                     }
                     Background::Synced => {
-                        if let Some(r) = &ready {
+                        // During a save the file is about to change by our own hand.
+                        if let Some(r) = &ready
+                            && !app.save_in_flight()
+                        {
+                            check_open_note(app, &r.workspace);
+                        }
+                    }
+                    Background::Saved { path, result } => {
+                        let changed = matches!(result, Err((true, _)));
+                        app.on_save_finished(&path, result);
+                        if changed && let Some(r) = &ready {
+                            // Shows the disk's text beside the buffer (or merges it).
                             check_open_note(app, &r.workspace);
                         }
                         app.on_vault_changed();
@@ -241,7 +309,15 @@ async fn event_loop(
                         }
                         break 'events;
                     }
+                    Effect::Suspend if headless => {}
                     Effect::Suspend => term::suspend(terminal, *mouse)?,
+                    Effect::SaveNote { path, text, read } => match &ready {
+                        Some(r) => save_off_the_loop(&r.workspace, path, text, read, bg_tx.clone()),
+                        None => app.on_save_finished(
+                            &path,
+                            Err((false, "the vault is still being opened".into())),
+                        ),
+                    },
                     Effect::SetMouseCapture(on) => {
                         *mouse = on;
                         if let Err(e) = term::set_mouse_capture(on) {
@@ -286,6 +362,43 @@ async fn event_loop(
     // when the runtime ends.
     let _ = tokio::time::timeout(Duration::from_secs(1), mcp.shutdown()).await;
     Ok(())
+}
+
+/// Write the open note on the blocking pool (the same path as every save: atomic, refused when
+/// the file changed since `read`) and report to the loop.
+fn save_off_the_loop(
+    workspace: &Arc<Workspace>,
+    path: String,
+    text: String,
+    read: crate::vault::note_io::NoteText,
+    tx: mpsc::UnboundedSender<Background>,
+) {
+    let workspace = Arc::clone(workspace);
+    tokio::task::spawn_blocking(move || {
+        let result = workspace.save_user_edit(&path, &read, &text).map_err(|e| {
+            // Refused because the file is no longer what was read: the conflict state
+            // shows both; any other failure is only reported.
+            let changed = workspace
+                .read_path(&path)
+                .is_ok_and(|now| !now.fingerprint.matches_content(&read.fingerprint));
+            (changed, e.to_string())
+        });
+        let _ = tx.send(Background::Saved { path, result });
+    });
+}
+
+/// A Unix signal stream; `None` (logged) when it cannot be installed.
+fn unix_signal(kind: tokio::signal::unix::SignalKind) -> Option<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(kind)
+        .map_err(|e| tracing::warn!("signal handler not installed: {e}"))
+        .ok()
+}
+
+async fn recv_signal(signal: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
+    match signal {
+        Some(signal) => signal.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Send an op to the agent; without one (no API key, a failed start) say why.
@@ -422,7 +535,7 @@ async fn perform(
     };
     let ws = &ready.workspace;
     match effect {
-        Effect::OpenNote(name) | Effect::OpenLink(name) => match ws.read_note_named(&name) {
+        Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => match ws.read_note_named(&name) {
             Ok((path, note)) => app.on_note_opened(&path, note),
             Err(e) => app.on_error(e.to_string()),
         },
@@ -444,18 +557,6 @@ async fn perform(
             Ok((path, note)) => app.on_note_created(&path, note.fingerprint.mtime_ns),
             Err(e) => app.on_error(format!("the note was not created: {e}")),
         },
-        Effect::SaveNote { path, text } => {
-            let Some(read) = app.editor.note().cloned() else {
-                return Ok(None);
-            };
-            match ws.save_user_edit(&path, &read, &text) {
-                Ok(saved) => app.on_note_saved(saved),
-                Err(e) => {
-                    app.on_error(format!("{path} was not saved: {e}"));
-                    check_open_note(app, ws);
-                }
-            }
-        }
         Effect::OpenExternal(path) => {
             let abs = launch.vault.root().join(&path);
             let editor = std::env::var("VISUAL")
@@ -595,6 +696,7 @@ async fn perform(
         },
         // Handled by the loop.
         Effect::Agent(_)
+        | Effect::SaveNote { .. }
         | Effect::SetModel(_)
         | Effect::Quit
         | Effect::Suspend

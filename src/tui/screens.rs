@@ -212,7 +212,11 @@ fn the_banner_answers_go_to_the_agent_and_enter_alone_denies() {
 
 #[test]
 fn conflict_banner_in_the_editor() {
-    let mut app = app();
+    // With autosave these two changes (different lines) would merge by themselves.
+    let mut app = app().with_autosave(crate::tui::saving::AutosaveSettings {
+        enabled: false,
+        ..Default::default()
+    });
     app.on_note_opened("Projects/Plan.md", note(NOTE));
     type_text(&mut app, "X");
     app.on_disk_change(note(
@@ -262,6 +266,7 @@ fn agent_edits_apply_to_the_buffer_as_one_undo_step() {
     app.on_note_opened("Projects/Plan.md", note(NOTE));
     let after = NOTE.replace("Water them daily.", "Water them at dawn.");
     app.on_agent_event(AgentEvent::EditorEdit {
+        id: 1,
         path: "Projects/Plan.md".into(),
         before: NOTE.into(),
         after: after.clone(),

@@ -1,10 +1,11 @@
-//! The terminal: raw mode, the alternate screen, bracketed paste, mouse capture, and putting
+//! The terminal: raw mode, the alternate screen, bracketed paste, mouse capture, focus reports, and putting
 //! all of it back — on a normal exit, an error, a panic, and around a suspend (Ctrl+Z) or an
 //! external editor. The only module that switches terminal modes.
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, KeyboardEnhancementFlags,
-    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    PushKeyboardEnhancementFlags,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -47,7 +48,13 @@ fn enable_modes(mouse: bool) -> io::Result<()> {
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = io::stdout();
-    execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
+    // Focus reports let the app save the note when the person switches to another window.
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableFocusChange
+    )?;
     if mouse {
         execute!(out, CaptureClicks)?;
     }
@@ -74,6 +81,7 @@ pub fn restore() {
     let _ = execute!(
         out,
         DisableMouseCapture,
+        DisableFocusChange,
         DisableBracketedPaste,
         LeaveAlternateScreen,
         crossterm::cursor::Show

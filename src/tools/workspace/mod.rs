@@ -225,7 +225,7 @@ impl Workspace {
             .duration_since(UNIX_EPOCH)
             .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or(0);
-        let recorded = self.store().record_revision(&NewRevision {
+        let revision = NewRevision {
             vault_id: &self.vault_id,
             path: change.rel,
             at_unix_ms: now_ms,
@@ -236,7 +236,14 @@ impl Workspace {
             before_rev: change.before_rev.as_deref(),
             after_rev: change.after_rev.as_deref(),
             before_text: change.before,
-        });
+        };
+        // The person's saves follow one another a second apart while they type (autosave): a
+        // run of them is one revision (see the store).
+        let recorded = if change.tool.is_none() && change.actor == Some(Actor::User) {
+            self.store().record_user_revision(&revision)
+        } else {
+            self.store().record_revision(&revision)
+        };
         if recorded.is_ok()
             && self
                 .recorded_since_prune

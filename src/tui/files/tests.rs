@@ -158,7 +158,7 @@ fn enter_opens_a_note_the_way_the_picker_does() {
     press(&mut app, KeyCode::Enter);
     let picker = app.take_effects();
     assert!(
-        matches!(picker.as_slice(), [Effect::OpenNote(p)] if p == "Welcome.md"),
+        matches!(picker.as_slice(), [Effect::OpenNote(p, _)] if p == "Welcome.md"),
         "{picker:?}"
     );
     // The pane's way: Alt+0, Down past the newest note, Enter.
@@ -168,7 +168,7 @@ fn enter_opens_a_note_the_way_the_picker_does() {
     press(&mut app, KeyCode::Enter);
     let pane = app.take_effects();
     assert!(
-        matches!(pane.as_slice(), [Effect::OpenNote(p)] if p == "Journal/2026-11-30.md"),
+        matches!(pane.as_slice(), [Effect::OpenNote(p, _)] if p == "Journal/2026-11-30.md"),
         "{pane:?}"
     );
 }
@@ -234,7 +234,7 @@ fn n_asks_for_a_name_in_the_selected_folder_and_creates_through_an_effect() {
     app.on_note_created("Projects/Compost.md", 500);
     let effects = app.take_effects();
     assert!(
-        matches!(effects.as_slice(), [Effect::OpenNote(p)] if p == "Projects/Compost.md"),
+        matches!(effects.as_slice(), [Effect::OpenNote(p, _)] if p == "Projects/Compost.md"),
         "{effects:?}"
     );
     assert!(app.files.tree().note("Projects/Compost.md").is_some());
@@ -322,7 +322,7 @@ fn a_click_on_a_note_in_the_pane_opens_it_and_a_click_on_a_folder_opens_the_fold
     click(&mut app, x + 6, y);
     let effects = app.take_effects();
     assert!(
-        matches!(effects.as_slice(), [Effect::OpenNote(p)] if p == "Inbox/Ideas.md"),
+        matches!(effects.as_slice(), [Effect::OpenNote(p, _)] if p == "Inbox/Ideas.md"),
         "{effects:?}"
     );
 }

@@ -73,6 +73,10 @@ fn context_heading(context: KeyContext) -> (&'static str, &'static str) {
             "[[ completion",
             "while the list of notes after [[ is open in the editor or the chat",
         ),
+        KeyContext::Unsaved => (
+            "Unsaved changes",
+            "before leaving a note that is not saved (autosave off); arrows and Enter choose too",
+        ),
     }
 }
 
