@@ -587,3 +587,145 @@ async fn five_hundred_edits_of_a_large_note_keep_the_history_small() {
         );
     }
 }
+
+/// A slow call (here a write waiting for another process's vault lock) runs off the MCP dispatch
+/// loop: `ping` on the same stdio connection is answered meanwhile, and the write completes once
+/// the lock is free.
+#[test]
+fn ping_is_answered_while_a_write_waits_for_the_vault_lock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (vault, data) = small_vault(tmp.path());
+    let mut child = common::cmd(&data, &vault)
+        .args(["mcp", "--allow-writes"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { return };
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+    );
+    assert_eq!(rx.recv_timeout(Duration::from_secs(30)).unwrap()["id"], 1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    // Another process holds the vault's write lock (as a second vaultchat would mid-write).
+    let root = rustix::fs::open(
+        &vault,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
+        rustix::fs::Mode::empty(),
+    )
+    .unwrap();
+    rustix::fs::flock(&root, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "update_note", "arguments": {"note": "Shared.md", "append": "AFTER-THE-LOCK"}}}),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    let first = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(first["id"], 3, "the ping waited for the write: {first}");
+    assert!(
+        !fs::read_to_string(vault.join("Shared.md"))
+            .unwrap()
+            .contains("AFTER-THE-LOCK")
+    );
+    rustix::fs::flock(&root, rustix::fs::FlockOperation::Unlock).unwrap();
+    let write = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(write["id"], 2);
+    assert_eq!(write["result"]["isError"], json!(false), "{write}");
+    assert!(
+        fs::read_to_string(vault.join("Shared.md"))
+            .unwrap()
+            .contains("AFTER-THE-LOCK")
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `vaultchat mcp` answers at once with an existing index: the start-up re-sync runs in the
+/// background, and a search meanwhile uses the index as it is and says so.
+#[test]
+fn the_server_answers_while_the_index_catches_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (vault, data) = small_vault(tmp.path());
+    common::ok(&data, &vault, &["index"]);
+    fs::write(
+        vault.join("Later.md"),
+        "# Later\n\nwritten while vaultchat was away\n",
+    )
+    .unwrap();
+    // Another connection keeps the index's write lock, so the background re-sync has to wait.
+    let index_file = fs::read_dir(data.join("index"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "db"))
+        .unwrap();
+    let blocker = rusqlite::Connection::open(&index_file).unwrap();
+    blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+
+    let mut child = common::cmd(&data, &vault)
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut rpc = |id: u64, method: &str, params: Value| -> Value {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let init = rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    let search = |rpc: &mut dyn FnMut(u64, &str, Value) -> Value, id| {
+        rpc(
+            id,
+            "tools/call",
+            json!({"name": "search_notes", "arguments": {"query": "written while"}}),
+        )["result"]["structuredContent"]
+            .clone()
+    };
+    let during = search(&mut rpc, 2);
+    assert!(
+        during["index_catching_up"].is_string(),
+        "a search during the re-sync does not say so: {during}"
+    );
+    blocker.execute_batch("COMMIT").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut id = 3;
+    let after = loop {
+        let result = search(&mut rpc, id);
+        if result.get("index_catching_up").is_none() || Instant::now() > deadline {
+            break result;
+        }
+        id += 1;
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(after.get("index_catching_up").is_none(), "{after}");
+    assert_eq!(after["results"][0]["path"], "Later.md", "{after}");
+    let _ = child.kill();
+    let _ = child.wait();
+}

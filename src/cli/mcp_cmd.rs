@@ -6,6 +6,8 @@ use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
 use crate::mcp::{HttpAuth, VaultServer, generate_token, serve_http, serve_stdio};
 use crate::store::Actor;
+use crate::tools::Registry;
+use crate::tools::workspace::{self, Workspace};
 use clap::Args;
 use std::process::ExitCode;
 
@@ -29,16 +31,32 @@ pub struct McpArgs {
 }
 
 pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
-    let registry = super::tools_cmd::registry(ctx, Actor::Agent)?;
+    // The server answers at once: the index is opened as it is and brought up to date in the
+    // background by the live indexer's first pass (searches meanwhile say so), instead of a
+    // full sync before `initialize` can be answered.
+    let vault = ctx.vault()?;
+    let workspace = Workspace::open_unsynced(vault.clone(), &ctx.paths, &ctx.config, Actor::Agent)?;
+    let mut registry = Registry::new();
+    workspace::register(&mut registry, &workspace);
     // Keep the index live for the whole session, so a search sees notes other programs saved
     // while the client was connected (the watcher has its own connection and thread).
-    let vault = ctx.vault()?;
-    let live_index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
-    let _live = LiveIndex::start(live_index, &vault, &ctx.config.index, |event| {
-        if let LiveEvent::Failed(message) = event {
-            tracing::warn!(%message, "live index update failed");
-        }
-    })?;
+    let mut live_index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
+    if live_index.status()?.last_sync_unix.is_none() {
+        // Never built (the first run on this vault): an empty index has nothing to offer, so it
+        // is built before serving, as `vaultchat index` would.
+        live_index.sync(&mut |_| {})?;
+        workspace.mark_index_synced();
+    }
+    let synced = std::sync::Arc::clone(&workspace);
+    let _live = LiveIndex::start(
+        live_index,
+        &vault,
+        &ctx.config.index,
+        move |event| match event {
+            LiveEvent::Synced(_) => synced.mark_index_synced(),
+            LiveEvent::Failed(message) => tracing::warn!(%message, "live index update failed"),
+        },
+    )?;
     let registry = if args.allow_writes {
         registry
     } else {

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use super::contained::{ContainedError, Entry, Folder};
+use super::contained::{ContainedError, Entry, Folder, Kind};
 use super::guard::{Access, PathError, TEMP_MARKER, VaultPath, is_temp_name};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -613,26 +613,28 @@ pub fn stale_temps(
         .map_err(|e| io::Error::other(e.to_string()))?;
     let mut pending = vec![(top, String::new())];
     while let Some((folder, rel)) = pending.pop() {
-        let names = match folder.names() {
-            Ok(names) => names,
+        // Kinds from the listing itself: only temp-named files are looked at more closely.
+        let entries = match folder.entries() {
+            Ok(entries) => entries,
             // The top folder must be readable; a subfolder that vanished or is closed off is skipped.
             Err(err) if rel.is_empty() => return Err(err),
             Err(_) => continue,
         };
-        for name in names {
+        for (name, kind) in entries {
+            let Ok(name) = name else { continue };
             let child = if rel.is_empty() {
                 name.clone()
             } else {
                 format!("{rel}/{name}")
             };
-            match folder.entry(&name) {
+            match kind {
                 // Never touch the files of git or other tools, even if a name happened to match.
-                Ok(Entry::Folder) if name != ".git" => {
+                Kind::Folder if name != ".git" => {
                     if let Ok(sub) = folder.open_folder(&name, &child) {
                         pending.push((sub, child));
                     }
                 }
-                Ok(Entry::File { .. }) if is_temp_name(&name) => {
+                Kind::File if is_temp_name(&name) => {
                     let Ok(file) = folder.open_file(&name, &child) else {
                         continue;
                     };
@@ -654,7 +656,7 @@ pub fn stale_temps(
                         }
                     }
                 }
-                _ => {}
+                Kind::Folder | Kind::File | Kind::Other => {}
             }
         }
     }

@@ -48,6 +48,8 @@ pub struct Workspace {
     retention: Retention,
     /// Revisions recorded since the history was last pruned.
     recorded_since_prune: std::sync::atomic::AtomicU32,
+    /// Whether the index has caught up with the vault since start-up.
+    index_synced: std::sync::atomic::AtomicBool,
 }
 
 /// A temp file this old cannot belong to a write still in progress.
@@ -72,8 +74,23 @@ impl Workspace {
         config: &Config,
         actor: Actor,
     ) -> Result<Arc<Self>, WorkspaceError> {
-        let mut index = Index::open(&paths.index_dir, &vault, &config.index)?;
-        index.sync(&mut |_| {})?;
+        let workspace = Self::open_unsynced(vault, paths, config, actor)?;
+        workspace.index().sync(&mut |_| {})?;
+        workspace.mark_index_synced();
+        Ok(workspace)
+    }
+
+    /// Open the index as it is and the app database, without bringing the index up to date: for
+    /// a server that answers at once while a [`crate::index::watch::LiveIndex`] syncs in the
+    /// background and calls [`Workspace::mark_index_synced`] when it is done. Until then search
+    /// results say the index may be behind.
+    pub fn open_unsynced(
+        vault: Vault,
+        paths: &Paths,
+        config: &Config,
+        actor: Actor,
+    ) -> Result<Arc<Self>, WorkspaceError> {
+        let index = Index::open(&paths.index_dir, &vault, &config.index)?;
         let store = Store::open(&paths.database_file())?;
         let vault_id = crate::index::vault_id(&vault);
         let workspace = Self {
@@ -88,26 +105,48 @@ impl Workspace {
                 max_bytes: config.history.max_mb.saturating_mul(1 << 20),
             },
             recorded_since_prune: std::sync::atomic::AtomicU32::new(0),
+            index_synced: std::sync::atomic::AtomicBool::new(false),
         };
         workspace.prune_history();
         workspace.remove_stale_temps();
         Ok(Arc::new(workspace))
     }
 
+    /// The index has caught up with the vault (after start-up).
+    pub fn mark_index_synced(&self) {
+        self.index_synced
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether the index has caught up with the vault since start-up.
+    pub fn index_synced(&self) -> bool {
+        self.index_synced.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// Removes temp files a crashed write left behind (an hour old at least, so a write in
-    /// progress in another process is never touched).
+    /// progress in another process is never touched). It walks the whole vault, so it runs on a
+    /// thread of its own rather than delaying start-up.
     fn remove_stale_temps(&self) {
-        let removed = self
-            .vault
-            .resolve("", Access::Read)
-            .map_err(|e| std::io::Error::other(e.to_string()))
-            .and_then(|root| note_io::cleanup_stale_temps(&root, STALE_TEMP_AGE));
-        match removed {
-            Ok(removed) if !removed.is_empty() => {
-                tracing::info!("removed {} stale temp files: {removed:?}", removed.len());
+        let root = match self.vault.resolve("", Access::Read) {
+            Ok(root) => root,
+            Err(e) => {
+                tracing::warn!("looking for stale temp files failed: {e}");
+                return;
             }
-            Ok(_) => {}
-            Err(e) => tracing::warn!("looking for stale temp files failed: {e}"),
+        };
+        let spawned = std::thread::Builder::new()
+            .name("stale-temps".into())
+            .spawn(
+                move || match note_io::cleanup_stale_temps(&root, STALE_TEMP_AGE) {
+                    Ok(removed) if !removed.is_empty() => {
+                        tracing::info!("removed {} stale temp files: {removed:?}", removed.len());
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("looking for stale temp files failed: {e}"),
+                },
+            );
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the stale temp file clean-up: {e}");
         }
     }
 
@@ -346,20 +385,14 @@ struct WorkspaceTool<A> {
 }
 
 impl<A> WorkspaceTool<A> {
-    /// Run `work` on the workspace off the async threads.
+    /// Run `work` on the workspace off the async threads: on the blocking pool, so that while
+    /// a slow call runs (a big search, a write waiting for another process's lock) the server
+    /// still answers `ping`, `tools/list` and other clients.
     async fn run_blocking<T: Send + 'static>(
         &self,
         work: impl FnOnce(&Workspace) -> Result<T, ToolError> + Send + 'static,
     ) -> Result<T, ToolError> {
         let workspace = Arc::clone(&self.workspace);
-        // On a single-threaded runtime (one stdio client, one request at a time) the body
-        // runs inline: handing sub-millisecond work to the blocking pool and back costs more
-        // than the work. A multi-threaded runtime (HTTP, the agent) keeps its workers free.
-        if tokio::runtime::Handle::try_current()
-            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
-        {
-            return work(&workspace);
-        }
         tokio::task::spawn_blocking(move || work(&workspace))
             .await
             .map_err(internal)?

@@ -287,6 +287,16 @@ struct SearchNotesArgs {
     limit: Option<u32>,
 }
 
+/// A query the caller can fix (too long, too slow) is a tool error; anything else is internal.
+fn search_error(e: crate::index::IndexError) -> ToolError {
+    match e {
+        crate::index::IndexError::QueryTooLong { .. } | crate::index::IndexError::QueryTimeout => {
+            ToolError::Invalid(e.to_string())
+        }
+        other => internal(other),
+    }
+}
+
 fn search_notes(ws: &Workspace, args: SearchNotesArgs) -> Result<ToolOutput, ToolError> {
     let limit = bounded(args.limit, 10, 1, 100, "limit")?;
     if args.query.trim().is_empty() {
@@ -297,8 +307,14 @@ fn search_notes(ws: &Workspace, args: SearchNotesArgs) -> Result<ToolOutput, Too
     let results = ws
         .index()
         .search_fresh(&args.query, limit)
-        .map_err(internal)?;
-    ToolOutput::json(results)
+        .map_err(search_error)?;
+    let mut out = serde_json::to_value(results).map_err(internal)?;
+    if !ws.index_synced() {
+        out["index_catching_up"] = json!(
+            "the index is being brought up to date after start-up: notes changed while vaultchat was not running may be missing or out of date for a moment"
+        );
+    }
+    ToolOutput::json(out)
 }
 
 // ---------------------------------------------------------------------------------------------
