@@ -331,26 +331,6 @@ impl Folder {
         rustix::fs::fsync(&self.fd).map_err(io::Error::from)
     }
 
-    /// The names in this folder (not `.` and `..`).
-    pub fn names(&self) -> io::Result<Vec<String>> {
-        let fd = rustix::fs::openat(
-            &self.fd,
-            ".",
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        let mut dir = rustix::fs::Dir::read_from(&fd)?;
-        let mut names = Vec::new();
-        while let Some(entry) = dir.read() {
-            let entry = entry?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name != "." && name != ".." {
-                names.push(name);
-            }
-        }
-        Ok(names)
-    }
-
     /// The entries of this folder with their kinds, from the directory listing itself where the
     /// file system says (no `stat` per entry), else from a `stat` that does not follow links. Names
     /// that are not UTF-8 come back as `Err(lossy name)`.
@@ -462,7 +442,8 @@ mod tests {
             .read_to_string(&mut text)
             .unwrap();
         assert_eq!(text, "hello");
-        assert_eq!(folder.names().unwrap(), ["x.md"]);
+        let names: Vec<_> = folder.entries().unwrap();
+        assert_eq!(names, [(Ok("x.md".to_string()), Kind::File)]);
         let other = root.folder(&["c"], true, "c").unwrap();
         folder.move_noreplace("x.md", &other, "y.md").unwrap();
         assert!(vault.path().join("c/y.md").is_file());
