@@ -551,3 +551,34 @@ fn a_note_with_100k_hits_and_an_over_long_query() {
     assert!(stderr.contains("the query is too long"), "{stderr}");
     assert!(stderr.lines().count() <= 2, "{stderr}");
 }
+
+/// `doctor` names the notes it cannot read as written: text that is not UTF-8 and frontmatter that
+/// is never closed.
+#[test]
+fn doctor_lists_notes_it_cannot_read_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Fine.md"), "---\ntitle: Fine\n---\nbody\n").unwrap();
+    std::fs::write(vault.join("Latin1.md"), b"caf\xe9 au lait\n").unwrap();
+    std::fs::write(vault.join("Open.md"), "---\ntitle: Never closed\nbody\n").unwrap();
+    let out = run(&data, &vault, &["doctor"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = |needle: &str| {
+        stdout
+            .lines()
+            .find(|l| l.contains(needle))
+            .map(str::to_string)
+    };
+    let not_utf8 = line("not UTF-8").unwrap_or_default();
+    assert!(
+        not_utf8.contains("1 not UTF-8") && not_utf8.contains("Latin1.md"),
+        "{stdout}"
+    );
+    let open = line("never closed").unwrap_or_default();
+    assert!(
+        open.contains("Open.md") && !open.contains("Fine.md"),
+        "{stdout}"
+    );
+}

@@ -130,6 +130,57 @@ fn check_permissions(ctx: &Context, running: &RunningTools, report: &mut Report)
     }
 }
 
+/// Notes that are indexed, but not as written: text that is not UTF-8 (indexed with replacement
+/// characters, and refused for editing) and frontmatter that is never closed (its title, tags and
+/// aliases are read as body text). Reads every note once.
+fn check_note_contents(vault: &crate::vault::Vault, notes: &[walk::NoteStat], report: &mut Report) {
+    let mut not_utf8 = Vec::new();
+    let mut broken_frontmatter = Vec::new();
+    for note in notes {
+        let Ok(bytes) = vault.handle().read(&note.rel) else {
+            continue;
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            not_utf8.push(note.rel.as_str());
+            continue;
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let opens_frontmatter = text.starts_with("---\n") || text.starts_with("---\r\n");
+        if opens_frontmatter && crate::vault::markdown::parse(text).frontmatter.is_none() {
+            broken_frontmatter.push(note.rel.as_str());
+        }
+    }
+    let list = |paths: &[&str]| {
+        let shown: Vec<&str> = paths.iter().take(5).copied().collect();
+        let more = paths.len().saturating_sub(shown.len());
+        if more > 0 {
+            format!("{} (and {more} more)", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    if !not_utf8.is_empty() {
+        report.warn(
+            "notes",
+            format!(
+                "{} not UTF-8 (searchable with replacement characters, not editable): {}",
+                not_utf8.len(),
+                list(&not_utf8)
+            ),
+        );
+    }
+    if !broken_frontmatter.is_empty() {
+        report.warn(
+            "notes",
+            format!(
+                "{} whose frontmatter is never closed (no second `---` line, so its title, tags and aliases are read as text): {}",
+                broken_frontmatter.len(),
+                list(&broken_frontmatter)
+            ),
+        );
+    }
+}
+
 /// The size of the vault's note history, and temp files a crashed write left behind.
 fn check_history_and_temps(ctx: &Context, vault: &crate::vault::Vault, report: &mut Report) {
     let db = ctx.paths.database_file();
@@ -206,6 +257,16 @@ pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
             for problem in walked.problems.iter().take(5) {
                 report.warn("vault", format!("{}: {}", problem.rel, problem.message));
             }
+            if walked.problems.len() > 5 {
+                report.warn(
+                    "vault",
+                    format!(
+                        "… and {} more names or folders skipped",
+                        walked.problems.len() - 5
+                    ),
+                );
+            }
+            check_note_contents(&vault, &walked.notes, &mut report);
             Some(vault)
         }
         Err(Failure(message)) => {
