@@ -151,6 +151,20 @@ impl Index {
         })
     }
 
+    /// Set this connection up for a long-lived background indexer: no memory map (a full pass
+    /// would leave every page of the file resident in the process) — pages go through SQLite's
+    /// bounded cache instead, which [`Index::release_memory`] empties after each pass.
+    pub fn for_background_sync(&mut self) -> Result<(), IndexError> {
+        self.conn.execute_batch("PRAGMA mmap_size = 0;")?;
+        Ok(())
+    }
+
+    /// Give SQLite's page cache back to the system (after a sync, before going idle).
+    pub fn release_memory(&self) -> Result<(), IndexError> {
+        self.conn.execute_batch("PRAGMA shrink_memory;")?;
+        Ok(())
+    }
+
     /// Open an index file and create its schema; `None` when it holds another schema version.
     fn open_checked(db_path: &Path) -> Result<Option<rusqlite::Connection>, IndexError> {
         let conn = open_connection(db_path, Journal::Rollback)?;

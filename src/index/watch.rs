@@ -51,6 +51,7 @@ impl LiveIndex {
         config: &IndexConfig,
         mut on_event: impl FnMut(LiveEvent) + Send + 'static,
     ) -> Result<Self, LiveError> {
+        index.for_background_sync()?;
         let (sender, receiver) = mpsc::channel::<Message>();
         let to_indexer = sender.clone();
         let watcher = VaultWatcher::start(
@@ -92,6 +93,10 @@ impl LiveIndex {
                         VaultChange::Rescan => index.sync(&mut |_| {}),
                         VaultChange::Paths(paths) => index.sync_paths(&paths),
                     };
+                    // Idle most of the time: keep none of the pages a pass read.
+                    if let Err(e) = index.release_memory() {
+                        tracing::warn!("releasing the indexer's cache failed: {e}");
+                    }
                     match result {
                         Ok(report) => on_event(LiveEvent::Synced(report)),
                         Err(e) => on_event(LiveEvent::Failed(e.to_string())),
