@@ -1,7 +1,7 @@
 //! vaultchat: an LLM agent beside your Markdown notes.
 //!
 //! The library holds every part of the program so that integration tests can reach them; `main.rs`
-//! only calls [`cli::run`]. Modules may import only modules below them in DESIGN.md's module map:
+//! only calls [`cli::run`]. Modules may import only modules below them in docs/architecture.md's table:
 //! `cli` → `index` → `store` → `vault` → `config`.
 
 pub mod agent;

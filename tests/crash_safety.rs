@@ -1,5 +1,5 @@
 //! `kill -9` in the middle of a loop of note writes leaves every note either the complete old version
-//! or a complete new version (perf-and-safety.md §9, crash-safety test 1), and the temp files a kill
+//! or a complete new version (docs/safety.md §2, "Atomic replace"), and the temp files a kill
 //! leaves behind are found and removed by `cleanup_stale_temps`.
 //!
 //! The writer is this test binary itself, re-executed with `VAULTCHAT_CRASH_CHILD` set and a filter

@@ -1,4 +1,4 @@
-//! DESIGN.md §1: only `src/tui/` may use the terminal UI crates, and each module imports only
+//! docs/architecture.md: only `src/tui/` may use the terminal UI crates, and each module imports only
 //! modules below it in the module map. These tests read the source, so a violation fails CI.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! The path guard against the bad-input list of perf-and-safety.md §7, case by case, with real
+//! The path guard against the bad-input list of docs/safety.md §1, case by case, with real
 //! symbolic and hard links in a temp folder laid out as
 //!
 //! ```text

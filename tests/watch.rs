@@ -1,5 +1,6 @@
-//! A note saved by another program while `vaultchat index --watch` runs is searchable within
-//! 200 ms of the save.
+//! A note saved by another program while `vaultchat index --watch` runs becomes searchable (a new
+//! note, an edit, a new folder, a rename, a delete). The time each took is printed, never asserted
+//! (docs/decisions.md §25): the deadline only says the change never arrived.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -28,12 +29,15 @@ fn wait_for_line(lines: &mut impl Iterator<Item = std::io::Result<String>>, need
     panic!("the watcher exited before printing {needle:?}");
 }
 
+/// Long enough that only a change that never reaches the index runs out of it, on any machine.
+const NEVER: Duration = Duration::from_secs(60);
+
 fn found(data: &std::path::Path, vault: &std::path::Path, query: &str) -> Vec<String> {
     result_paths(&search_json(data, vault, query, 5))
 }
 
 #[test]
-fn external_saves_are_searchable_within_200_ms() {
+fn external_saves_become_searchable() {
     let tmp = tempfile::tempdir().unwrap();
     let vault = tmp.path().join("vault");
     let data = tmp.path().join("data");
@@ -112,15 +116,11 @@ fn external_saves_are_searchable_within_200_ms() {
                 break;
             }
             assert!(
-                saved.elapsed() < Duration::from_secs(5),
+                saved.elapsed() < NEVER,
                 "{what}: never reflected in search ({got:?})"
             );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
     eprintln!("worst save-to-searchable latency: {worst:?}");
-    assert!(
-        worst <= Duration::from_millis(200),
-        "a save took {worst:?} to become searchable"
-    );
 }

@@ -1,5 +1,5 @@
 //! The agent: one task per session that takes [`Op`]s in, talks to the provider, runs tools
-//! through the permission cascade, and sends [`AgentEvent`]s out (DESIGN.md §2).
+//! through the permission cascade, and sends [`AgentEvent`]s out (docs/architecture.md).
 //!
 //! The agent never draws anything and never waits on its front end except for a permission
 //! answer. The full-screen app and `vaultchat ask` are both front ends: they send a

@@ -1,5 +1,5 @@
 //! The tools offered in one turn: a pure function of the registry and the note context
-//! (DESIGN.md §3 "tool list per turn").
+//! (docs/architecture.md, "The agent", step 2).
 
 use super::NoteContext;
 use crate::tools::ToolSpec;

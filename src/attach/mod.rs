@@ -2,7 +2,7 @@
 //!
 //! Images are sent as base64 inside every request of the conversation, so they are checked here
 //! once: a known format by its magic bytes (the file name may lie), and the size the providers
-//! take (protocols.md §1.7): a PNG whose long edge is over 1568 px or whose file is over 5 MB is
+//! take (docs/protocols.md §1.5): a PNG whose long edge is over 1568 px or whose file is over 5 MB is
 //! scaled down here (the provider would scale it anyway, slower and after paying for the upload);
 //! other formats are sent as they are when they are at most 5 MB.
 
@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// The largest image accepted, in bytes before encoding.
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
-/// The longest edge sent, in pixels: the most most models look at (protocols.md §1.7).
+/// The longest edge sent, in pixels: the most most models look at (docs/protocols.md §1.5).
 pub const MAX_IMAGE_EDGE: u32 = 1568;
 
 /// An image ready to send.

@@ -1,4 +1,4 @@
-//! Fitting an image to what the providers take (protocols.md §1.7): at most
+//! Fitting an image to what the providers take (docs/protocols.md §1.5): at most
 //! [`MAX_IMAGE_EDGE`](super::MAX_IMAGE_EDGE) pixels on the long edge and at most
 //! [`MAX_IMAGE_BYTES`](super::MAX_IMAGE_BYTES) as a PNG.
 

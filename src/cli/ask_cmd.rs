@@ -1,4 +1,4 @@
-//! `vaultchat ask PROMPT`: one agent turn without the full-screen app (DESIGN.md §6).
+//! `vaultchat ask PROMPT`: one agent turn without the full-screen app (README.md).
 //!
 //! This is a front end like the app: it sends one `Op::UserTurn`, prints the reply as it
 //! streams, and answers each permission request by the `--approve` policy — on a terminal it

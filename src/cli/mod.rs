@@ -1,4 +1,4 @@
-//! The command line (DESIGN.md §6): argument parsing, subcommands and exit codes. Business rules
+//! The command line (docs/architecture.md): argument parsing, subcommands and exit codes. Business rules
 //! live in the modules below; this one wires them together.
 
 mod app_cmd;

@@ -1,4 +1,4 @@
-//! Data locations (DESIGN.md §5).
+//! Data locations (docs/configuration.md, "Where vaultchat keeps its files").
 //!
 //! Without an override every location follows the XDG base directories. `--data-dir DIR` (or
 //! `VAULTCHAT_DATA_DIR`) puts *everything* under one folder, which is what tests and portable

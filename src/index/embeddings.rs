@@ -1,7 +1,7 @@
 //! Semantic search: notes cut at their headings, each piece embedded by an OpenAI-compatible
 //! `/v1/embeddings` endpoint (OpenAI, Ollama, llama.cpp, vLLM…), vectors kept in the index
 //! database, queries answered by brute-force cosine similarity (fast enough up to ~100k pieces:
-//! perf-and-safety.md §3.1).
+//! docs/benchmarks.md §6).
 //!
 //! Embedding is incremental: a note is re-cut only when its content hash differs from the one its
 //! pieces were made from, and only pieces whose text changed are sent to the endpoint again.

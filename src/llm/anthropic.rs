@@ -1,5 +1,5 @@
 //! Anthropic Messages API: the request body (with prompt-cache breakpoints) and the stream
-//! accumulator (protocols.md §1).
+//! accumulator (docs/protocols.md §1).
 //!
 //! Caching works on byte-identical prefixes (tools → system → messages), so the body is built
 //! from structs whose field order is fixed and from [`serde_json::Value`]s whose keys serialise
@@ -245,7 +245,7 @@ impl<'a> WireImageSource<'a> {
 
 // ---- the stream ----------------------------------------------------------------------------
 
-/// A stream event, tolerant of everything this version does not know (protocols.md §1.4: "handle
+/// A stream event, tolerant of everything this version does not know (docs/protocols.md §1.2: "handle
 /// unknown event types gracefully").
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -377,7 +377,7 @@ impl AnthropicStream {
     }
 
     fn merge_usage(&mut self, usage: &WireUsage) {
-        // The SDK rule (protocols.md §1.4): `message_delta` always sets output_tokens and
+        // The SDK rule (docs/protocols.md §1.2): `message_delta` always sets output_tokens and
         // overwrites the other counts only when present, because the cache counts may come only
         // in `message_start`.
         if let Some(n) = usage.input_tokens {

@@ -1,5 +1,5 @@
 //! LLM provider clients: Anthropic Messages and OpenAI-compatible chat completions, streamed over
-//! SSE, with the official SDKs' retry policy (protocols.md §1, §2, §6).
+//! SSE, with the official SDKs' retry policy (docs/protocols.md §1–§4).
 //!
 //! The parts that decide anything are pure and tested on bytes: [`sse`] frames the stream, the
 //! `anthropic` and `openai` accumulators turn events into a [`Response`], `retry` decides

@@ -1,7 +1,7 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, OpenRouter):
-//! the request body and the stream accumulator (protocols.md §2).
+//! the request body and the stream accumulator (docs/protocols.md §2).
 //!
-//! The compatible servers differ in small ways (§2.4), so the reader is tolerant: every field is
+//! The compatible servers differ in small ways (§2.3), so the reader is tolerant: every field is
 //! optional, unknown fields are ignored, tool calls are matched by `id` as well as `index`
 //! (Ollama gives every parallel call index 0), and whole arguments in one chunk work as well as
 //! fragments.

@@ -1,4 +1,4 @@
-//! The retry policy of the official Anthropic and OpenAI SDKs (protocols.md §1.6), as pure
+//! The retry policy of the official Anthropic and OpenAI SDKs (docs/protocols.md §3), as pure
 //! functions: which failures are worth another attempt, and how long to wait before it.
 //!
 //! Retries only ever happen before the first byte of a successful body: after that the model has

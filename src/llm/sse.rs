@@ -106,7 +106,7 @@ impl SseParser {
 pub(crate) mod tests {
     use super::*;
 
-    /// The byte-exact transcripts from protocols.md Appendix A.
+    /// The byte-exact transcripts of docs/protocols.md §6 (tests/fixtures/sse).
     /// The bytes of one fixture by file name.
     pub(crate) fn fixture(name: &str) -> &'static [u8] {
         FIXTURES

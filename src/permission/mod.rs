@@ -1,4 +1,4 @@
-//! The permission cascade (DESIGN.md §4): whether a tool call may run, must be refused, or needs
+//! The permission cascade (docs/permissions.md): whether a tool call may run, must be refused, or needs
 //! the person's answer. Pure logic: the agent computes the facts of a call, loads the rules
 //! (config, the app database, this session) and passes both in.
 
@@ -35,7 +35,7 @@ impl CallFacts {
     }
 
     /// Whether the person may answer *always*: never for an external tool that declares itself
-    /// destructive (DESIGN.md §4), so such a tool cannot be approved once and for all.
+    /// destructive (docs/permissions.md), so such a tool cannot be approved once and for all.
     fn may_allow_always(&self) -> bool {
         !(self.external && self.destructive)
     }
@@ -57,7 +57,7 @@ pub enum Decision {
     },
 }
 
-/// The cascade of DESIGN.md §4, first match wins:
+/// The cascade of docs/permissions.md, first match wins:
 ///
 /// 1. The path guard refused a path (`path_refusal`) → **deny** with its message. Always.
 /// 2. A matching deny rule of any scope → **deny**. Deny beats allow: a config rule keeping

@@ -31,7 +31,7 @@ impl Effect {
     }
 }
 
-/// Where a rule comes from (DESIGN.md §4).
+/// Where a rule comes from (docs/permissions.md, "Rules").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleScope {

@@ -1,4 +1,4 @@
-//! The app database (DESIGN.md §5): one SQLite file with the sessions, usage, permission rules and
+//! The app database (docs/architecture.md): one SQLite file with the sessions, usage, permission rules and
 //! note revisions of every vault. This module owns the connection settings and the migrations;
 //! the tables themselves arrive with the features that use them, each as a new migration.
 

@@ -58,7 +58,7 @@ pub fn builtin_tool_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// Where a tool comes from (DESIGN.md §3).
+/// Where a tool comes from (docs/tools.md: session, workspace, plugin).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {

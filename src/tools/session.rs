@@ -1,4 +1,4 @@
-//! Tier-1 session tools (DESIGN.md §3): edits of the note open in the editor, as pure functions
+//! Tier-1 session tools (docs/tools.md): edits of the note open in the editor, as pure functions
 //! from the editor's state (text, selection, cursor) to the new text. The agent offers them per
 //! turn with [`session_tool_specs`], runs a call with [`run_session_tool`], and the UI shows the
 //! result as a diff and applies it to the editor as one undo step.
@@ -70,7 +70,7 @@ pub fn is_session_tool(name: &str) -> bool {
     ALL.contains(&name)
 }
 
-/// The session tools offered for this state (DESIGN.md §3 "tool list per turn"): with a
+/// The session tools offered for this state (docs/architecture.md, "The agent", step 2): with a
 /// non-empty selection only edit_selection; otherwise the anchor tools and append_to_note, plus
 /// replace_structured_block when the note has a fenced code block with an info string.
 pub fn session_tool_specs(state: &EditorState) -> Vec<ToolSpec> {

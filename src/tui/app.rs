@@ -52,7 +52,7 @@ pub const FILES_WIDTH: u16 = 28;
 const WHEEL_ROWS: u16 = 3;
 
 /// The most images one message carries (claude.ai's limit; past 20 images in one request the
-/// API also shrinks its per-image size limit, protocols.md §1.7).
+/// API also shrinks its per-image size limit, docs/protocols.md §1.5).
 pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 
 /// What the runner must do for the app.

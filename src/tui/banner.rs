@@ -1,4 +1,4 @@
-//! The permission banner (DESIGN.md §4): a modal box that asks before a tool call runs. It shows
+//! The permission banner (docs/permissions.md): a modal box that asks before a tool call runs. It shows
 //! why it asks, the target, the diff with per-hunk toggles (or the tool input when nothing is
 //! written), and the choices *once*, *session*, *always* (tool, or tool + path) and *deny* (with
 //! an optional reason for the model). Requests that arrive while one is shown wait in a queue.

@@ -1,4 +1,4 @@
-//! The full-screen app (DESIGN.md §1, §2): everything on screen. The only module that may use
+//! The full-screen app (docs/architecture.md): everything on screen. The only module that may use
 //! ratatui, crossterm, ratatui-textarea, syntect and arboard.
 
 pub mod app;

@@ -3,7 +3,7 @@
 //!
 //! Inputs are always relative to the vault root. The guard refuses, before any I/O, everything that
 //! could name a file outside the vault or a file Windows and sync tools cannot represent (see
-//! perf-and-safety.md §7 for the list of attacks this answers), and then walks the existing part of the
+//! docs/safety.md §1 for the list of attacks this answers), and then walks the existing part of the
 //! path component by component, resolving symbolic links and checking containment with
 //! [`Path::starts_with`] on canonical paths (component semantics: `/v/vault_evil` is not inside
 //! `/v/vault`, which is the CVE-2025-53110 prefix bypass).

@@ -1,5 +1,5 @@
 //! A scripted fake LLM provider for integration tests: it speaks the Anthropic Messages and the
-//! OpenAI chat-completions streaming wire formats (docs: shared protocols.md §1.4, §1.6, §2.3).
+//! OpenAI chat-completions streaming wire formats (docs/protocols.md §1.2, §1.4, §2.2).
 //!
 //! The tests are plain `#[test]` functions that spawn the real `vaultchat` binary, so the server runs
 //! on its own thread with its own tokio runtime and is reached over HTTP on 127.0.0.1. Each POST gets

@@ -13,7 +13,7 @@ planted secret values. The script connects in both protocol eras (auto = 2026-07
 - calls every listed tool with an unknown extra argument, a wrong-typed value for each of its
   arguments and without each required argument: all must be tool errors (`isError`), never
   protocol errors, and none may have acted;
-- refuses every bad path of perf-and-safety.md §7 through every path-taking tool;
+- refuses every bad path of docs/safety.md §1 through every path-taking tool;
 - probes config files through the note tools and breaks config files on purpose.
 
 Every result of every call (text and structured content, serialized) and every protocol error is
@@ -104,7 +104,7 @@ class Raised:
         self.error = error
 
 
-# The bad-input list of perf-and-safety.md §7, as vault-relative arguments.
+# The bad-input list of docs/safety.md §1, as vault-relative arguments.
 LONG = "a/" * 2100 + "x.md"
 PATH_CASES = {
     "1 dotdot": ["../secret.md", "notes/../../x.md", "./../x.md", "a/b/../../../x.md"],

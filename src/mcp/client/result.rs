@@ -1,4 +1,4 @@
-//! A `tools/call` result as the model gets it (protocols.md §3.11): text blocks joined, images
+//! A `tools/call` result as the model gets it (docs/protocols.md §5.3): text blocks joined, images
 //! kept when the providers can take them, resources and links as text, `structuredContent` when
 //! there is no text, `isError` as a tool error, and huge outputs cut.
 

@@ -1,4 +1,4 @@
--- Permission rules with scope *always* (DESIGN.md §4), per vault. Config rules live in the config
+-- Permission rules with scope *always* (docs/permissions.md), per vault. Config rules live in the config
 -- file and session rules in memory; neither is stored here.
 CREATE TABLE rules (
     id         INTEGER PRIMARY KEY,

@@ -1,5 +1,5 @@
 //! Anchors: short verbatim quotes a model uses to say where in the open note an edit goes
-//! (DESIGN.md §3). Resolution, in order:
+//! (docs/tools.md, "Session tools"). Resolution, in order:
 //!
 //! 1. exact substring; with several matches, the one whose start is nearest the cursor;
 //! 2. otherwise the same search with whitespace runs collapsed, smart quotes made ASCII and NFKC
