@@ -2,7 +2,7 @@
 //! 200 ms of the save.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::io::{BufRead, BufReader};
