@@ -668,9 +668,9 @@ fn every_top_level_module_is_in_the_module_map() {
         .collect();
     // And every module lib.rs declares, in case one lives somewhere unexpected (`#[path]`).
     let lib = files.iter().find(|f| f.key == "lib").expect("src/lib.rs");
-    for (imports_or_decl, _) in module_declarations(&lib.code) {
-        if !LAYERS.contains(&imports_or_decl.as_str()) {
-            missing.push(imports_or_decl);
+    for (declared, _line) in module_declarations(&lib.code) {
+        if !LAYERS.contains(&declared.as_str()) {
+            missing.push(declared);
         }
     }
     missing.sort();
