@@ -1,6 +1,6 @@
 """Many MCP clients writing to one note at once, through `vaultchat mcp --allow-writes`.
 
-Used by tests/write_safety.rs. Each client is a real protocol peer: over Streamable HTTP (one
+Used by tests/engine/write_safety.rs. Each client is a real protocol peer: over Streamable HTTP (one
 session per client, `--http URL TOKEN`) or over stdio (one `vaultchat mcp` process per client,
 `--stdio BIN VAULT DATA`). Modes:
 

@@ -2,7 +2,7 @@
 
 Usage: sdk_client.py --bin VAULTCHAT --vault DIR --data DIR --outside DIR --secrets S1,S2,...
 
-The vault is prepared by tests/mcp_python_sdk.rs: a copy of docs/sample-vault plus links that point
+The vault is prepared by tests/peers/mcp_python_sdk.rs: a copy of docs/sample-vault plus links that point
 outside it, a sibling `vault_evil` folder, an `outside` folder, config files (`connections.toml`,
 `envs/*.toml`) with planted secrets and a runbook whose blocks refer to them. `--secrets` lists the
 planted secret values. The script connects in both protocol eras (auto = 2026-07-28, legacy =

@@ -1,5 +1,5 @@
 """A small MCP server written with the official Python SDK (PyPI `mcp` 2.3.0), a real peer for
-vaultchat's MCP client (tests/mcp_client.rs). It speaks MCP on stdio.
+vaultchat's MCP client (tests/agent/mcp_client.rs). It speaks MCP on stdio.
 
 Environment:
   ECHO_CALL_LOG  a file each tool call is appended to, one JSON line per call

@@ -4,7 +4,7 @@
 //! diff until every word has been on screen; `y` then writes exactly the new text to disk.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
 use common::tmux::{Tmux, app_line};

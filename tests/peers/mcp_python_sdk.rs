@@ -2,7 +2,7 @@
 //! The SDK is installed into target/test-venv by scripts/install-test-deps.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::os::unix::fs::symlink;

@@ -2,7 +2,7 @@
 //! vaults.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::BTreeSet;

@@ -3,7 +3,7 @@
 //! provider is the local fake server speaking the Anthropic wire format.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
 use serde_json::{Value, json};

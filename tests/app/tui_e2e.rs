@@ -4,7 +4,7 @@
 //! Ctrl+Q quits and restores the terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
 use common::tmux::{Tmux, app_line};

@@ -3,7 +3,7 @@
 //! (docs/decisions.md §25): the deadline only says the change never arrived.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::io::{BufRead, BufReader};

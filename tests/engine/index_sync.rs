@@ -1,8 +1,6 @@
 //! Incremental sync of the index against a real vault on disk.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime};

@@ -2,7 +2,7 @@
 //! coloured diff, nothing is written before `y`, Enter alone denies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
 use common::tmux::{Tmux, quote};

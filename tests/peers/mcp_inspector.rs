@@ -2,7 +2,7 @@
 //! scripts/install-test-deps) lists and calls vaultchat's tools over stdio and over HTTP.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::{Path, PathBuf};

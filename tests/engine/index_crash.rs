@@ -1,7 +1,7 @@
 //! `kill -9` during indexing: the next run converges and the database passes its integrity checks.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! cache breakpoints, headers, images) as well as what it did (the vault, byte for byte).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{
     Chunking, FakeLlm, FakeUsage, Recorded, Reply, anthropic_error, anthropic_text,

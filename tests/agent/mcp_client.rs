@@ -7,7 +7,7 @@
 //! to end against the fake LLM provider.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::{
     Chunking, FakeLlm, FakeUsage, Recorded, Reply, anthropic_text, anthropic_tool_calls,

@@ -3,7 +3,7 @@
 //! `tools/call` with a non-string `name` or non-object `arguments` gets -32602.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! mouse (clicks sent as the terminal reports them) opens a note and places the cursor.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::fake_llm::FakeLlm;
 use common::tmux::{Tmux, app_line};

@@ -76,6 +76,19 @@ fn temp_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The test harness's name for [`crash_child`]: its module path without the binary's name
+/// (`crash_safety::crash_child`), so the filter still matches wherever this file is mounted.
+fn crash_child_name() -> String {
+    let module = module_path!()
+        .split_once("::")
+        .map_or("", |(_binary, module)| module);
+    if module.is_empty() {
+        "crash_child".to_string()
+    } else {
+        format!("{module}::crash_child")
+    }
+}
+
 /// The writer. Passes at once in a normal test run; only does work when re-executed by the parent.
 #[test]
 fn crash_child() {
@@ -129,7 +142,12 @@ fn kill_9_during_writes_leaves_every_note_old_or_new() {
         let delay = Duration::from_millis(5 + (seed >> 33) % 56);
         let _ = fs::remove_file(base.join("ready"));
         let mut child = Command::new(&exe)
-            .args(["crash_child", "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                &crash_child_name(),
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, &base)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -3,7 +3,7 @@
 //! outside while tools run, a disk that fills up, and the size of the history.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

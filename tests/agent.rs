@@ -1,0 +1,19 @@
+//! Integration tests of the agent and its edges: `vaultchat ask` end to end, the agent loop driven
+//! through `Op`/`AgentEvent`, the fake LLM provider the tests use (its own self-test), and the MCP
+//! client against real servers.
+//!
+//! One binary for all of them, so a change to the crate is linked once per binary, not once per
+//! file (docs/testing.md). Each file in `tests/agent/` is a module of it, named with `#[path]` because
+//! a crate root looks for its modules beside itself; `tests/common/` is shared by every binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+#[path = "agent/agent_ask.rs"]
+mod agent_ask;
+#[path = "agent/agent_loop.rs"]
+mod agent_loop;
+#[path = "agent/fake_llm_server.rs"]
+mod fake_llm_server;
+#[path = "agent/mcp_client.rs"]
+mod mcp_client;

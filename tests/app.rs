@@ -1,0 +1,22 @@
+//! The full-screen app and `ask --approve ask` end to end in a real terminal (tmux), keys typed as
+//! a person types them, the note's bytes checked on disk.
+//!
+//! One binary for all of them, so a change to the crate is linked once per binary, not once per
+//! file (docs/testing.md). Each file in `tests/app/` is a module of it, named with `#[path]` because
+//! a crate root looks for its modules beside itself; `tests/common/` is shared by every binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+#[path = "app/ask_terminal.rs"]
+mod ask_terminal;
+#[path = "app/tui_e2e.rs"]
+mod tui_e2e;
+#[path = "app/tui_e2e_prose.rs"]
+mod tui_e2e_prose;
+#[path = "app/tui_files_e2e.rs"]
+mod tui_files_e2e;
+#[path = "app/tui_image_paste.rs"]
+mod tui_image_paste;
+#[path = "app/tui_saving.rs"]
+mod tui_saving;
