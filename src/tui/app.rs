@@ -1502,7 +1502,7 @@ impl App {
         let Some(completion) = self.completion.as_mut() else {
             return;
         };
-        let typed = super::editor::str_width(completion.query()) as u16 + 2;
+        let typed = super::width::str_width(completion.query()) as u16 + 2;
         match (completion.target, self.focus) {
             (Target::Editor, Pane::Editor) => {
                 if let Some((x, y)) = self.editor.cursor_position() {

@@ -10,6 +10,9 @@
 
 use crate::tui::chat::wrap::{self, Breaks};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::TAB_WIDTH;
+pub use crate::tui::width::{display_width, truncate};
+use crate::tui::width::TERMINAL;
 use crate::vault::diff::{DiffLine, Hunk, LineKind, TextDiff};
 use crate::vault::word_diff::{HunkWords, WordSpan};
 use ratatui::buffer::Buffer;
@@ -25,20 +28,9 @@ const CURRENT_BAR: &str = "▎";
 /// Marks a hunk the person toggled off.
 pub const REJECTED_MARK: &str = "✗";
 /// Columns a tab advances to (tab stops are counted from the start of the line's text).
-const TAB_WIDTH: usize = 4;
 
 // ---------------------------------------------------------------------------------------------
 // Text measuring and cutting
-
-/// How many terminal columns `text` takes.
-pub fn display_width(text: &str) -> usize {
-    Span::raw(text).width()
-}
-
-fn char_width(c: char) -> usize {
-    let mut bytes = [0; 4];
-    display_width(c.encode_utf8(&mut bytes))
-}
 
 /// `text` made safe to draw on one row: tabs expanded to spaces, control characters shown as
 /// their Unicode control pictures (the buffer would drop them, and the columns would no longer
@@ -67,39 +59,13 @@ pub fn printable(text: &str) -> String {
             }
             _ => {
                 out.push(c);
-                column += char_width(c);
+                column += display_width(c.encode_utf8(&mut [0; 4]));
             }
         }
     }
     out
 }
 
-/// `text` cut to at most `width` columns; a cut text ends in `…`.
-pub fn truncate(text: &str, width: usize) -> String {
-    if display_width(text) <= width {
-        return text.to_string();
-    }
-    cut(text, width)
-}
-
-/// `text` cut to `width - 1` columns followed by `…` (nothing when `width` is 0).
-fn cut(text: &str, width: usize) -> String {
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = char_width(c);
-        if used + w > width - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
 
 /// The spans cut to `width` columns in total; the last visible span ends in `…` when anything
 /// was cut.
@@ -117,7 +83,7 @@ pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
             out.push(span);
         } else {
             // This span reaches the edge (and something follows it): it carries the `…`.
-            out.push(Span::styled(cut(&span.content, left), span.style));
+            out.push(Span::styled(TERMINAL.cut_end(&span.content, left), span.style));
             break;
         }
     }

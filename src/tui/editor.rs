@@ -21,7 +21,7 @@ use std::cell::Cell;
 use std::ops::Range;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use ratatui::buffer::{Buffer, CellWidth};
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -32,13 +32,11 @@ use crate::tools::session::EditorState;
 use crate::tui::editor_highlight::{self, BlockState};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::{EDITOR, TAB_WIDTH, char_width};
 use crate::vault::note_io::NoteText;
 
 /// How many undo steps are kept (each is a copy of the note).
 pub const MAX_UNDO_STEPS: usize = 200;
-
-/// Columns a tab advances (tabs are drawn as spaces).
-const TAB_WIDTH: usize = 4;
 
 /// Rows kept visible above and below the cursor when scrolling, like vim's `scrolloff`.
 const SCROLL_OFF: usize = 3;
@@ -970,13 +968,13 @@ impl EditorPane {
         let mut title_spans = vec![Span::styled(" ", theme.style(title))];
         match &self.path {
             Some(path) => {
-                title_spans.push(Span::styled(truncate_start(path, room), theme.style(title)));
+                title_spans.push(Span::styled(EDITOR.truncate_start(path, room), theme.style(title)));
                 if self.is_dirty() {
                     title_spans.push(Span::styled(" ●", theme.style(Role::Notice)));
                 }
             }
             None => title_spans.push(Span::styled(
-                truncate_end("Editor", room),
+                EDITOR.truncate_end("Editor", room),
                 theme.style(title),
             )),
         }
@@ -1017,7 +1015,7 @@ impl EditorPane {
         buf.set_stringn(
             area.x,
             area.y,
-            truncate_end(&text, width),
+            EDITOR.truncate_end(&text, width),
             width,
             notice.add_modifier(Modifier::BOLD),
         );
@@ -1029,7 +1027,7 @@ impl EditorPane {
             buf.set_stringn(
                 area.x,
                 y,
-                truncate_end(&format!(" {error}"), width),
+                EDITOR.truncate_end(&format!(" {error}"), width),
                 width,
                 theme.style(Role::Error),
             );
@@ -1619,70 +1617,6 @@ fn map_offset(old: &str, new: &str, offset: usize) -> usize {
     } else {
         new_chars.len() - suffix
     }
-}
-
-// ---- text measuring, shared with the picker -------------------------------------------------
-
-/// Display width of one char in terminal cells (tabs count [`TAB_WIDTH`], control chars one).
-pub(crate) fn char_width(c: char) -> usize {
-    if c == '\t' {
-        TAB_WIDTH
-    } else if c.is_ascii() || c.is_control() {
-        1
-    } else {
-        let mut bytes = [0; 4];
-        usize::from(c.encode_utf8(&mut bytes).cell_width())
-    }
-}
-
-/// Display width of a string.
-pub(crate) fn str_width(text: &str) -> usize {
-    text.chars().map(char_width).sum()
-}
-
-/// `text` cut to `max` cells, with `…` at the end when cut.
-pub(crate) fn truncate_end(text: &str, max: usize) -> String {
-    if str_width(text) <= max {
-        return text.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = char_width(c);
-        if used + w > max - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
-
-/// `text` cut to `max` cells from the front, with `…` first when cut (keeps a path's file name).
-pub(crate) fn truncate_start(text: &str, max: usize) -> String {
-    if str_width(text) <= max {
-        return text.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut kept = Vec::new();
-    let mut used = 0;
-    for c in text.chars().rev() {
-        let w = char_width(c);
-        if used + w > max - 1 {
-            break;
-        }
-        kept.push(c);
-        used += w;
-    }
-    let mut out = String::from("…");
-    out.extend(kept.into_iter().rev());
-    out
 }
 
 #[cfg(test)]
@@ -2466,16 +2400,6 @@ mod tests {
         let layout = LineLayout::new("日本語の文", 4);
         assert_eq!(layout.segments, vec![0..2, 2..4, 4..5], "two cells each");
         assert_eq!(LineLayout::new("", 4).segments, vec![0..0]);
-    }
-
-    #[test]
-    fn truncation_marks_what_was_cut() {
-        assert_eq!(truncate_end("abcdef", 4), "abc…");
-        assert_eq!(truncate_end("abc", 4), "abc");
-        assert_eq!(truncate_start("Projects/Plan.md", 8), "…Plan.md");
-        assert_eq!(truncate_end("日本語", 4), "日…");
-        assert_eq!(truncate_end("abc", 0), "");
-        assert_eq!(str_width("日本a\t"), 5 + TAB_WIDTH);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! row found by an alias inserts `Name|alias`, so the link reads as the alias and still resolves
 //! in Obsidian. With nothing typed yet, the notes touched last come first.
 
-use crate::tui::editor::{str_width, truncate_end, truncate_start};
+use crate::tui::width::{EDITOR, str_width};
 use crate::tui::files::NoteEntry;
 use crate::tui::theme::{Role, Theme};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
@@ -181,7 +181,7 @@ impl LinkCompletion {
         } else {
             format!(
                 " [[{} ",
-                truncate_start(&self.query, usize::from(width) / 2)
+                EDITOR.truncate_start(&self.query, usize::from(width) / 2)
             )
         };
         let block = Block::bordered()
@@ -198,7 +198,7 @@ impl LinkCompletion {
             buf.set_stringn(
                 inner.x + 1,
                 inner.y,
-                truncate_end("No note matches", usize::from(inner.width) - 1),
+                EDITOR.truncate_end("No note matches", usize::from(inner.width) - 1),
                 usize::from(inner.width) - 1,
                 theme.style(Role::Dim),
             );
@@ -236,7 +236,7 @@ impl LinkCompletion {
                 theme.style(Role::BorderFocused).patch(selection),
             );
             // The label whole when it fits; the path takes what is left, from its end.
-            let label = truncate_end(&candidate.label, width.saturating_sub(2));
+            let label = EDITOR.truncate_end(&candidate.label, width.saturating_sub(2));
             let label_role = if candidate.alias {
                 Role::MdLink
             } else {
@@ -260,7 +260,7 @@ impl LinkCompletion {
             }
             let path_room = usize::from(row.right().saturating_sub(end)).saturating_sub(3);
             if path_room >= 6 {
-                let path = truncate_start(&candidate.path, path_room);
+                let path = EDITOR.truncate_start(&candidate.path, path_room);
                 let path_x = row.right() - str_width(&path) as u16 - 1;
                 buf.set_stringn(
                     path_x,

@@ -8,7 +8,7 @@
 
 pub mod tree;
 
-use crate::tui::editor::{str_width, truncate_end, truncate_start};
+use crate::tui::width::{EDITOR, str_width};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -368,13 +368,13 @@ impl FilePane {
             buf.set_stringn(
                 inner.x,
                 inner.bottom() - 2,
-                truncate_end(&ask, width),
+                EDITOR.truncate_end(&ask, width),
                 width,
                 theme.style(Role::TitleFocused),
             );
             let y = inner.bottom() - 1;
             let room = width.saturating_sub(2);
-            let shown = truncate_start(prompt, room);
+            let shown = EDITOR.truncate_start(prompt, room);
             let (end, _) = buf.set_stringn(inner.x + 1, y, &shown, room, theme.style(Role::Input));
             if end < inner.right() {
                 buf.set_style(
@@ -453,7 +453,7 @@ impl FilePane {
             buf.set_stringn(
                 area.x + 1,
                 y,
-                truncate_end(line, usize::from(area.width).saturating_sub(2)),
+                EDITOR.truncate_end(line, usize::from(area.width).saturating_sub(2)),
                 usize::from(area.width).saturating_sub(1),
                 theme.style(Role::Dim),
             );
@@ -493,7 +493,7 @@ impl FilePane {
             theme.style(prefix_role).patch(selection),
         );
         let room = usize::from(area.right().saturating_sub(x)).saturating_sub(1);
-        let label = truncate_end(&row.label, room);
+        let label = EDITOR.truncate_end(&row.label, room);
         let (x, _) = buf.set_stringn(x, area.y, &label, room, label_style);
         // A recent note names its folder after it, dimmed, when there is room.
         if let RowKind::Recent { path } = &row.kind {

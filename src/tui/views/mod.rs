@@ -374,33 +374,7 @@ pub(crate) fn put_centered(buf: &mut Buffer, area: Rect, row: usize, text: &str,
     );
 }
 
-/// Columns the text takes on a terminal.
-pub(crate) fn text_width(text: &str) -> usize {
-    Span::raw(text).width()
-}
-
-/// `text` cut to `width` columns, ending in `…` when it was longer.
-pub(crate) fn truncate(text: &str, width: usize) -> String {
-    if text_width(text) <= width {
-        return text.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    let mut bytes = [0u8; 4];
-    for c in text.chars() {
-        let w = text_width(c.encode_utf8(&mut bytes));
-        if used + w > width - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
+pub(crate) use crate::tui::width::{display_width as text_width, truncate};
 
 /// `text` cut or padded with spaces to exactly `width` columns, left-aligned.
 pub(crate) fn pad_right(text: &str, width: usize) -> String {
