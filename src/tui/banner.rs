@@ -1196,8 +1196,14 @@ mod tests {
 
     #[test]
     fn long_paths_keep_their_end() {
-        assert_eq!(crate::tui::width::TERMINAL.truncate_start("Projects/2024/Plan.md", 10), "…4/Plan.md");
-        assert_eq!(crate::tui::width::TERMINAL.truncate_start("Plan.md", 10), "Plan.md");
+        assert_eq!(
+            crate::tui::width::TERMINAL.truncate_start("Projects/2024/Plan.md", 10),
+            "…4/Plan.md"
+        );
+        assert_eq!(
+            crate::tui::width::TERMINAL.truncate_start("Plan.md", 10),
+            "Plan.md"
+        );
         assert_eq!(crate::tui::width::TERMINAL.truncate_start("Plan.md", 0), "");
     }
 

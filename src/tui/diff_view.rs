@@ -11,8 +11,8 @@
 use crate::tui::chat::wrap::{self, Breaks};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::width::TAB_WIDTH;
-pub use crate::tui::width::{display_width, truncate};
 use crate::tui::width::TERMINAL;
+pub use crate::tui::width::{display_width, truncate};
 use crate::vault::diff::{DiffLine, Hunk, LineKind, TextDiff};
 use crate::vault::word_diff::{HunkWords, WordSpan};
 use ratatui::buffer::Buffer;
@@ -66,7 +66,6 @@ pub fn printable(text: &str) -> String {
     out
 }
 
-
 /// The spans cut to `width` columns in total; the last visible span ends in `…` when anything
 /// was cut.
 pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
@@ -83,7 +82,10 @@ pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
             out.push(span);
         } else {
             // This span reaches the edge (and something follows it): it carries the `…`.
-            out.push(Span::styled(TERMINAL.cut_end(&span.content, left), span.style));
+            out.push(Span::styled(
+                TERMINAL.cut_end(&span.content, left),
+                span.style,
+            ));
             break;
         }
     }

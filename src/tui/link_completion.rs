@@ -7,9 +7,9 @@
 //! row found by an alias inserts `Name|alias`, so the link reads as the alias and still resolves
 //! in Obsidian. With nothing typed yet, the notes touched last come first.
 
-use crate::tui::width::{EDITOR, str_width};
 use crate::tui::files::NoteEntry;
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::{EDITOR, str_width};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::buffer::Buffer;

@@ -16,9 +16,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
 
-use crate::tui::width::{EDITOR, str_width};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::{EDITOR, str_width};
 
 /// Added to a title's own score: a title match outranks the same match in a path.
 const TITLE_BONUS: u32 = 16;

@@ -5,8 +5,8 @@
 //! counts a tab as [`TAB_WIDTH`] columns and a control character as one, as the editor and the
 //! lists that show note text lay them out. The cutting is the same for both.
 
-use ratatui::text::Span;
 use ratatui::buffer::CellWidth;
+use ratatui::text::Span;
 
 /// Columns a tab takes in the editor's measure.
 pub const TAB_WIDTH: usize = 4;
@@ -118,7 +118,10 @@ mod tests {
     #[test]
     fn both_ends_are_cut_with_an_ellipsis() {
         assert_eq!(truncate("Projects/2024/Plan.md", 10), "Projects/…");
-        assert_eq!(TERMINAL.truncate_start("Projects/2024/Plan.md", 10), "…4/Plan.md");
+        assert_eq!(
+            TERMINAL.truncate_start("Projects/2024/Plan.md", 10),
+            "…4/Plan.md"
+        );
         assert_eq!(EDITOR.truncate_end("a\tbcdef", 6), "a\t…");
         assert_eq!(truncate("Plan.md", 10), "Plan.md");
         assert_eq!(truncate("Plan.md", 0), "");

@@ -141,7 +141,6 @@ impl ButtonForm {
     }
 }
 
-
 /// The first key bound to `action` in the banner, for hints (`y`, `space`, `pgdn`).
 fn key_label(keymap: &Keymap, action: Action) -> Option<String> {
     keymap
@@ -335,7 +334,10 @@ impl Screen<'_> {
                         .join(", ");
                     vec![
                         Span::styled("on ", self.style(Role::Dim)),
-                        Span::styled(TERMINAL.truncate_start(&joined, width.saturating_sub(3)), strong),
+                        Span::styled(
+                            TERMINAL.truncate_start(&joined, width.saturating_sub(3)),
+                            strong,
+                        ),
                     ]
                 }
             };

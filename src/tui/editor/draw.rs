@@ -13,7 +13,10 @@ impl EditorPane {
         let mut title_spans = vec![Span::styled(" ", theme.style(title))];
         match &self.path {
             Some(path) => {
-                title_spans.push(Span::styled(EDITOR.truncate_start(path, room), theme.style(title)));
+                title_spans.push(Span::styled(
+                    EDITOR.truncate_start(path, room),
+                    theme.style(title),
+                ));
                 if self.is_dirty() {
                     title_spans.push(Span::styled(" ●", theme.style(Role::Notice)));
                 }
@@ -107,7 +110,13 @@ impl EditorPane {
         }
     }
 
-    pub(super) fn render_text(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+    pub(super) fn render_text(
+        &mut self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        focused: bool,
+    ) {
         let line_count = self.textarea.lines().len();
         let digits = line_count.to_string().len().max(2);
         let gutter = if usize::from(area.width) >= digits + 2 + 8 {

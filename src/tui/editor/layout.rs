@@ -222,7 +222,11 @@ pub(super) fn push_shown(run: &mut String, c: char) {
 }
 
 /// One screen row up from `position` (line, segment).
-pub(super) fn step_back(lines: &[String], width: usize, position: (usize, usize)) -> Option<(usize, usize)> {
+pub(super) fn step_back(
+    lines: &[String],
+    width: usize,
+    position: (usize, usize),
+) -> Option<(usize, usize)> {
     let (line, segment) = position;
     if segment > 0 {
         return Some((line, segment - 1));

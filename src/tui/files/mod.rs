@@ -8,9 +8,9 @@
 
 pub mod tree;
 
-use crate::tui::width::{EDITOR, str_width};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::{EDITOR, str_width};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

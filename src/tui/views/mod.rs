@@ -20,6 +20,16 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
 
+/// An overlay that lists something (sessions, usage, help, the note's history, tools): it takes
+/// keys already resolved in the list context and draws itself over the panes. The App keeps one at
+/// a time and treats them alike through this trait.
+pub trait View {
+    /// A key (with its list action, if bound): what the App should do, if anything.
+    fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome>;
+    /// Draw over `area`.
+    fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme);
+}
+
 /// What a view asks the App to do after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ViewOutcome {

@@ -102,7 +102,10 @@ pub(super) fn atx_headings(text: &str, from: usize) -> Vec<(u8, Range<usize>)> {
 /// Runs pulldown-cmark over the body and returns its headings and fenced code blocks, plus the
 /// sorted byte ranges the tag/link scan must skip: code, HTML (comments included), link and image
 /// destinations, autolinks and reference definitions.
-pub(super) fn block_structure(text: &str, body_start: usize) -> (BlockStructure, Vec<Range<usize>>) {
+pub(super) fn block_structure(
+    text: &str,
+    body_start: usize,
+) -> (BlockStructure, Vec<Range<usize>>) {
     struct LinkFrame {
         range: Range<usize>,
         children_end: usize,

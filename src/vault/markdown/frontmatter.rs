@@ -79,7 +79,10 @@ pub(super) fn parse_frontmatter(text: &str) -> Option<Frontmatter> {
 
 /// The field for `key`, ASCII case-insensitively; `tags` and `aliases` also answer to their
 /// singular forms, which Obsidian still reads.
-pub(super) fn find_field<'f>(fields: &'f [FrontmatterField], key: &str) -> Option<&'f FrontmatterField> {
+pub(super) fn find_field<'f>(
+    fields: &'f [FrontmatterField],
+    key: &str,
+) -> Option<&'f FrontmatterField> {
     let singular = match key.to_ascii_lowercase().as_str() {
         "tags" => Some("tag"),
         "aliases" => Some("alias"),
