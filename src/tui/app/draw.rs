@@ -296,7 +296,7 @@ impl App {
         let mut right = format!(
             "{} · {} tok · ctx {}%",
             self.info.model,
-            compact(tokens),
+            crate::tui::views::compact(tokens),
             context
         );
         if let Some(cost) = self.cost() {

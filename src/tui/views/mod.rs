@@ -430,41 +430,7 @@ pub(crate) fn compact(n: u64) -> String {
     }
 }
 
-/// Milliseconds in a day.
-pub(crate) const DAY_MS: i64 = 86_400_000;
-
-/// The calendar date (year, month, day) of a day number (days since 1970-01-01).
-pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-/// The day number (days since 1970-01-01) of `YYYY-MM-DD`; `None` when it is not such a date.
-pub(crate) fn days_from_date(date: &str) -> Option<i64> {
-    let mut parts = date.splitn(3, '-');
-    let year: i64 = parts.next()?.parse().ok()?;
-    let month: i64 = parts.next()?.parse().ok()?;
-    let day: i64 = parts.next()?.parse().ok()?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    // Howard Hinnant's days-from-civil algorithm.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
+pub(crate) use crate::store::dates::{DAY_MS, civil_from_days, days_from_date};
 
 /// `YYYY-MM-DD HH:MM` (UTC) of a Unix time in milliseconds.
 pub(crate) fn utc_minute(unix_ms: i64) -> String {
