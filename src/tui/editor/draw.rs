@@ -117,24 +117,7 @@ impl EditorPane {
         theme: &Theme,
         focused: bool,
     ) {
-        let line_count = self.textarea.lines().len();
-        let digits = line_count.to_string().len().max(2);
-        let gutter = if usize::from(area.width) >= digits + 2 + 8 {
-            digits + 2
-        } else {
-            0
-        };
-        let room = usize::from(area.width) - gutter;
-        // One column stays free on the right for the cursor after a line that fills the row.
-        let text_width = if room > 2 { room - 1 } else { room.max(1) };
-        self.view.text_width = text_width;
-        self.view.text_height = usize::from(area.height);
-        self.view.text_x = area.x + gutter as u16;
-        if self.view.follow_cursor {
-            self.scroll_to_cursor();
-        }
-        self.clamp_top();
-
+        let (digits, gutter, text_width) = self.place_view(area);
         let lines = self.textarea.lines();
         let cursor = self.cursor();
         let selection = self
@@ -179,36 +162,16 @@ impl EditorPane {
                         (line_index, col) >= start && (line_index, col) < end
                     })
                 };
-                // Runs of equal style go to the buffer in one call (it segments graphemes).
-                let mut x = self.view.text_x;
-                let mut run = String::new();
-                let mut run_style = Style::new();
-                let mut used = 0;
-                for col in segment.clone() {
-                    let width = layout.widths[col];
-                    // The spare column takes a space that hangs past the wrap width.
-                    if used + width > text_width + 1 {
-                        break;
-                    }
-                    let mut style = styles[col];
+                let row = Rect::new(self.view.text_x, y, area.right() - self.view.text_x, 1);
+                let styled = |col: usize| {
+                    let style = styles[col];
                     if selected(col) {
-                        style = style.patch(theme.style(Role::Selection));
+                        style.patch(theme.style(Role::Selection))
+                    } else {
+                        style
                     }
-                    if !run.is_empty() && style != run_style {
-                        x = buf
-                            .set_stringn(x, y, &run, usize::from(area.right() - x), run_style)
-                            .0;
-                        run.clear();
-                    }
-                    run_style = style;
-                    push_shown(&mut run, layout.chars[col]);
-                    used += width;
-                }
-                if !run.is_empty() {
-                    x = buf
-                        .set_stringn(x, y, &run, usize::from(area.right() - x), run_style)
-                        .0;
-                }
+                };
+                let x = draw_segment(buf, row, &layout, segment.clone(), text_width, styled);
                 let last_segment = segment_index + 1 == layout.segments.len();
                 // A selection that runs past the end of the line shows one selected cell there,
                 // so selected empty lines are visible.
@@ -242,6 +205,29 @@ impl EditorPane {
         }
     }
 
+    /// Sizes the gutter and the text column for `area`, remembers them for the cursor and the
+    /// mouse, and scrolls so the cursor stays in view: (digits, gutter width, text width).
+    fn place_view(&mut self, area: Rect) -> (usize, usize, usize) {
+        let line_count = self.textarea.lines().len();
+        let digits = line_count.to_string().len().max(2);
+        let gutter = if usize::from(area.width) >= digits + 2 + 8 {
+            digits + 2
+        } else {
+            0
+        };
+        let room = usize::from(area.width) - gutter;
+        // One column stays free on the right for the cursor after a line that fills the row.
+        let text_width = if room > 2 { room - 1 } else { room.max(1) };
+        self.view.text_width = text_width;
+        self.view.text_height = usize::from(area.height);
+        self.view.text_x = area.x + gutter as u16;
+        if self.view.follow_cursor {
+            self.scroll_to_cursor();
+        }
+        self.clamp_top();
+        (digits, gutter, text_width)
+    }
+
     pub(super) fn render_scrollbar(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         let total = self.textarea.lines().len();
         let Some(first) = self.view.rows.first() else {
@@ -270,4 +256,43 @@ impl EditorPane {
             buf.set_stringn(x, y, "┃", 1, theme.style(Role::Scrollbar));
         }
     }
+}
+
+/// Draws one screen row of a line (the chars of `segment`) from the left of `row`: runs of equal
+/// style go to the buffer in one call (it segments graphemes). Returns the column after the text.
+fn draw_segment(
+    buf: &mut Buffer,
+    row: Rect,
+    layout: &LineLayout,
+    segment: Range<usize>,
+    text_width: usize,
+    style_of: impl Fn(usize) -> Style,
+) -> u16 {
+    let mut x = row.x;
+    let mut run = String::new();
+    let mut run_style = Style::new();
+    let mut used = 0;
+    for col in segment {
+        let width = layout.widths[col];
+        // The spare column takes a space that hangs past the wrap width.
+        if used + width > text_width + 1 {
+            break;
+        }
+        let style = style_of(col);
+        if !run.is_empty() && style != run_style {
+            x = buf
+                .set_stringn(x, row.y, &run, usize::from(row.right() - x), run_style)
+                .0;
+            run.clear();
+        }
+        run_style = style;
+        push_shown(&mut run, layout.chars[col]);
+        used += width;
+    }
+    if !run.is_empty() {
+        x = buf
+            .set_stringn(x, row.y, &run, usize::from(row.right() - x), run_style)
+            .0;
+    }
+    x
 }

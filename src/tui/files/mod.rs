@@ -360,28 +360,8 @@ impl FilePane {
         if let Some(prompt) = &self.prompt
             && inner.height >= 3
         {
-            // Two rows at the bottom: what is asked, then the name being typed.
-            let width = usize::from(inner.width);
             list.height -= 2;
-            // Esc cancels, as everywhere; the pane is too narrow to say both.
-            let ask = format!(" New note · {} creates", self.hints.confirm);
-            buf.set_stringn(
-                inner.x,
-                inner.bottom() - 2,
-                EDITOR.truncate_end(&ask, width),
-                width,
-                theme.style(Role::TitleFocused),
-            );
-            let y = inner.bottom() - 1;
-            let room = width.saturating_sub(2);
-            let shown = EDITOR.truncate_start(prompt, room);
-            let (end, _) = buf.set_stringn(inner.x + 1, y, &shown, room, theme.style(Role::Input));
-            if end < inner.right() {
-                buf.set_style(
-                    Rect::new(end, y, 1, 1),
-                    Style::new().add_modifier(Modifier::REVERSED),
-                );
-            }
+            self.render_prompt(prompt, inner, buf, theme);
         }
         if list.is_empty() {
             return;
@@ -428,23 +408,32 @@ impl FilePane {
             );
         }
         if rows.len() > height && area.height > 2 {
-            let track = usize::from(area.height - 2);
-            let thumb = (track * height / rows.len()).clamp(1, track);
-            let start = (track * self.scroll / rows.len()).min(track - thumb);
-            let start = if self.scroll + height >= rows.len() {
-                track - thumb
-            } else {
-                start
-            };
-            for offset in start..start + thumb {
-                buf.set_stringn(
-                    area.right() - 1,
-                    area.y + 1 + offset as u16,
-                    "┃",
-                    1,
-                    theme.style(Role::Scrollbar),
-                );
-            }
+            draw_scrollbar(area, buf, theme, self.scroll, height, rows.len());
+        }
+    }
+
+    /// The new-note prompt in the two rows at the bottom of `inner`: what is asked, then the
+    /// name being typed.
+    fn render_prompt(&self, prompt: &str, inner: Rect, buf: &mut Buffer, theme: &Theme) {
+        let width = usize::from(inner.width);
+        // Esc cancels, as everywhere; the pane is too narrow to say both.
+        let ask = format!(" New note · {} creates", self.hints.confirm);
+        buf.set_stringn(
+            inner.x,
+            inner.bottom() - 2,
+            EDITOR.truncate_end(&ask, width),
+            width,
+            theme.style(Role::TitleFocused),
+        );
+        let y = inner.bottom() - 1;
+        let room = width.saturating_sub(2);
+        let shown = EDITOR.truncate_start(prompt, room);
+        let (end, _) = buf.set_stringn(inner.x + 1, y, &shown, room, theme.style(Role::Input));
+        if end < inner.right() {
+            buf.set_style(
+                Rect::new(end, y, 1, 1),
+                Style::new().add_modifier(Modifier::REVERSED),
+            );
         }
     }
 
@@ -510,6 +499,35 @@ impl FilePane {
                 );
             }
         }
+    }
+}
+
+/// The scrollbar on the pane's right border: a thumb for the `height` rows shown of `total`,
+/// from `scroll`, pinned to the bottom when the last row is shown.
+fn draw_scrollbar(
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    scroll: usize,
+    height: usize,
+    total: usize,
+) {
+    let track = usize::from(area.height - 2);
+    let thumb = (track * height / total).clamp(1, track);
+    let start = (track * scroll / total).min(track - thumb);
+    let start = if scroll + height >= total {
+        track - thumb
+    } else {
+        start
+    };
+    for offset in start..start + thumb {
+        buf.set_stringn(
+            area.right() - 1,
+            area.y + 1 + offset as u16,
+            "┃",
+            1,
+            theme.style(Role::Scrollbar),
+        );
     }
 }
 

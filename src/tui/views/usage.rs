@@ -264,38 +264,7 @@ impl UsageView {
             );
             return;
         }
-        // The y axis: the top value and the middle, right-aligned before a tick.
-        let top_label = compact(max);
-        let axis_width = text_width(&top_label).max(3);
-        let axis = theme.style(Role::Dim);
-        let middle_row = usize::from(bar_rows / 2);
-        for r in 0..usize::from(bar_rows) {
-            let screen_row = 1 + usize::from(bar_rows) - 1 - r;
-            let (text, tick) = if r + 1 == usize::from(bar_rows) {
-                (top_label.clone(), "┤")
-            } else if r + 1 == middle_row && middle_row > 1 {
-                let value = u128::from(max) * (r as u128 + 1) / u128::from(bar_rows);
-                (compact(u64::try_from(value).unwrap_or(u64::MAX)), "┤")
-            } else {
-                (String::new(), "│")
-            };
-            put_line(
-                buf,
-                area,
-                screen_row,
-                &Line::from(Span::styled(
-                    format!("{} {tick}", pad_left(&text, axis_width)),
-                    axis,
-                )),
-            );
-        }
-        put_line(
-            buf,
-            area,
-            label_row,
-            &Line::from(Span::styled(format!("{} └", " ".repeat(axis_width)), axis)),
-        );
-
+        let axis_width = draw_axis(buf, theme, area, max, bar_rows);
         let bars_x = axis_width + 3;
         let room = usize::from(area.width).saturating_sub(bars_x);
         if room == 0 {
@@ -604,6 +573,43 @@ impl TableColumns {
             Span::styled(numbers.to_string(), theme.style(Role::Text)),
         ])
     }
+}
+
+/// The chart's y axis: the top value and the middle, right-aligned before a tick, and the
+/// corner on the label row. Returns the width of the values.
+fn draw_axis(buf: &mut Buffer, theme: &Theme, area: Rect, max: u64, bar_rows: u16) -> usize {
+    let label_row = usize::from(area.height.saturating_sub(1));
+    let top_label = compact(max);
+    let axis_width = text_width(&top_label).max(3);
+    let axis = theme.style(Role::Dim);
+    let middle_row = usize::from(bar_rows / 2);
+    for r in 0..usize::from(bar_rows) {
+        let screen_row = 1 + usize::from(bar_rows) - 1 - r;
+        let (text, tick) = if r + 1 == usize::from(bar_rows) {
+            (top_label.clone(), "┤")
+        } else if r + 1 == middle_row && middle_row > 1 {
+            let value = u128::from(max) * (r as u128 + 1) / u128::from(bar_rows);
+            (compact(u64::try_from(value).unwrap_or(u64::MAX)), "┤")
+        } else {
+            (String::new(), "│")
+        };
+        put_line(
+            buf,
+            area,
+            screen_row,
+            &Line::from(Span::styled(
+                format!("{} {tick}", pad_left(&text, axis_width)),
+                axis,
+            )),
+        );
+    }
+    put_line(
+        buf,
+        area,
+        label_row,
+        &Line::from(Span::styled(format!("{} └", " ".repeat(axis_width)), axis)),
+    );
+    axis_width
 }
 
 /// Parts joined by `separator`, as many as fit in `width` (the first ones first).
