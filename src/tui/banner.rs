@@ -20,9 +20,10 @@ use crate::tui::diff_view::{
 };
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::views::typed_char;
 use crate::vault::diff::TextDiff;
 use crate::vault::word_diff::HunkWords;
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -246,20 +247,6 @@ fn body_row_count(request: &PermissionRequest, layouts: &mut Layouts, width: u16
         Some(diff) if !diff.hunks.is_empty() => layouts.inline(diff, width).len(),
         Some(_) => 1,
         None => layouts.input(request, width).len(),
-    }
-}
-
-/// A key that types a character (no Ctrl or Alt), as opposed to Esc, Enter, arrows.
-fn typed_char(key: &KeyEvent) -> Option<char> {
-    match key.code {
-        KeyCode::Char(c)
-            if !key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            Some(c)
-        }
-        _ => None,
     }
 }
 
@@ -661,6 +648,7 @@ mod tests {
     use super::*;
     use crate::agent::Proposal;
     use crate::tui::testing::{buffer, buffer_text, look, style_at, style_at_offset};
+    use crossterm::event::KeyModifiers;
     use serde_json::json;
 
     /// A paragraph of 450 characters, as Markdown keeps it: one line.

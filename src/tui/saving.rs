@@ -442,12 +442,13 @@ impl Saver {
                 self.pending = None;
                 None
             }
-            Choice::Save => {
-                self.pending = Some((leave, Treat::Save));
-                self.settle(editor, effects)
-            }
-            Choice::Discard => {
-                self.pending = Some((leave, Treat::Discard));
+            Choice::Save | Choice::Discard => {
+                let treat = if choice == Choice::Save {
+                    Treat::Save
+                } else {
+                    Treat::Discard
+                };
+                self.pending = Some((leave, treat));
                 self.settle(editor, effects)
             }
         }

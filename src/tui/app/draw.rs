@@ -144,11 +144,7 @@ impl App {
     }
 
     pub(super) fn pane_block(&self, title: String, focused: bool) -> Block<'static> {
-        let (border, title_role) = if focused {
-            (Role::BorderFocused, Role::TitleFocused)
-        } else {
-            (Role::Border, Role::Title)
-        };
+        let (border, title_role) = Theme::pane_roles(focused);
         Block::default()
             .borders(Borders::ALL)
             .border_style(self.theme.style(border))

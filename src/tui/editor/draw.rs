@@ -4,11 +4,7 @@ use super::*;
 
 impl EditorPane {
     pub(super) fn block(&self, area: Rect, theme: &Theme, focused: bool) -> Block<'static> {
-        let (border, title) = if focused {
-            (Role::BorderFocused, Role::TitleFocused)
-        } else {
-            (Role::Border, Role::Title)
-        };
+        let (border, title) = Theme::pane_roles(focused);
         let room = usize::from(area.width).saturating_sub(8);
         let mut title_spans = vec![Span::styled(" ", theme.style(title))];
         match &self.path {

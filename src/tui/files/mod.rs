@@ -15,8 +15,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Widget};
+use ratatui::text::Line;
+use ratatui::widgets::Widget;
 pub use tree::{FileTree, NoteEntry, Row, RowKind};
 
 /// What the App must do after a key or a click in the pane.
@@ -338,15 +338,7 @@ impl FilePane {
         if area.is_empty() {
             return;
         }
-        let (border, title) = if focused {
-            (Role::BorderFocused, Role::TitleFocused)
-        } else {
-            (Role::Border, Role::Title)
-        };
-        let mut block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.style(border))
-            .title(Span::styled(" Files ", theme.style(title)));
+        let mut block = theme.pane_block(" Files ", focused);
         let hint = format!(" {} new note ", self.hints.new_note);
         if focused && self.prompt.is_none() && str_width(&hint) + 4 <= usize::from(area.width) {
             block = block.title_bottom(Line::styled(hint, theme.style(Role::Dim)).right_aligned());

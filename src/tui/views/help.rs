@@ -2,10 +2,7 @@
 //! heading, as `keys  what it does  action_name` (the name is what `keymap.toml` uses), and the
 //! chat's slash commands.
 
-use super::{
-    Hint, Scroll, View, ViewOutcome, draw_box, footer, is_release, nav_of, pad_right, text_width,
-    truncate,
-};
+use super::{Hint, Scroll, View, ViewOutcome, draw_box, footer, pad_right, text_width, truncate};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
@@ -280,17 +277,7 @@ impl HelpView {
 impl View for HelpView {
     /// A key with its action in the List context.
     fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        if let Some(nav) = nav_of(action, key) {
-            self.scroll.apply(nav);
-            return None;
-        }
-        match action {
-            Some(Action::Cancel | Action::ShowHelp | Action::Confirm) => Some(ViewOutcome::Close),
-            _ => None,
-        }
+        super::reader_keys(&mut self.scroll, action, key, Some(Action::ShowHelp))
     }
 
     /// Draw the overlay over `area` (the whole screen).

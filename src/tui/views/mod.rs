@@ -214,6 +214,28 @@ pub(crate) fn is_release(key: &KeyEvent) -> bool {
     key.kind == KeyEventKind::Release
 }
 
+/// The keys of a view that is only read (help, usage, tools): movement scrolls it; Esc, Enter and
+/// the key that opened it (`opener`) close it.
+pub(crate) fn reader_keys(
+    scroll: &mut Scroll,
+    action: Option<Action>,
+    key: &KeyEvent,
+    opener: Option<Action>,
+) -> Option<ViewOutcome> {
+    if is_release(key) {
+        return None;
+    }
+    if let Some(nav) = nav_of(action, key) {
+        scroll.apply(nav);
+        return None;
+    }
+    match action {
+        Some(Action::Cancel | Action::Confirm) => Some(ViewOutcome::Close),
+        Some(other) if Some(other) == opener => Some(ViewOutcome::Close),
+        _ => None,
+    }
+}
+
 /// A character typed without Ctrl or Alt (Shift only makes capitals).
 pub(crate) fn typed_char(key: &KeyEvent) -> Option<char> {
     match key.code {

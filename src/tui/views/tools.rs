@@ -2,8 +2,7 @@
 //! writes, destructive), and the MCP servers with their status.
 
 use super::{
-    Hint, Scroll, View, ViewOutcome, draw_box, footer, is_release, nav_of, one_line, pad_right,
-    text_width, truncate,
+    Hint, Scroll, View, ViewOutcome, draw_box, footer, one_line, pad_right, text_width, truncate,
 };
 use crate::mcp::{McpServerState, McpServerStatus};
 use crate::tools::{Tier, ToolSpec};
@@ -134,17 +133,7 @@ impl ToolsView {
 impl View for ToolsView {
     /// A key with its action in the List context.
     fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        if let Some(nav) = nav_of(action, key) {
-            self.scroll.apply(nav);
-            return None;
-        }
-        match action {
-            Some(Action::Cancel | Action::Confirm) => Some(ViewOutcome::Close),
-            _ => None,
-        }
+        super::reader_keys(&mut self.scroll, action, key, None)
     }
 
     /// Draw the overlay over `area` (the whole screen).

@@ -3,8 +3,8 @@
 
 use super::{
     DAY_MS, Hint, Scroll, View, ViewOutcome, civil_from_days, compact, days_from_date, draw_box,
-    draw_scrollbar, footer, is_release, nav_of, one_line, pad_left, pad_right, put_centered,
-    put_line, strong, text_width,
+    draw_scrollbar, footer, one_line, pad_left, pad_right, put_centered, put_line, strong,
+    text_width,
 };
 use crate::store::{DayUsage, TokenTotals};
 use crate::tui::keymap::{Action, Keymap};
@@ -388,17 +388,7 @@ impl UsageView {
 impl View for UsageView {
     /// A key with its action in the List context.
     fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        if let Some(nav) = nav_of(action, key) {
-            self.scroll.apply(nav);
-            return None;
-        }
-        match action {
-            Some(Action::Cancel | Action::ShowUsage | Action::Confirm) => Some(ViewOutcome::Close),
-            _ => None,
-        }
+        super::reader_keys(&mut self.scroll, action, key, Some(Action::ShowUsage))
     }
 
     /// Draw the overlay over `area` (the whole screen).
