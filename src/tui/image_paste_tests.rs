@@ -1,30 +1,18 @@
 //! Pasting images into the chat: the App's side (the effect it asks for, what it does with the
 //! clipboard's answer, removing, sending) and what it looks like at 80×24 and 120×40.
 
-use super::app::{App, Effect, MAX_IMAGES_PER_MESSAGE, SessionInfo};
+use super::app::{App, Effect, MAX_IMAGES_PER_MESSAGE};
 use super::clipboard::ClipboardPaste;
 use super::keymap::{Action, KeyContext, Keymap};
-use super::testing::{buffer, buffer_text, style_at};
-use super::theme::{Role, Theme};
+use super::testing::{buffer, style_at};
+use super::theme::Role;
 use crate::agent::{AgentEvent, Op};
 use crate::attach::Image;
+use crate::tui::testing::draw_app as draw;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 fn app() -> App {
-    let mut app = App::new(
-        Theme::builtin_dark(),
-        Keymap::default_map(),
-        SessionInfo {
-            vault: "garden-vault".into(),
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-5".into(),
-            session_id: None,
-            context_window: 200_000,
-            price: None,
-        },
-    );
-    app.on_ready();
-    app
+    super::testing::app_with(Keymap::default_map())
 }
 
 fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
@@ -43,12 +31,6 @@ fn type_text(app: &mut App, text: &str) {
     for c in text.chars() {
         press(app, KeyCode::Char(c), KeyModifiers::NONE);
     }
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> String {
-    let mut buf = buffer(width, height);
-    app.render(buf.area, &mut buf);
-    buffer_text(&buf)
 }
 
 fn status_line(app: &mut App) -> String {

@@ -331,14 +331,19 @@ impl Folder {
         rustix::fs::fsync(&self.fd).map_err(io::Error::from)
     }
 
-    /// The names in this folder (not `.` and `..`).
-    pub fn names(&self) -> io::Result<Vec<String>> {
-        let fd = rustix::fs::openat(
+    /// A handle of its own on this folder for listing it (a listing has a read position).
+    fn open_listing(&self) -> io::Result<rustix::fd::OwnedFd> {
+        Ok(rustix::fs::openat(
             &self.fd,
             ".",
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
-        )?;
+        )?)
+    }
+
+    /// The names in this folder (not `.` and `..`).
+    pub fn names(&self) -> io::Result<Vec<String>> {
+        let fd = self.open_listing()?;
         let mut dir = rustix::fs::Dir::read_from(&fd)?;
         let mut names = Vec::new();
         while let Some(entry) = dir.read() {
@@ -357,12 +362,7 @@ impl Folder {
     pub fn entries(&self) -> io::Result<Vec<(Result<String, String>, Kind)>> {
         // A handle of its own for the listing (its read position), without the extra `fcntl` and
         // `openat` that `Dir::read_from` would add.
-        let fd = rustix::fs::openat(
-            &self.fd,
-            ".",
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
+        let fd = self.open_listing()?;
         let mut dir = rustix::fs::Dir::new(fd)?;
         let mut out = Vec::new();
         while let Some(entry) = dir.read() {
