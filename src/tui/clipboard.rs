@@ -298,10 +298,17 @@ mod tests {
         }
     }
 
+    /// These tests only run where there is no display: elsewhere they would read or overwrite
+    /// the person's clipboard.
+    #[cfg(target_os = "linux")]
+    fn has_display() -> bool {
+        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn reading_without_a_display_says_there_is_no_clipboard() {
-        if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() {
+        if has_display() {
             return;
         }
         match read_for_paste() {
@@ -314,7 +321,7 @@ mod tests {
     #[test]
     fn copy_without_a_display_falls_back_to_osc52() {
         // Only where there is no display: elsewhere this would overwrite the person's clipboard.
-        if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() {
+        if has_display() {
             return;
         }
         assert_eq!(copy("vaultchat clipboard test"), Ok(VIA_OSC52));

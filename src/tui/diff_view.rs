@@ -1244,42 +1244,33 @@ mod tests {
     fn drawing_clamps_the_scroll_and_survives_any_size() {
         let diff = two_hunks();
         let theme = Theme::builtin_dark();
+        // Scrolled far past the end, with the current hunk pointed at or not.
+        let draw = |layout: &DiffLayout, buf: &mut Buffer, current: Option<usize>| {
+            draw_rows(
+                layout,
+                buf.area,
+                buf,
+                &diff,
+                &theme,
+                usize::MAX,
+                current,
+                &[],
+            );
+        };
         for (w, h) in [(0, 0), (1, 1), (2, 1), (3, 2), (20, 5), (300, 100)] {
             let mut buf = buffer(w, h);
-            let layout = DiffLayout::side_by_side(&diff, &diff.words(), w);
-            draw_rows(
-                &layout,
-                buf.area,
+            draw(
+                &DiffLayout::side_by_side(&diff, &diff.words(), w),
                 &mut buf,
-                &diff,
-                &theme,
-                usize::MAX,
                 Some(1),
-                &[],
             );
-            let layout = inline(&diff, w);
-            draw_rows(
-                &layout,
-                buf.area,
-                &mut buf,
-                &diff,
-                &theme,
-                usize::MAX,
-                Some(1),
-                &[],
-            );
+            draw(&inline(&diff, w), &mut buf, Some(1));
         }
         let mut buf = buffer(40, 4);
-        let layout = DiffLayout::side_by_side(&diff, &diff.words(), 40);
-        draw_rows(
-            &layout,
-            buf.area,
+        draw(
+            &DiffLayout::side_by_side(&diff, &diff.words(), 40),
             &mut buf,
-            &diff,
-            &theme,
-            usize::MAX,
             None,
-            &[],
         );
         // The last page is full: its bottom row is the last line of the last hunk.
         let text = buffer_text(&buf);

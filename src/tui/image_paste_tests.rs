@@ -315,8 +315,8 @@ fn snapshot_one_image_waiting() {
     assert_eq!((chip.fg, chip.bg), (role.fg, role.bg));
 }
 
-#[test]
-fn snapshot_two_images_and_a_question() {
+/// Two screenshots pasted and a question typed, not yet sent.
+fn two_images_and_a_question() -> App {
     let mut app = app();
     app.on_clipboard(ClipboardPaste::Image(screenshot(800, 600, 114_688)));
     app.on_clipboard(ClipboardPaste::Image(screenshot(1568, 882, 1_258_291)));
@@ -324,18 +324,18 @@ fn snapshot_two_images_and_a_question() {
         &mut app,
         "Which of these two layouts reads better on a phone?",
     );
+    app
+}
+
+#[test]
+fn snapshot_two_images_and_a_question() {
+    let mut app = two_images_and_a_question();
     both_sizes("app_two_images", &mut app);
 }
 
 #[test]
 fn snapshot_sent_message_with_its_images() {
-    let mut app = app();
-    app.on_clipboard(ClipboardPaste::Image(screenshot(800, 600, 114_688)));
-    app.on_clipboard(ClipboardPaste::Image(screenshot(1568, 882, 1_258_291)));
-    type_text(
-        &mut app,
-        "Which of these two layouts reads better on a phone?",
-    );
+    let mut app = two_images_and_a_question();
     press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
     app.on_agent_event(AgentEvent::TurnStarted {
         session_id: "4f1c2a9be0d3aa71".into(),

@@ -845,8 +845,8 @@ mod tests {
         assert!(!text.contains("ctrl-e"), "{text}");
     }
 
-    #[test]
-    fn snapshot_with_a_search_query_80x24() {
+    /// The view searched for "plan", with the three sessions the store found.
+    fn searched_for_plan() -> SessionsView {
         let mut v = view();
         type_text(&mut v, "plan");
         v.set_sessions(vec![
@@ -854,6 +854,12 @@ mod tests {
             sample()[1].clone(),
             sample()[4].clone(),
         ]);
+        v
+    }
+
+    #[test]
+    fn snapshot_with_a_search_query_80x24() {
+        let mut v = searched_for_plan();
         insta::assert_snapshot!(
             "sessions_search_80x24",
             buffer_text(&rendered(&mut v, 80, 24))
@@ -862,13 +868,7 @@ mod tests {
 
     #[test]
     fn snapshot_with_a_search_query_120x40() {
-        let mut v = view();
-        type_text(&mut v, "plan");
-        v.set_sessions(vec![
-            sample()[0].clone(),
-            sample()[1].clone(),
-            sample()[4].clone(),
-        ]);
+        let mut v = searched_for_plan();
         press(&mut v, Some(Action::Down), KeyCode::Down);
         insta::assert_snapshot!(
             "sessions_search_120x40",
