@@ -27,10 +27,10 @@ pub const CURRENT_MARK: &str = "▶";
 const CURRENT_BAR: &str = "▎";
 /// Marks a hunk the person toggled off.
 pub const REJECTED_MARK: &str = "✗";
-/// Columns a tab advances to (tab stops are counted from the start of the line's text).
 
 // ---------------------------------------------------------------------------------------------
-// Text measuring and cutting
+// Making text printable (measuring and cutting is `tui::width`; tab stops are counted from the
+// start of the line's text)
 
 /// `text` made safe to draw on one row: tabs expanded to spaces, control characters shown as
 /// their Unicode control pictures (the buffer would drop them, and the columns would no longer
