@@ -302,6 +302,26 @@ fn status_bar_shows_model_tokens_context_and_cost() {
     assert!(status.contains("garden-vault"), "{status}");
 }
 
+/// The status bar counts tokens as the usage view does (`views::compact`): whole thousands from
+/// 10k, and never `1000.0k` just under a million.
+#[test]
+fn status_bar_counts_tokens_as_the_usage_view_does() {
+    for (tokens, shown) in [
+        (45_000, "45k tok"),
+        (999_999, "1M tok"),
+        (4_321, "4.3k tok"),
+    ] {
+        let mut app = app();
+        app.on_agent_event(AgentEvent::Usage(Usage {
+            input_tokens: tokens,
+            ..Usage::default()
+        }));
+        let screen = draw(&mut app, 120, 40);
+        let status = screen.lines().nth(39).unwrap_or_default();
+        assert!(status.contains(shown), "{tokens}: {status}");
+    }
+}
+
 /// Each theme's role sheet: every role with its colours and modifiers, so a change to a theme
 /// shows up in review.
 #[test]
