@@ -1,4 +1,5 @@
-//! Drawing the app: the panes side by side (or one maximized), the overlays and banner above them, the message line and the status bar.
+//! Drawing the app: the panes side by side (or one maximized), the overlays and banner above them,
+//! the message line and the status bar.
 
 use super::*;
 

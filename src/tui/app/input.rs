@@ -1,4 +1,5 @@
-//! What keys, the mouse and pastes do: each key goes to the first taker (banner, prompt, overlay, conflict, `[[` list, pane), then bound actions run as named steps.
+//! What keys, the mouse and pastes do: each key goes to the first taker (banner, prompt, overlay,
+//! conflict, `[[` list, pane), then bound actions run as named steps.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Drawing the banner: the modal box with its body, buttons and hints, and the full-screen side-by-side view.
+//! Drawing the banner: the modal box with its body, buttons and hints, and the full-screen side-by-
+//! side view.
 
 use super::*;
 use crate::tui::width::TERMINAL;

@@ -1,4 +1,5 @@
-//! Drawing the editor pane: its border and title, the conflict banner, the text with the gutter and the cursor, the scrollbar.
+//! Drawing the editor pane: its border and title, the conflict banner, the text with the gutter and
+//! the cursor, the scrollbar.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Laying a note out on screen: list continuation, soft wrapping, per-char styles and moving by screen rows.
+//! Laying a note out on screen: list continuation, soft wrapping, per-char styles and moving by
+//! screen rows.
 
 use super::*;
 
