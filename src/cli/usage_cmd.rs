@@ -1,7 +1,6 @@
 //! `vaultchat usage [--days N] [--json]`: tokens, cache hits and cost, per day and per session.
 
 use super::{Context, Failure};
-use crate::config::Price;
 use crate::store::{Store, TokenTotals};
 use clap::Args;
 use serde_json::{Value, json};
@@ -17,7 +16,7 @@ pub struct UsageArgs {
     pub json: bool,
 }
 
-const DAY_MS: i64 = 86_400_000;
+use crate::store::dates::DAY_MS;
 
 pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
     let store = Store::open(&ctx.paths.database_file())?;
@@ -34,8 +33,8 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
         .map(|d| {
             let mut day_cost = 0.0;
             for (model, t) in &d.by_model {
-                match price_of(ctx, model) {
-                    Some(p) => day_cost += cost_of(t, &p),
+                match ctx.config.price_of(model) {
+                    Some(p) => day_cost += t.cost(&p),
                     None => priced_all = false,
                 }
             }
@@ -115,54 +114,16 @@ fn cache_hit_percent(t: &TokenTotals) -> f64 {
     }
 }
 
-/// The price of `provider/model` (looked up by the model name).
-fn price_of(ctx: &Context, provider_model: &str) -> Option<Price> {
-    let model = provider_model
-        .split_once('/')
-        .map_or(provider_model, |(_, m)| m);
-    ctx.config.prices.get(model).copied()
-}
-
-fn cost_of(t: &TokenTotals, p: &Price) -> f64 {
-    p.cost(
-        t.input_tokens,
-        t.output_tokens,
-        t.cache_read_tokens,
-        t.cache_write_tokens,
-    )
-}
-
 fn round_cents(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
-/// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds.
-pub fn day_of(ms: i64) -> String {
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let days = ms.div_euclid(DAY_MS);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}-{m:02}-{d:02}")
-}
+pub use crate::store::dates::day_of;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn days_are_utc_calendar_days() {
-        assert_eq!(day_of(0), "1970-01-01");
-        assert_eq!(day_of(1_795_996_800_000), "2026-11-30");
-        assert_eq!(day_of(951_782_400_000), "2000-02-29");
-    }
+    use crate::config::Price;
 
     #[test]
     fn cache_hits_are_a_share_of_all_input() {
@@ -181,6 +142,6 @@ mod tests {
             cache_write: None,
         };
         let expected = (100.0 * 3.0 + 5.0 * 15.0 + 300.0 * 0.3 + 100.0 * 3.75) / 1e6;
-        assert!((cost_of(&t, &p) - expected).abs() < 1e-12);
+        assert!((t.cost(&p) - expected).abs() < 1e-12);
     }
 }

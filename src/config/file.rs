@@ -520,6 +520,14 @@ fn check_config_file_type(path: &Path, meta: &std::fs::Metadata) -> Result<(), C
 }
 
 impl Config {
+    /// The price of `provider/model` (looked up by the model name), when one is configured.
+    pub fn price_of(&self, provider_model: &str) -> Option<Price> {
+        let model = provider_model
+            .split_once('/')
+            .map_or(provider_model, |(_, m)| m);
+        self.prices.get(model).copied()
+    }
+
     /// Load the config file at `path`. A missing file is the default configuration; an explicit
     /// `--config FILE` that does not exist is checked by the caller.
     ///

@@ -29,6 +29,16 @@ pub struct TokenTotals {
 }
 
 impl TokenTotals {
+    /// What these tokens cost at `price`, in dollars.
+    pub fn cost(&self, price: &crate::config::Price) -> f64 {
+        price.cost(
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+        )
+    }
+
     /// Add another set of totals to this one.
     pub fn add(&mut self, other: &TokenTotals) {
         self.input_tokens += other.input_tokens;

@@ -76,14 +76,7 @@ const CLIPBOARD_IMAGE: &str = "the clipboard image";
 /// clipboard's owner answers, the image is scaled and encoded), so the runner calls it off the
 /// UI thread.
 pub fn read_for_paste() -> ClipboardPaste {
-    match read_raw() {
-        Raw::Image {
-            width,
-            height,
-            rgba,
-        } => image_paste(width, height, rgba),
-        Raw::Paste(paste) => paste,
-    }
+    read_raw().into_paste()
 }
 
 /// What was read, before an image is converted (done with the clipboard unlocked).
@@ -94,6 +87,20 @@ enum Raw {
         rgba: Vec<u8>,
     },
     Paste(ClipboardPaste),
+}
+
+impl Raw {
+    /// The paste: an image scaled and encoded as an attachment, or what was read as it is.
+    fn into_paste(self) -> ClipboardPaste {
+        match self {
+            Raw::Image {
+                width,
+                height,
+                rgba,
+            } => image_paste(width, height, rgba),
+            Raw::Paste(paste) => paste,
+        }
+    }
 }
 
 fn read_raw() -> Raw {
@@ -223,14 +230,7 @@ mod tests {
     }
 
     fn pasted(raw: Raw) -> ClipboardPaste {
-        match raw {
-            Raw::Image {
-                width,
-                height,
-                rgba,
-            } => image_paste(width, height, rgba),
-            Raw::Paste(paste) => paste,
-        }
+        raw.into_paste()
     }
 
     #[test]
@@ -298,10 +298,17 @@ mod tests {
         }
     }
 
+    /// These tests only run where there is no display: elsewhere they would read or overwrite
+    /// the person's clipboard.
+    #[cfg(target_os = "linux")]
+    fn has_display() -> bool {
+        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn reading_without_a_display_says_there_is_no_clipboard() {
-        if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() {
+        if has_display() {
             return;
         }
         match read_for_paste() {
@@ -314,7 +321,7 @@ mod tests {
     #[test]
     fn copy_without_a_display_falls_back_to_osc52() {
         // Only where there is no display: elsewhere this would overwrite the person's clipboard.
-        if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() {
+        if has_display() {
             return;
         }
         assert_eq!(copy("vaultchat clipboard test"), Ok(VIA_OSC52));

@@ -3,7 +3,8 @@
 
 use crate::tui::app::{App, Pane};
 use crate::tui::keymap::Keymap;
-use crate::tui::testing::{app_with, buffer, buffer_text, note_text, sample_notes};
+use crate::tui::testing::draw_app as draw;
+use crate::tui::testing::{app_with, buffer, note_text, sample_notes};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 const NOTE: &str = "# Garden plan\n\nSow the beans.\n";
@@ -24,12 +25,6 @@ fn editor_app() -> App {
     }
     press(&mut app, KeyCode::End);
     app
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> String {
-    let mut buf = buffer(width, height);
-    app.render(buf.area, &mut buf);
-    buffer_text(&buf)
 }
 
 fn press(app: &mut App, code: KeyCode) {

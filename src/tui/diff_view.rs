@@ -10,6 +10,9 @@
 
 use crate::tui::chat::wrap::{self, Breaks};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::TAB_WIDTH;
+use crate::tui::width::TERMINAL;
+pub use crate::tui::width::{display_width, truncate};
 use crate::vault::diff::{DiffLine, Hunk, LineKind, TextDiff};
 use crate::vault::word_diff::{HunkWords, WordSpan};
 use ratatui::buffer::Buffer;
@@ -24,21 +27,10 @@ pub const CURRENT_MARK: &str = "▶";
 const CURRENT_BAR: &str = "▎";
 /// Marks a hunk the person toggled off.
 pub const REJECTED_MARK: &str = "✗";
-/// Columns a tab advances to (tab stops are counted from the start of the line's text).
-const TAB_WIDTH: usize = 4;
 
 // ---------------------------------------------------------------------------------------------
-// Text measuring and cutting
-
-/// How many terminal columns `text` takes.
-pub fn display_width(text: &str) -> usize {
-    Span::raw(text).width()
-}
-
-fn char_width(c: char) -> usize {
-    let mut bytes = [0; 4];
-    display_width(c.encode_utf8(&mut bytes))
-}
+// Making text printable (measuring and cutting is `tui::width`; tab stops are counted from the
+// start of the line's text)
 
 /// `text` made safe to draw on one row: tabs expanded to spaces, control characters shown as
 /// their Unicode control pictures (the buffer would drop them, and the columns would no longer
@@ -67,37 +59,10 @@ pub fn printable(text: &str) -> String {
             }
             _ => {
                 out.push(c);
-                column += char_width(c);
+                column += display_width(c.encode_utf8(&mut [0; 4]));
             }
         }
     }
-    out
-}
-
-/// `text` cut to at most `width` columns; a cut text ends in `…`.
-pub fn truncate(text: &str, width: usize) -> String {
-    if display_width(text) <= width {
-        return text.to_string();
-    }
-    cut(text, width)
-}
-
-/// `text` cut to `width - 1` columns followed by `…` (nothing when `width` is 0).
-fn cut(text: &str, width: usize) -> String {
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = char_width(c);
-        if used + w > width - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
     out
 }
 
@@ -117,7 +82,10 @@ pub fn fit_spans(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
             out.push(span);
         } else {
             // This span reaches the edge (and something follows it): it carries the `…`.
-            out.push(Span::styled(cut(&span.content, left), span.style));
+            out.push(Span::styled(
+                TERMINAL.cut_end(&span.content, left),
+                span.style,
+            ));
             break;
         }
     }
@@ -1276,42 +1244,33 @@ mod tests {
     fn drawing_clamps_the_scroll_and_survives_any_size() {
         let diff = two_hunks();
         let theme = Theme::builtin_dark();
+        // Scrolled far past the end, with the current hunk pointed at or not.
+        let draw = |layout: &DiffLayout, buf: &mut Buffer, current: Option<usize>| {
+            draw_rows(
+                layout,
+                buf.area,
+                buf,
+                &diff,
+                &theme,
+                usize::MAX,
+                current,
+                &[],
+            );
+        };
         for (w, h) in [(0, 0), (1, 1), (2, 1), (3, 2), (20, 5), (300, 100)] {
             let mut buf = buffer(w, h);
-            let layout = DiffLayout::side_by_side(&diff, &diff.words(), w);
-            draw_rows(
-                &layout,
-                buf.area,
+            draw(
+                &DiffLayout::side_by_side(&diff, &diff.words(), w),
                 &mut buf,
-                &diff,
-                &theme,
-                usize::MAX,
                 Some(1),
-                &[],
             );
-            let layout = inline(&diff, w);
-            draw_rows(
-                &layout,
-                buf.area,
-                &mut buf,
-                &diff,
-                &theme,
-                usize::MAX,
-                Some(1),
-                &[],
-            );
+            draw(&inline(&diff, w), &mut buf, Some(1));
         }
         let mut buf = buffer(40, 4);
-        let layout = DiffLayout::side_by_side(&diff, &diff.words(), 40);
-        draw_rows(
-            &layout,
-            buf.area,
+        draw(
+            &DiffLayout::side_by_side(&diff, &diff.words(), 40),
             &mut buf,
-            &diff,
-            &theme,
-            usize::MAX,
             None,
-            &[],
         );
         // The last page is full: its bottom row is the last line of the last hunk.
         let text = buffer_text(&buf);

@@ -1,30 +1,18 @@
 //! Pasting images into the chat: the App's side (the effect it asks for, what it does with the
 //! clipboard's answer, removing, sending) and what it looks like at 80×24 and 120×40.
 
-use super::app::{App, Effect, MAX_IMAGES_PER_MESSAGE, SessionInfo};
+use super::app::{App, Effect, MAX_IMAGES_PER_MESSAGE};
 use super::clipboard::ClipboardPaste;
 use super::keymap::{Action, KeyContext, Keymap};
-use super::testing::{buffer, buffer_text, style_at};
-use super::theme::{Role, Theme};
+use super::testing::{buffer, style_at};
+use super::theme::Role;
 use crate::agent::{AgentEvent, Op};
 use crate::attach::Image;
+use crate::tui::testing::draw_app as draw;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 fn app() -> App {
-    let mut app = App::new(
-        Theme::builtin_dark(),
-        Keymap::default_map(),
-        SessionInfo {
-            vault: "garden-vault".into(),
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-5".into(),
-            session_id: None,
-            context_window: 200_000,
-            price: None,
-        },
-    );
-    app.on_ready();
-    app
+    super::testing::app_with(Keymap::default_map())
 }
 
 fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
@@ -43,12 +31,6 @@ fn type_text(app: &mut App, text: &str) {
     for c in text.chars() {
         press(app, KeyCode::Char(c), KeyModifiers::NONE);
     }
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> String {
-    let mut buf = buffer(width, height);
-    app.render(buf.area, &mut buf);
-    buffer_text(&buf)
 }
 
 fn status_line(app: &mut App) -> String {
@@ -333,8 +315,8 @@ fn snapshot_one_image_waiting() {
     assert_eq!((chip.fg, chip.bg), (role.fg, role.bg));
 }
 
-#[test]
-fn snapshot_two_images_and_a_question() {
+/// Two screenshots pasted and a question typed, not yet sent.
+fn two_images_and_a_question() -> App {
     let mut app = app();
     app.on_clipboard(ClipboardPaste::Image(screenshot(800, 600, 114_688)));
     app.on_clipboard(ClipboardPaste::Image(screenshot(1568, 882, 1_258_291)));
@@ -342,18 +324,18 @@ fn snapshot_two_images_and_a_question() {
         &mut app,
         "Which of these two layouts reads better on a phone?",
     );
+    app
+}
+
+#[test]
+fn snapshot_two_images_and_a_question() {
+    let mut app = two_images_and_a_question();
     both_sizes("app_two_images", &mut app);
 }
 
 #[test]
 fn snapshot_sent_message_with_its_images() {
-    let mut app = app();
-    app.on_clipboard(ClipboardPaste::Image(screenshot(800, 600, 114_688)));
-    app.on_clipboard(ClipboardPaste::Image(screenshot(1568, 882, 1_258_291)));
-    type_text(
-        &mut app,
-        "Which of these two layouts reads better on a phone?",
-    );
+    let mut app = two_images_and_a_question();
     press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
     app.on_agent_event(AgentEvent::TurnStarted {
         session_id: "4f1c2a9be0d3aa71".into(),

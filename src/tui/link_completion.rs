@@ -7,9 +7,9 @@
 //! row found by an alias inserts `Name|alias`, so the link reads as the alias and still resolves
 //! in Obsidian. With nothing typed yet, the notes touched last come first.
 
-use crate::tui::editor::{str_width, truncate_end, truncate_start};
 use crate::tui::files::NoteEntry;
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::{EDITOR, str_width};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::buffer::Buffer;
@@ -181,7 +181,7 @@ impl LinkCompletion {
         } else {
             format!(
                 " [[{} ",
-                truncate_start(&self.query, usize::from(width) / 2)
+                EDITOR.truncate_start(&self.query, usize::from(width) / 2)
             )
         };
         let block = Block::bordered()
@@ -198,7 +198,7 @@ impl LinkCompletion {
             buf.set_stringn(
                 inner.x + 1,
                 inner.y,
-                truncate_end("No note matches", usize::from(inner.width) - 1),
+                EDITOR.truncate_end("No note matches", usize::from(inner.width) - 1),
                 usize::from(inner.width) - 1,
                 theme.style(Role::Dim),
             );
@@ -219,58 +219,70 @@ impl LinkCompletion {
         {
             let row_y = inner.y + (offset - self.scroll) as u16;
             let row = Rect::new(inner.x, row_y, inner.width, 1);
-            let selected = offset == self.selected;
-            let selection = if selected {
-                buf.set_style(row, theme.style(Role::PickerSelected));
-                theme.style(Role::PickerSelected)
-            } else {
-                Style::new()
-            };
-            let width = usize::from(row.width);
-            let marker = if selected { "▌" } else { " " };
-            buf.set_stringn(
-                row.x,
-                row_y,
-                marker,
-                width,
-                theme.style(Role::BorderFocused).patch(selection),
-            );
-            // The label whole when it fits; the path takes what is left, from its end.
-            let label = truncate_end(&candidate.label, width.saturating_sub(2));
-            let label_role = if candidate.alias {
-                Role::MdLink
-            } else {
-                Role::Text
-            };
-            let label_style = theme.style(label_role).patch(selection);
-            let matched = label_style.patch(theme.style(Role::PickerMatch));
-            let mut end = row.x + 1;
-            let room_end = row.x + width.saturating_sub(1) as u16;
-            for (index, c) in label.chars().enumerate() {
-                let style = if candidate.hits.contains(&index) {
-                    matched
-                } else {
-                    label_style
-                };
-                let mut tmp = [0u8; 4];
-                let room = usize::from(room_end.saturating_sub(end));
-                end = buf
-                    .set_stringn(end, row_y, c.encode_utf8(&mut tmp), room, style)
-                    .0;
-            }
-            let path_room = usize::from(row.right().saturating_sub(end)).saturating_sub(3);
-            if path_room >= 6 {
-                let path = truncate_start(&candidate.path, path_room);
-                let path_x = row.right() - str_width(&path) as u16 - 1;
-                buf.set_stringn(
-                    path_x,
-                    row_y,
-                    &path,
-                    path_room,
-                    theme.style(Role::Dim).patch(selection),
-                );
-            }
+            render_candidate(buf, row, candidate, offset == self.selected, theme);
         }
+    }
+}
+
+/// One candidate on one row: a marker, the label with its matched characters marked, and the
+/// path on the right when there is room (cut from its start).
+fn render_candidate(
+    buf: &mut Buffer,
+    row: Rect,
+    candidate: &Candidate,
+    selected: bool,
+    theme: &Theme,
+) {
+    let row_y = row.y;
+    let selection = if selected {
+        buf.set_style(row, theme.style(Role::PickerSelected));
+        theme.style(Role::PickerSelected)
+    } else {
+        Style::new()
+    };
+    let width = usize::from(row.width);
+    let marker = if selected { "▌" } else { " " };
+    buf.set_stringn(
+        row.x,
+        row_y,
+        marker,
+        width,
+        theme.style(Role::BorderFocused).patch(selection),
+    );
+    // The label whole when it fits; the path takes what is left, from its end.
+    let label = EDITOR.truncate_end(&candidate.label, width.saturating_sub(2));
+    let label_role = if candidate.alias {
+        Role::MdLink
+    } else {
+        Role::Text
+    };
+    let label_style = theme.style(label_role).patch(selection);
+    let matched = label_style.patch(theme.style(Role::PickerMatch));
+    let mut end = row.x + 1;
+    let room_end = row.x + width.saturating_sub(1) as u16;
+    for (index, c) in label.chars().enumerate() {
+        let style = if candidate.hits.contains(&index) {
+            matched
+        } else {
+            label_style
+        };
+        let mut tmp = [0u8; 4];
+        let room = usize::from(room_end.saturating_sub(end));
+        end = buf
+            .set_stringn(end, row_y, c.encode_utf8(&mut tmp), room, style)
+            .0;
+    }
+    let path_room = usize::from(row.right().saturating_sub(end)).saturating_sub(3);
+    if path_room >= 6 {
+        let path = EDITOR.truncate_start(&candidate.path, path_room);
+        let path_x = row.right() - str_width(&path) as u16 - 1;
+        buf.set_stringn(
+            path_x,
+            row_y,
+            &path,
+            path_room,
+            theme.style(Role::Dim).patch(selection),
+        );
     }
 }
 

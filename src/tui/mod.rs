@@ -28,3 +28,4 @@ pub mod term;
 pub mod testing;
 pub mod theme;
 pub mod views;
+pub mod width;

@@ -16,9 +16,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
 
-use crate::tui::editor::{str_width, truncate_end, truncate_start};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::{EDITOR, str_width};
 
 /// Added to a title's own score: a title match outranks the same match in a path.
 const TITLE_BONUS: u32 = 16;
@@ -271,7 +271,7 @@ impl Picker {
             width,
             theme.style(Role::TitleFocused),
         );
-        let query = truncate_start(&self.query, room);
+        let query = EDITOR.truncate_start(&self.query, room);
         let query_x = inner.x + str_width(prompt).min(width) as u16;
         let (end_x, _) = buf.set_stringn(query_x, inner.y, &query, room, theme.style(Role::Input));
         if self.query.is_empty() && room > 20 {
@@ -310,7 +310,7 @@ impl Picker {
             buf.set_stringn(
                 list.x + 2,
                 list.y,
-                truncate_end(&message, usize::from(list.width).saturating_sub(3)),
+                EDITOR.truncate_end(&message, usize::from(list.width).saturating_sub(3)),
                 usize::from(list.width).saturating_sub(2),
                 theme.style(Role::Dim),
             );
@@ -428,7 +428,7 @@ impl Picker {
         }
         // The path, right-aligned; cut from the front so the file name stays.
         if path_room > 0 {
-            let shown = truncate_start(&item.path, path_room);
+            let shown = EDITOR.truncate_start(&item.path, path_room);
             let truncated = path_width > path_room;
             // Chars of the path cut off in front (the `…` takes one place of its own).
             let cut = item.path.chars().count() + usize::from(truncated) - shown.chars().count();
@@ -625,7 +625,7 @@ fn draw_highlighted(
     style: Style,
     hit_style: Style,
 ) -> u16 {
-    let shown = truncate_end(text, room);
+    let shown = EDITOR.truncate_end(text, room);
     let mut x = x;
     let mut left = room;
     let mut chunk = [0u8; 4];

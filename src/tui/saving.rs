@@ -103,6 +103,13 @@ enum Treat {
     Ask,
 }
 
+impl Treat {
+    /// Save when `save`, else drop.
+    fn saving_if(save: bool) -> Treat {
+        if save { Treat::Save } else { Treat::Discard }
+    }
+}
+
 /// A save the runner is carrying out.
 #[derive(Debug)]
 struct InFlight {
@@ -420,11 +427,7 @@ impl Saver {
         editor: &EditorPane,
         effects: &mut Vec<Effect>,
     ) -> Option<UnsavedPrompt> {
-        let treat = if self.settings.enabled {
-            Treat::Save
-        } else {
-            Treat::Discard
-        };
+        let treat = Treat::saving_if(self.settings.enabled);
         self.pending = Some((Leave::Quit, treat));
         self.settle(editor, effects)
     }
@@ -442,12 +445,8 @@ impl Saver {
                 self.pending = None;
                 None
             }
-            Choice::Save => {
-                self.pending = Some((leave, Treat::Save));
-                self.settle(editor, effects)
-            }
-            Choice::Discard => {
-                self.pending = Some((leave, Treat::Discard));
+            Choice::Save | Choice::Discard => {
+                self.pending = Some((leave, Treat::saving_if(choice == Choice::Save)));
                 self.settle(editor, effects)
             }
         }

@@ -2,13 +2,14 @@
 //! (autosave timing, saving before leaving a note, the unsaved-changes prompt, approved agent
 //! edits saved and answered), plus snapshots of the prompt and of status messages.
 
-use super::app::{App, Effect, SessionInfo};
+use super::app::{App, Effect};
 use super::keymap::Keymap;
 use super::picker::PickerItem;
 use super::saving::AutosaveSettings;
-use super::testing::{buffer, buffer_text};
+use super::testing::buffer;
 use super::theme::Theme;
 use crate::agent::{AgentEvent, EditorEditResult, Op, PermissionRequest, Proposal};
+use crate::tui::testing::draw_app as draw;
 use crate::vault::diff::TextDiff;
 use crate::vault::note_io::{Fingerprint, NoteText, TextFormat};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -21,14 +22,7 @@ fn opened_app(autosave: bool) -> App {
     let mut app = App::new(
         Theme::builtin_dark(),
         Keymap::default_map(),
-        SessionInfo {
-            vault: "garden-vault".into(),
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-5".into(),
-            session_id: None,
-            context_window: 200_000,
-            price: None,
-        },
+        super::testing::session_info(),
     )
     .with_autosave(AutosaveSettings {
         enabled: autosave,
@@ -84,12 +78,6 @@ fn finish(app: &mut App, text: &str) {
 
 fn has_quit(effects: &[Effect]) -> bool {
     effects.iter().any(|e| matches!(e, Effect::Quit))
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> String {
-    let mut buf = buffer(width, height);
-    app.render(buf.area, &mut buf);
-    buffer_text(&buf)
 }
 
 fn edit_request(id: u64) -> PermissionRequest {

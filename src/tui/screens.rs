@@ -3,12 +3,13 @@
 
 use super::app::{App, Effect, SessionInfo};
 use super::keymap::Keymap;
-use super::testing::{buffer, buffer_text, style_at};
+use super::testing::{buffer, style_at};
 use super::theme::{Role, Theme};
 use crate::agent::{
     AgentEvent, CallDecision, PermissionRequest, Proposal, ToolCallRecord, TurnEnd, TurnOutcome,
 };
 use crate::llm::Usage;
+use crate::tui::testing::draw_app as draw;
 use crate::vault::diff::TextDiff;
 use crate::vault::note_io::{Fingerprint, NoteText, TextFormat};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -25,17 +26,13 @@ fn app_with(keymap: Keymap) -> App {
         Theme::builtin_dark(),
         keymap,
         SessionInfo {
-            vault: "garden-vault".into(),
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-5".into(),
-            session_id: None,
-            context_window: 200_000,
             price: Some(crate::config::Price {
                 input: 3.0,
                 output: 15.0,
                 cache_read: Some(0.3),
                 cache_write: Some(3.75),
             }),
+            ..super::testing::session_info()
         },
     );
     app.on_ready();
@@ -52,12 +49,6 @@ fn note(text: &str) -> NoteText {
             size: text.len() as u64,
         },
     }
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> String {
-    let mut buf = buffer(width, height);
-    app.render(buf.area, &mut buf);
-    buffer_text(&buf)
 }
 
 fn key(code: KeyCode) -> Event {
@@ -309,6 +300,26 @@ fn status_bar_shows_model_tokens_context_and_cost() {
     assert!(status.contains("ctx 2%"), "{status}");
     assert!(status.contains("$0.01"), "{status}");
     assert!(status.contains("garden-vault"), "{status}");
+}
+
+/// The status bar counts tokens as the usage view does (`views::compact`): whole thousands from
+/// 10k, and never `1000.0k` just under a million.
+#[test]
+fn status_bar_counts_tokens_as_the_usage_view_does() {
+    for (tokens, shown) in [
+        (45_000, "45k tok"),
+        (999_999, "1M tok"),
+        (4_321, "4.3k tok"),
+    ] {
+        let mut app = app();
+        app.on_agent_event(AgentEvent::Usage(Usage {
+            input_tokens: tokens,
+            ..Usage::default()
+        }));
+        let screen = draw(&mut app, 120, 40);
+        let status = screen.lines().nth(39).unwrap_or_default();
+        assert!(status.contains(shown), "{tokens}: {status}");
+    }
 }
 
 /// Each theme's role sheet: every role with its colours and modifiers, so a change to a theme

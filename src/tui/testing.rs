@@ -26,24 +26,7 @@ pub fn buffer(width: u16, height: u16) -> Buffer {
 
 /// The style of the first cell whose row contains `needle`, at the needle's first character.
 pub fn style_at(buf: &Buffer, needle: &str) -> Option<Style> {
-    let area = buf.area;
-    for y in area.top()..area.bottom() {
-        let mut row = String::new();
-        let mut columns = Vec::new();
-        for x in area.left()..area.right() {
-            let symbol = buf[(x, y)].symbol();
-            for _ in symbol.chars() {
-                columns.push(x);
-            }
-            row.push_str(symbol);
-        }
-        if let Some(byte) = row.find(needle) {
-            let char_index = row[..byte].chars().count();
-            let x = *columns.get(char_index)?;
-            return Some(buf[(x, y)].style());
-        }
-    }
-    None
+    style_at_offset(buf, needle, 0)
 }
 
 /// What a style looks like on screen: colours (unset counts as `Reset`, the terminal default)
@@ -81,19 +64,31 @@ pub fn style_at_offset(buf: &Buffer, needle: &str, offset: usize) -> Option<Styl
     None
 }
 
+/// The session the screen tests show: the garden vault, Claude Sonnet 4.5, no price.
+pub fn session_info() -> crate::tui::app::SessionInfo {
+    crate::tui::app::SessionInfo {
+        vault: "garden-vault".into(),
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        session_id: None,
+        context_window: 200_000,
+        price: None,
+    }
+}
+
+/// The whole app drawn at `width`×`height`, as text.
+pub fn draw_app(app: &mut crate::tui::app::App, width: u16, height: u16) -> String {
+    let mut buf = buffer(width, height);
+    app.render(buf.area, &mut buf);
+    buffer_text(&buf)
+}
+
 /// An app as the screen tests draw it: dark theme, the key map `keymap`, the workspace ready.
 pub fn app_with(keymap: crate::tui::keymap::Keymap) -> crate::tui::app::App {
     let mut app = crate::tui::app::App::new(
         crate::tui::theme::Theme::builtin_dark(),
         keymap,
-        crate::tui::app::SessionInfo {
-            vault: "garden-vault".into(),
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-5".into(),
-            session_id: None,
-            context_window: 200_000,
-            price: None,
-        },
+        session_info(),
     );
     app.on_ready();
     app

@@ -5,6 +5,8 @@
 //! This is the only module that names colours. Everything on screen asks for a [`Role`].
 
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Span;
+use ratatui::widgets::{Block, BorderType};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -164,6 +166,24 @@ pub struct ThemeError {
 }
 
 impl Theme {
+    /// The border and title roles of a pane, focused or not.
+    pub fn pane_roles(focused: bool) -> (Role, Role) {
+        if focused {
+            (Role::BorderFocused, Role::TitleFocused)
+        } else {
+            (Role::Border, Role::Title)
+        }
+    }
+
+    /// A pane's rounded border with `title` on it, in the focused or unfocused roles.
+    pub fn pane_block(&self, title: impl Into<String>, focused: bool) -> Block<'static> {
+        let (border, title_role) = Self::pane_roles(focused);
+        Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(self.style(border))
+            .title(Span::styled(title.into(), self.style(title_role)))
+    }
+
     /// The theme called `name`: the built-in one, patched by `user_dir/NAME.toml` when that
     /// exists (or only the user's file, for a theme of their own). Problems are returned beside a
     /// usable theme: the built-in `dark` when nothing else can be read.

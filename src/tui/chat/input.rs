@@ -11,7 +11,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Widget};
+use ratatui::widgets::Widget;
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
 /// The fewest rows the box takes (one line of text and the border).
@@ -275,15 +275,7 @@ impl ChatInput {
         if area.is_empty() {
             return;
         }
-        let (border, title) = if focused {
-            (Role::BorderFocused, Role::TitleFocused)
-        } else {
-            (Role::Border, Role::Title)
-        };
-        let mut block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.style(border))
-            .title(Span::styled(TITLE, theme.style(title)));
+        let mut block = theme.pane_block(TITLE, focused);
         let hint = format!(" {} ", self.image_hint);
         if !self.images.is_empty()
             && !self.image_hint.is_empty()

@@ -345,27 +345,7 @@ impl<'t> Renderer<'t> {
                 }
                 self.block_styles.push(style);
             }
-            Tag::BlockQuote(kind) => {
-                self.flush();
-                self.containers.push(Container::Quote);
-                self.block_styles
-                    .push(self.current_style().patch(self.role(Role::MdQuote)));
-                if let Some(kind) = kind {
-                    let label = match kind {
-                        BlockQuoteKind::Note => "Note",
-                        BlockQuoteKind::Tip => "Tip",
-                        BlockQuoteKind::Important => "Important",
-                        BlockQuoteKind::Warning => "Warning",
-                        BlockQuoteKind::Caution => "Caution",
-                    };
-                    let style = self
-                        .role(Role::MdQuote)
-                        .patch(self.role(Role::MdStrong))
-                        .remove_modifier(Modifier::ITALIC);
-                    self.push_span(label.to_string(), style);
-                    self.flush();
-                }
-            }
+            Tag::BlockQuote(kind) => self.start_quote(kind),
             Tag::CodeBlock(kind) => {
                 self.flush();
                 let (language, closed) = match kind {
@@ -383,30 +363,7 @@ impl<'t> Renderer<'t> {
                 self.flush();
                 self.containers.push(Container::List { next_number: first });
             }
-            Tag::Item => {
-                self.flush();
-                let depth = self
-                    .containers
-                    .iter()
-                    .filter(|c| matches!(c, Container::List { .. }))
-                    .count();
-                let marker_text = match self.containers.last_mut() {
-                    Some(Container::List {
-                        next_number: Some(n),
-                    }) => {
-                        let text = format!("{n}. ");
-                        *n += 1;
-                        text
-                    }
-                    _ => format!("{} ", BULLETS[depth.saturating_sub(1) % BULLETS.len()]),
-                };
-                let width = wrap::text_width(&marker_text);
-                self.containers.push(Container::Item {
-                    marker: vec![Span::styled(marker_text, self.role(Role::MdListMarker))],
-                    width,
-                    marker_drawn: false,
-                });
-            }
+            Tag::Item => self.start_item(),
             Tag::FootnoteDefinition(_)
             | Tag::DefinitionList
             | Tag::DefinitionListTitle
@@ -454,6 +411,55 @@ impl<'t> Renderer<'t> {
                 self.start_link(link_type, &dest_url, opening)
             }
         }
+    }
+
+    /// A block quote; a GitHub alert (`> [!NOTE]`) starts with its kind in bold.
+    fn start_quote(&mut self, kind: Option<BlockQuoteKind>) {
+        self.flush();
+        self.containers.push(Container::Quote);
+        self.block_styles
+            .push(self.current_style().patch(self.role(Role::MdQuote)));
+        if let Some(kind) = kind {
+            let label = match kind {
+                BlockQuoteKind::Note => "Note",
+                BlockQuoteKind::Tip => "Tip",
+                BlockQuoteKind::Important => "Important",
+                BlockQuoteKind::Warning => "Warning",
+                BlockQuoteKind::Caution => "Caution",
+            };
+            let style = self
+                .role(Role::MdQuote)
+                .patch(self.role(Role::MdStrong))
+                .remove_modifier(Modifier::ITALIC);
+            self.push_span(label.to_string(), style);
+            self.flush();
+        }
+    }
+
+    /// A list item: its marker (a number or the bullet of its depth) waits for its first line.
+    fn start_item(&mut self) {
+        self.flush();
+        let depth = self
+            .containers
+            .iter()
+            .filter(|c| matches!(c, Container::List { .. }))
+            .count();
+        let marker_text = match self.containers.last_mut() {
+            Some(Container::List {
+                next_number: Some(n),
+            }) => {
+                let text = format!("{n}. ");
+                *n += 1;
+                text
+            }
+            _ => format!("{} ", BULLETS[depth.saturating_sub(1) % BULLETS.len()]),
+        };
+        let width = wrap::text_width(&marker_text);
+        self.containers.push(Container::Item {
+            marker: vec![Span::styled(marker_text, self.role(Role::MdListMarker))],
+            width,
+            marker_drawn: false,
+        });
     }
 
     fn start_link(&mut self, kind: LinkType, destination: &str, opening: &str) {

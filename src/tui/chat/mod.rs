@@ -23,7 +23,7 @@ use heights::Heights;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Widget};
+use ratatui::widgets::Widget;
 
 /// The index of a cell in the transcript.
 pub type CellId = usize;
@@ -609,18 +609,7 @@ impl Transcript {
         if area.is_empty() {
             return None;
         }
-        let (border, title) = if focused {
-            (Role::BorderFocused, Role::TitleFocused)
-        } else {
-            (Role::Border, Role::Title)
-        };
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.style(border))
-            .title(Span::styled(
-                format!(" {} ", self.title),
-                theme.style(title),
-            ));
+        let block = theme.pane_block(format!(" {} ", self.title), focused);
         let inner = block.inner(area);
         buf.set_style(area, theme.style(Role::Text));
         block.render(area, buf);

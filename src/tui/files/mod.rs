@@ -8,15 +8,15 @@
 
 pub mod tree;
 
-use crate::tui::editor::{str_width, truncate_end, truncate_start};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::width::{EDITOR, str_width};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Widget};
+use ratatui::text::Line;
+use ratatui::widgets::Widget;
 pub use tree::{FileTree, NoteEntry, Row, RowKind};
 
 /// What the App must do after a key or a click in the pane.
@@ -338,15 +338,7 @@ impl FilePane {
         if area.is_empty() {
             return;
         }
-        let (border, title) = if focused {
-            (Role::BorderFocused, Role::TitleFocused)
-        } else {
-            (Role::Border, Role::Title)
-        };
-        let mut block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.style(border))
-            .title(Span::styled(" Files ", theme.style(title)));
+        let mut block = theme.pane_block(" Files ", focused);
         let hint = format!(" {} new note ", self.hints.new_note);
         if focused && self.prompt.is_none() && str_width(&hint) + 4 <= usize::from(area.width) {
             block = block.title_bottom(Line::styled(hint, theme.style(Role::Dim)).right_aligned());
@@ -360,28 +352,8 @@ impl FilePane {
         if let Some(prompt) = &self.prompt
             && inner.height >= 3
         {
-            // Two rows at the bottom: what is asked, then the name being typed.
-            let width = usize::from(inner.width);
             list.height -= 2;
-            // Esc cancels, as everywhere; the pane is too narrow to say both.
-            let ask = format!(" New note · {} creates", self.hints.confirm);
-            buf.set_stringn(
-                inner.x,
-                inner.bottom() - 2,
-                truncate_end(&ask, width),
-                width,
-                theme.style(Role::TitleFocused),
-            );
-            let y = inner.bottom() - 1;
-            let room = width.saturating_sub(2);
-            let shown = truncate_start(prompt, room);
-            let (end, _) = buf.set_stringn(inner.x + 1, y, &shown, room, theme.style(Role::Input));
-            if end < inner.right() {
-                buf.set_style(
-                    Rect::new(end, y, 1, 1),
-                    Style::new().add_modifier(Modifier::REVERSED),
-                );
-            }
+            self.render_prompt(prompt, inner, buf, theme);
         }
         if list.is_empty() {
             return;
@@ -428,23 +400,32 @@ impl FilePane {
             );
         }
         if rows.len() > height && area.height > 2 {
-            let track = usize::from(area.height - 2);
-            let thumb = (track * height / rows.len()).clamp(1, track);
-            let start = (track * self.scroll / rows.len()).min(track - thumb);
-            let start = if self.scroll + height >= rows.len() {
-                track - thumb
-            } else {
-                start
-            };
-            for offset in start..start + thumb {
-                buf.set_stringn(
-                    area.right() - 1,
-                    area.y + 1 + offset as u16,
-                    "┃",
-                    1,
-                    theme.style(Role::Scrollbar),
-                );
-            }
+            draw_scrollbar(area, buf, theme, self.scroll, height, rows.len());
+        }
+    }
+
+    /// The new-note prompt in the two rows at the bottom of `inner`: what is asked, then the
+    /// name being typed.
+    fn render_prompt(&self, prompt: &str, inner: Rect, buf: &mut Buffer, theme: &Theme) {
+        let width = usize::from(inner.width);
+        // Esc cancels, as everywhere; the pane is too narrow to say both.
+        let ask = format!(" New note · {} creates", self.hints.confirm);
+        buf.set_stringn(
+            inner.x,
+            inner.bottom() - 2,
+            EDITOR.truncate_end(&ask, width),
+            width,
+            theme.style(Role::TitleFocused),
+        );
+        let y = inner.bottom() - 1;
+        let room = width.saturating_sub(2);
+        let shown = EDITOR.truncate_start(prompt, room);
+        let (end, _) = buf.set_stringn(inner.x + 1, y, &shown, room, theme.style(Role::Input));
+        if end < inner.right() {
+            buf.set_style(
+                Rect::new(end, y, 1, 1),
+                Style::new().add_modifier(Modifier::REVERSED),
+            );
         }
     }
 
@@ -453,7 +434,7 @@ impl FilePane {
             buf.set_stringn(
                 area.x + 1,
                 y,
-                truncate_end(line, usize::from(area.width).saturating_sub(2)),
+                EDITOR.truncate_end(line, usize::from(area.width).saturating_sub(2)),
                 usize::from(area.width).saturating_sub(1),
                 theme.style(Role::Dim),
             );
@@ -493,7 +474,7 @@ impl FilePane {
             theme.style(prefix_role).patch(selection),
         );
         let room = usize::from(area.right().saturating_sub(x)).saturating_sub(1);
-        let label = truncate_end(&row.label, room);
+        let label = EDITOR.truncate_end(&row.label, room);
         let (x, _) = buf.set_stringn(x, area.y, &label, room, label_style);
         // A recent note names its folder after it, dimmed, when there is room.
         if let RowKind::Recent { path } = &row.kind {
@@ -510,6 +491,35 @@ impl FilePane {
                 );
             }
         }
+    }
+}
+
+/// The scrollbar on the pane's right border: a thumb for the `height` rows shown of `total`,
+/// from `scroll`, pinned to the bottom when the last row is shown.
+fn draw_scrollbar(
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    scroll: usize,
+    height: usize,
+    total: usize,
+) {
+    let track = usize::from(area.height - 2);
+    let thumb = (track * height / total).clamp(1, track);
+    let start = (track * scroll / total).min(track - thumb);
+    let start = if scroll + height >= total {
+        track - thumb
+    } else {
+        start
+    };
+    for offset in start..start + thumb {
+        buf.set_stringn(
+            area.right() - 1,
+            area.y + 1 + offset as u16,
+            "┃",
+            1,
+            theme.style(Role::Scrollbar),
+        );
     }
 }
 

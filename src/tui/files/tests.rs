@@ -4,6 +4,7 @@
 use crate::tui::app::{App, Effect, Pane};
 use crate::tui::files::RowKind;
 use crate::tui::keymap::Keymap;
+use crate::tui::testing::draw_app as draw;
 use crate::tui::testing::{app_with, buffer, buffer_text, note_text, sample_notes, style_at};
 use crate::tui::theme::Role;
 use crossterm::event::{
@@ -16,12 +17,6 @@ fn app() -> App {
     let mut app = app_with(Keymap::default_map());
     app.set_notes(sample_notes());
     app
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> String {
-    let mut buf = buffer(width, height);
-    app.render(buf.area, &mut buf);
-    buffer_text(&buf)
 }
 
 fn press(app: &mut App, code: KeyCode) {

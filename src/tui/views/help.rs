@@ -2,10 +2,7 @@
 //! heading, as `keys  what it does  action_name` (the name is what `keymap.toml` uses), and the
 //! chat's slash commands.
 
-use super::{
-    Hint, Scroll, ViewOutcome, draw_box, footer, is_release, nav_of, pad_right, text_width,
-    truncate,
-};
+use super::{Hint, Scroll, View, ViewOutcome, draw_box, footer, pad_right, text_width, truncate};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
@@ -182,38 +179,6 @@ impl HelpView {
         }
     }
 
-    /// A key with its action in the List context.
-    pub fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        if let Some(nav) = nav_of(action, key) {
-            self.scroll.apply(nav);
-            return None;
-        }
-        match action {
-            Some(Action::Cancel | Action::ShowHelp | Action::Confirm) => Some(ViewOutcome::Close),
-            _ => None,
-        }
-    }
-
-    /// Draw the overlay over `area` (the whole screen).
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let area = super::overlay_area(area);
-        let hints: &[Hint<'_>] = &[
-            (&[Action::Up, Action::Down], "scroll"),
-            (&[Action::PageUp, Action::PageDown], "page"),
-            (&[Action::Cancel], "close"),
-        ];
-        let footer = footer(&self.keymap, theme, hints, &[], area.width);
-        let inner = draw_box(area, buf, theme, "Help · keys and commands", footer);
-        if inner.is_empty() {
-            return;
-        }
-        let lines = self.lines(usize::from(inner.width), theme);
-        super::draw_scrolled(buf, theme, inner, &lines, &mut self.scroll);
-    }
-
     /// The rows laid out for `width` columns: long keys and descriptions wrap.
     fn lines(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         let widest_keys = self
@@ -306,6 +271,30 @@ impl HelpView {
             }
         }
         lines
+    }
+}
+
+impl View for HelpView {
+    /// A key with its action in the List context.
+    fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
+        super::reader_keys(&mut self.scroll, action, key, Some(Action::ShowHelp))
+    }
+
+    /// Draw the overlay over `area` (the whole screen).
+    fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let area = super::overlay_area(area);
+        let hints: &[Hint<'_>] = &[
+            (&[Action::Up, Action::Down], "scroll"),
+            (&[Action::PageUp, Action::PageDown], "page"),
+            (&[Action::Cancel], "close"),
+        ];
+        let footer = footer(&self.keymap, theme, hints, &[], area.width);
+        let inner = draw_box(area, buf, theme, "Help · keys and commands", footer);
+        if inner.is_empty() {
+            return;
+        }
+        let lines = self.lines(usize::from(inner.width), theme);
+        super::draw_scrolled(buf, theme, inner, &lines, &mut self.scroll);
     }
 }
 

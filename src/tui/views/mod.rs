@@ -20,6 +20,16 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
 
+/// An overlay that lists something (sessions, usage, help, the note's history, tools): it takes
+/// keys already resolved in the list context and draws itself over the panes. The App keeps one at
+/// a time and treats them alike through this trait.
+pub trait View {
+    /// A key (with its list action, if bound): what the App should do, if anything.
+    fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome>;
+    /// Draw over `area`.
+    fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme);
+}
+
 /// What a view asks the App to do after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ViewOutcome {
@@ -204,6 +214,28 @@ pub(crate) fn is_release(key: &KeyEvent) -> bool {
     key.kind == KeyEventKind::Release
 }
 
+/// The keys of a view that is only read (help, usage, tools): movement scrolls it; Esc, Enter and
+/// the key that opened it (`opener`) close it.
+pub(crate) fn reader_keys(
+    scroll: &mut Scroll,
+    action: Option<Action>,
+    key: &KeyEvent,
+    opener: Option<Action>,
+) -> Option<ViewOutcome> {
+    if is_release(key) {
+        return None;
+    }
+    if let Some(nav) = nav_of(action, key) {
+        scroll.apply(nav);
+        return None;
+    }
+    match action {
+        Some(Action::Cancel | Action::Confirm) => Some(ViewOutcome::Close),
+        Some(other) if Some(other) == opener => Some(ViewOutcome::Close),
+        _ => None,
+    }
+}
+
 /// A character typed without Ctrl or Alt (Shift only makes capitals).
 pub(crate) fn typed_char(key: &KeyEvent) -> Option<char> {
     match key.code {
@@ -374,33 +406,7 @@ pub(crate) fn put_centered(buf: &mut Buffer, area: Rect, row: usize, text: &str,
     );
 }
 
-/// Columns the text takes on a terminal.
-pub(crate) fn text_width(text: &str) -> usize {
-    Span::raw(text).width()
-}
-
-/// `text` cut to `width` columns, ending in `…` when it was longer.
-pub(crate) fn truncate(text: &str, width: usize) -> String {
-    if text_width(text) <= width {
-        return text.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    let mut bytes = [0u8; 4];
-    for c in text.chars() {
-        let w = text_width(c.encode_utf8(&mut bytes));
-        if used + w > width - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
+pub(crate) use crate::tui::width::{display_width as text_width, truncate};
 
 /// `text` cut or padded with spaces to exactly `width` columns, left-aligned.
 pub(crate) fn pad_right(text: &str, width: usize) -> String {
@@ -446,41 +452,7 @@ pub(crate) fn compact(n: u64) -> String {
     }
 }
 
-/// Milliseconds in a day.
-pub(crate) const DAY_MS: i64 = 86_400_000;
-
-/// The calendar date (year, month, day) of a day number (days since 1970-01-01).
-pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-/// The day number (days since 1970-01-01) of `YYYY-MM-DD`; `None` when it is not such a date.
-pub(crate) fn days_from_date(date: &str) -> Option<i64> {
-    let mut parts = date.splitn(3, '-');
-    let year: i64 = parts.next()?.parse().ok()?;
-    let month: i64 = parts.next()?.parse().ok()?;
-    let day: i64 = parts.next()?.parse().ok()?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    // Howard Hinnant's days-from-civil algorithm.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
+pub(crate) use crate::store::dates::{DAY_MS, civil_from_days, days_from_date};
 
 /// `YYYY-MM-DD HH:MM` (UTC) of a Unix time in milliseconds.
 pub(crate) fn utc_minute(unix_ms: i64) -> String {

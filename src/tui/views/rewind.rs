@@ -3,7 +3,7 @@
 //! changes by the person or by other programs are listed dim for context and cannot be chosen.
 
 use super::{
-    Hint, Nav, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of, one_line,
+    Hint, Nav, View, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of, one_line,
     pad_left, pad_right, put_centered, put_line, style_row, truncate, utc_minute,
 };
 use crate::store::{Actor, Revision};
@@ -55,24 +55,6 @@ impl RewindView {
         self.selected.and_then(|i| self.revisions.get(i))
     }
 
-    /// A key with its action in the List context; confirm → `Rewind { revision }`.
-    pub fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        if let Some(nav) = nav_of(action, key) {
-            self.move_selection(nav);
-            return None;
-        }
-        match action {
-            Some(Action::Confirm) => self
-                .selected()
-                .map(|r| ViewOutcome::Rewind { revision: r.id }),
-            Some(Action::Cancel) => Some(ViewOutcome::Close),
-            _ => None,
-        }
-    }
-
     /// Move among the agent edits only: the others cannot be chosen.
     fn move_selection(&mut self, nav: Nav) {
         let agent: Vec<usize> = self
@@ -109,8 +91,61 @@ impl RewindView {
         }
     }
 
+    /// What choosing the selected edit undoes: it, and every change after it.
+    fn consequence_line(&self, theme: &Theme) -> Line<'static> {
+        let Some(index) = self.selected else {
+            return Line::from(Span::styled(
+                "No agent edits of this note to rewind; changes by you or other programs are shown dim.",
+                theme.style(Role::Dim),
+            ));
+        };
+        // Newest first: everything before the index came later.
+        let later = &self.revisions[..index];
+        let text = match later.len() {
+            0 => "Undoes this edit.".to_string(),
+            n => {
+                let not_agent = later.iter().filter(|r| r.actor != Actor::Agent).count();
+                let yours = if not_agent == 0 {
+                    String::new()
+                } else {
+                    format!(" ({not_agent} not by the agent)")
+                };
+                format!(
+                    "Undoes this edit and {n} later change{}{yours}.",
+                    if n == 1 { "" } else { "s" }
+                )
+            }
+        };
+        let role = if later.iter().any(|r| r.actor != Actor::Agent) {
+            Role::Notice
+        } else {
+            Role::Dim
+        };
+        Line::from(Span::styled(text, theme.style(role)))
+    }
+}
+
+impl View for RewindView {
+    /// A key with its action in the List context; confirm → `Rewind { revision }`.
+    fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
+        if is_release(key) {
+            return None;
+        }
+        if let Some(nav) = nav_of(action, key) {
+            self.move_selection(nav);
+            return None;
+        }
+        match action {
+            Some(Action::Confirm) => self
+                .selected()
+                .map(|r| ViewOutcome::Rewind { revision: r.id }),
+            Some(Action::Cancel) => Some(ViewOutcome::Close),
+            _ => None,
+        }
+    }
+
     /// Draw the overlay over `area` (the whole screen).
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         let area = super::overlay_area(area);
         let hints: &[Hint<'_>] = if self.selected.is_some() {
             &[
@@ -195,39 +230,6 @@ impl RewindView {
             put_line(buf, list, row, &line);
         }
         draw_scrollbar(buf, theme, list, self.revisions.len(), self.offset, visible);
-    }
-
-    /// What choosing the selected edit undoes: it, and every change after it.
-    fn consequence_line(&self, theme: &Theme) -> Line<'static> {
-        let Some(index) = self.selected else {
-            return Line::from(Span::styled(
-                "No agent edits of this note to rewind; changes by you or other programs are shown dim.",
-                theme.style(Role::Dim),
-            ));
-        };
-        // Newest first: everything before the index came later.
-        let later = &self.revisions[..index];
-        let text = match later.len() {
-            0 => "Undoes this edit.".to_string(),
-            n => {
-                let not_agent = later.iter().filter(|r| r.actor != Actor::Agent).count();
-                let yours = if not_agent == 0 {
-                    String::new()
-                } else {
-                    format!(" ({not_agent} not by the agent)")
-                };
-                format!(
-                    "Undoes this edit and {n} later change{}{yours}.",
-                    if n == 1 { "" } else { "s" }
-                )
-            }
-        };
-        let role = if later.iter().any(|r| r.actor != Actor::Agent) {
-            Role::Notice
-        } else {
-            Role::Dim
-        };
-        Line::from(Span::styled(text, theme.style(role)))
     }
 }
 

@@ -3,8 +3,8 @@
 //! resume, rename (inline) and delete (asks first).
 
 use super::{
-    Hint, ListCursor, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of, one_line,
-    pad_left, pad_right, put_centered, put_line, strong, style_row, text_width, truncate,
+    Hint, ListCursor, View, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of,
+    one_line, pad_left, pad_right, put_centered, put_line, strong, style_row, text_width, truncate,
     typed_char, utc_minute,
 };
 use crate::store::SessionSummary;
@@ -103,19 +103,6 @@ impl SessionsView {
     /// The session under the cursor.
     pub fn selected(&self) -> Option<&SessionSummary> {
         self.sessions.get(self.cursor.selected)
-    }
-
-    /// A key with its action in [`KeyContext::List`].
-    pub fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        self.notice = None;
-        match std::mem::replace(&mut self.mode, Mode::Browse) {
-            Mode::Browse => self.handle_browse(action, key),
-            Mode::ConfirmDelete { id } => self.handle_confirm_delete(id, action, key),
-            Mode::Rename { id, text } => self.handle_rename(id, text, action, key),
-        }
     }
 
     fn handle_browse(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
@@ -227,66 +214,6 @@ impl SessionsView {
         }
         self.mode = Mode::Rename { id, text };
         None
-    }
-
-    /// Draw the overlay over `area` (the whole screen).
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let area = super::overlay_area(area);
-        let hints = self.footer_hints(theme, area.width);
-        let title = match self.sessions.len() {
-            0 => "Sessions".to_string(),
-            1 => "Sessions · 1".to_string(),
-            n => format!("Sessions · {n}"),
-        };
-        let inner = draw_box(area, buf, theme, &title, hints);
-        if inner.is_empty() {
-            return;
-        }
-        let height = usize::from(inner.height);
-        // Search line, column headings, the rows, and a status line at the bottom; on a tiny
-        // screen only the rows.
-        let roomy = height >= 5;
-        let list = if roomy {
-            Rect::new(inner.x, inner.y + 2, inner.width, inner.height - 3)
-        } else {
-            inner
-        };
-        let columns = Columns::for_width(usize::from(inner.width));
-        if roomy {
-            put_line(buf, inner, 0, &self.search_line(theme));
-            put_line(buf, inner, 1, &columns.heading(theme));
-            put_line(buf, inner, height - 1, &self.status_line(theme));
-        }
-        let visible = usize::from(list.height);
-        self.cursor.fit(self.sessions.len(), visible);
-        if self.sessions.is_empty() {
-            let text = if self.query.trim().is_empty() {
-                "No sessions yet: chats are listed here once they start.".to_string()
-            } else {
-                format!("No session mentions “{}”.", self.query.trim())
-            };
-            put_centered(buf, list, visible / 2, &text, theme.style(Role::Dim));
-            return;
-        }
-        for (row, index) in (self.cursor.offset..self.sessions.len())
-            .take(visible)
-            .enumerate()
-        {
-            let selected = index == self.cursor.selected;
-            if selected {
-                style_row(buf, list, row, theme.style(Role::PickerSelected));
-            }
-            let line = self.row_line(&self.sessions[index], selected, &columns, theme);
-            put_line(buf, list, row, &line);
-        }
-        draw_scrollbar(
-            buf,
-            theme,
-            list,
-            self.sessions.len(),
-            self.cursor.offset,
-            visible,
-        );
     }
 
     fn footer_hints(&self, theme: &Theme, width: u16) -> Line<'static> {
@@ -462,6 +389,81 @@ impl SessionsView {
             ));
         }
         Line::from(spans)
+    }
+}
+
+impl View for SessionsView {
+    /// A key with its action in [`KeyContext::List`].
+    fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
+        if is_release(key) {
+            return None;
+        }
+        self.notice = None;
+        match std::mem::replace(&mut self.mode, Mode::Browse) {
+            Mode::Browse => self.handle_browse(action, key),
+            Mode::ConfirmDelete { id } => self.handle_confirm_delete(id, action, key),
+            Mode::Rename { id, text } => self.handle_rename(id, text, action, key),
+        }
+    }
+
+    /// Draw the overlay over `area` (the whole screen).
+    fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let area = super::overlay_area(area);
+        let hints = self.footer_hints(theme, area.width);
+        let title = match self.sessions.len() {
+            0 => "Sessions".to_string(),
+            1 => "Sessions · 1".to_string(),
+            n => format!("Sessions · {n}"),
+        };
+        let inner = draw_box(area, buf, theme, &title, hints);
+        if inner.is_empty() {
+            return;
+        }
+        let height = usize::from(inner.height);
+        // Search line, column headings, the rows, and a status line at the bottom; on a tiny
+        // screen only the rows.
+        let roomy = height >= 5;
+        let list = if roomy {
+            Rect::new(inner.x, inner.y + 2, inner.width, inner.height - 3)
+        } else {
+            inner
+        };
+        let columns = Columns::for_width(usize::from(inner.width));
+        if roomy {
+            put_line(buf, inner, 0, &self.search_line(theme));
+            put_line(buf, inner, 1, &columns.heading(theme));
+            put_line(buf, inner, height - 1, &self.status_line(theme));
+        }
+        let visible = usize::from(list.height);
+        self.cursor.fit(self.sessions.len(), visible);
+        if self.sessions.is_empty() {
+            let text = if self.query.trim().is_empty() {
+                "No sessions yet: chats are listed here once they start.".to_string()
+            } else {
+                format!("No session mentions “{}”.", self.query.trim())
+            };
+            put_centered(buf, list, visible / 2, &text, theme.style(Role::Dim));
+            return;
+        }
+        for (row, index) in (self.cursor.offset..self.sessions.len())
+            .take(visible)
+            .enumerate()
+        {
+            let selected = index == self.cursor.selected;
+            if selected {
+                style_row(buf, list, row, theme.style(Role::PickerSelected));
+            }
+            let line = self.row_line(&self.sessions[index], selected, &columns, theme);
+            put_line(buf, list, row, &line);
+        }
+        draw_scrollbar(
+            buf,
+            theme,
+            list,
+            self.sessions.len(),
+            self.cursor.offset,
+            visible,
+        );
     }
 }
 
@@ -843,8 +845,8 @@ mod tests {
         assert!(!text.contains("ctrl-e"), "{text}");
     }
 
-    #[test]
-    fn snapshot_with_a_search_query_80x24() {
+    /// The view searched for "plan", with the three sessions the store found.
+    fn searched_for_plan() -> SessionsView {
         let mut v = view();
         type_text(&mut v, "plan");
         v.set_sessions(vec![
@@ -852,6 +854,12 @@ mod tests {
             sample()[1].clone(),
             sample()[4].clone(),
         ]);
+        v
+    }
+
+    #[test]
+    fn snapshot_with_a_search_query_80x24() {
+        let mut v = searched_for_plan();
         insta::assert_snapshot!(
             "sessions_search_80x24",
             buffer_text(&rendered(&mut v, 80, 24))
@@ -860,13 +868,7 @@ mod tests {
 
     #[test]
     fn snapshot_with_a_search_query_120x40() {
-        let mut v = view();
-        type_text(&mut v, "plan");
-        v.set_sessions(vec![
-            sample()[0].clone(),
-            sample()[1].clone(),
-            sample()[4].clone(),
-        ]);
+        let mut v = searched_for_plan();
         press(&mut v, Some(Action::Down), KeyCode::Down);
         insta::assert_snapshot!(
             "sessions_search_120x40",

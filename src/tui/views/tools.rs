@@ -2,8 +2,7 @@
 //! writes, destructive), and the MCP servers with their status.
 
 use super::{
-    Hint, Scroll, ViewOutcome, draw_box, footer, is_release, nav_of, one_line, pad_right,
-    text_width, truncate,
+    Hint, Scroll, View, ViewOutcome, draw_box, footer, one_line, pad_right, text_width, truncate,
 };
 use crate::mcp::{McpServerState, McpServerStatus};
 use crate::tools::{Tier, ToolSpec};
@@ -49,44 +48,6 @@ impl ToolsView {
     pub fn with_keymap(mut self, keymap: &Keymap) -> Self {
         self.keymap = keymap.clone();
         self
-    }
-
-    /// A key with its action in the List context.
-    pub fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        if let Some(nav) = nav_of(action, key) {
-            self.scroll.apply(nav);
-            return None;
-        }
-        match action {
-            Some(Action::Cancel | Action::Confirm) => Some(ViewOutcome::Close),
-            _ => None,
-        }
-    }
-
-    /// Draw the overlay over `area` (the whole screen).
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let area = super::overlay_area(area);
-        let hints: &[Hint<'_>] = &[
-            (&[Action::Up, Action::Down], "scroll"),
-            (&[Action::Cancel], "close"),
-        ];
-        let footer = footer(&self.keymap, theme, hints, &[], area.width);
-        let title = format!(
-            "Tools · {} tool{} · {} MCP server{}",
-            self.tools.len(),
-            if self.tools.len() == 1 { "" } else { "s" },
-            self.servers.len(),
-            if self.servers.len() == 1 { "" } else { "s" }
-        );
-        let inner = draw_box(area, buf, theme, &title, footer);
-        if inner.is_empty() {
-            return;
-        }
-        let lines = self.lines(usize::from(inner.width), theme);
-        super::draw_scrolled(buf, theme, inner, &lines, &mut self.scroll);
     }
 
     fn lines(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
@@ -166,6 +127,36 @@ impl ToolsView {
             }
         }
         lines
+    }
+}
+
+impl View for ToolsView {
+    /// A key with its action in the List context.
+    fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
+        super::reader_keys(&mut self.scroll, action, key, None)
+    }
+
+    /// Draw the overlay over `area` (the whole screen).
+    fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let area = super::overlay_area(area);
+        let hints: &[Hint<'_>] = &[
+            (&[Action::Up, Action::Down], "scroll"),
+            (&[Action::Cancel], "close"),
+        ];
+        let footer = footer(&self.keymap, theme, hints, &[], area.width);
+        let title = format!(
+            "Tools · {} tool{} · {} MCP server{}",
+            self.tools.len(),
+            if self.tools.len() == 1 { "" } else { "s" },
+            self.servers.len(),
+            if self.servers.len() == 1 { "" } else { "s" }
+        );
+        let inner = draw_box(area, buf, theme, &title, footer);
+        if inner.is_empty() {
+            return;
+        }
+        let lines = self.lines(usize::from(inner.width), theme);
+        super::draw_scrolled(buf, theme, inner, &lines, &mut self.scroll);
     }
 }
 

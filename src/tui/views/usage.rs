@@ -2,9 +2,9 @@
 //! totals with the cache-hit rate and the estimated cost, and the sessions that used the most.
 
 use super::{
-    DAY_MS, Hint, Scroll, ViewOutcome, civil_from_days, compact, days_from_date, draw_box,
-    draw_scrollbar, footer, is_release, nav_of, one_line, pad_left, pad_right, put_centered,
-    put_line, strong, text_width,
+    DAY_MS, Hint, Scroll, View, ViewOutcome, civil_from_days, compact, days_from_date, draw_box,
+    draw_scrollbar, footer, one_line, pad_left, pad_right, put_centered, put_line, strong,
+    text_width,
 };
 use crate::store::{DayUsage, TokenTotals};
 use crate::tui::keymap::{Action, Keymap};
@@ -150,21 +150,6 @@ impl UsageView {
         self
     }
 
-    /// A key with its action in the List context.
-    pub fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
-        if is_release(key) {
-            return None;
-        }
-        if let Some(nav) = nav_of(action, key) {
-            self.scroll.apply(nav);
-            return None;
-        }
-        match action {
-            Some(Action::Cancel | Action::ShowUsage | Action::Confirm) => Some(ViewOutcome::Close),
-            _ => None,
-        }
-    }
-
     /// Every day of the period, oldest first, with zero usage where there was none.
     fn chart_days(&self) -> Vec<(i64, TokenTotals)> {
         let parsed: Vec<(i64, TokenTotals)> = self
@@ -188,47 +173,6 @@ impl UsageView {
                 (day, totals)
             })
             .collect()
-    }
-
-    /// Draw the overlay over `area` (the whole screen).
-    pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let area = super::overlay_area(area);
-        let hints: &[Hint<'_>] = &[
-            (&[Action::Up, Action::Down], "scroll sessions"),
-            (&[Action::Cancel], "close"),
-        ];
-        let footer = footer(&self.keymap, theme, hints, &[], area.width);
-        let title = format!(
-            "Usage · last {} day{}",
-            self.period_days,
-            if self.period_days == 1 { "" } else { "s" }
-        );
-        let inner = draw_box(area, buf, theme, &title, footer);
-        if inner.is_empty() {
-            return;
-        }
-        let height = usize::from(inner.height);
-        put_line(buf, inner, 0, &self.summary_line(theme, inner.width));
-        put_line(buf, inner, 1, &self.legend_line(theme));
-        let layout = Layout::for_height(height, self.by_session.len());
-        if layout.chart_rows > 0 {
-            let chart = Rect::new(
-                inner.x,
-                inner.y + 3,
-                inner.width,
-                (layout.chart_rows + 1) as u16,
-            );
-            self.draw_chart(buf, theme, chart);
-        }
-        if layout.table_top < height {
-            let table = Rect::new(
-                inner.x,
-                inner.y + layout.table_top as u16,
-                inner.width,
-                (height - layout.table_top) as u16,
-            );
-            self.draw_table(buf, theme, table);
-        }
     }
 
     fn summary_line(&self, theme: &Theme, width: u16) -> Line<'static> {
@@ -320,38 +264,7 @@ impl UsageView {
             );
             return;
         }
-        // The y axis: the top value and the middle, right-aligned before a tick.
-        let top_label = compact(max);
-        let axis_width = text_width(&top_label).max(3);
-        let axis = theme.style(Role::Dim);
-        let middle_row = usize::from(bar_rows / 2);
-        for r in 0..usize::from(bar_rows) {
-            let screen_row = 1 + usize::from(bar_rows) - 1 - r;
-            let (text, tick) = if r + 1 == usize::from(bar_rows) {
-                (top_label.clone(), "┤")
-            } else if r + 1 == middle_row && middle_row > 1 {
-                let value = u128::from(max) * (r as u128 + 1) / u128::from(bar_rows);
-                (compact(u64::try_from(value).unwrap_or(u64::MAX)), "┤")
-            } else {
-                (String::new(), "│")
-            };
-            put_line(
-                buf,
-                area,
-                screen_row,
-                &Line::from(Span::styled(
-                    format!("{} {tick}", pad_left(&text, axis_width)),
-                    axis,
-                )),
-            );
-        }
-        put_line(
-            buf,
-            area,
-            label_row,
-            &Line::from(Span::styled(format!("{} └", " ".repeat(axis_width)), axis)),
-        );
-
+        let axis_width = draw_axis(buf, theme, area, max, bar_rows);
         let bars_x = axis_width + 3;
         let room = usize::from(area.width).saturating_sub(bars_x);
         if room == 0 {
@@ -469,6 +382,54 @@ impl UsageView {
             self.scroll.offset,
             visible,
         );
+    }
+}
+
+impl View for UsageView {
+    /// A key with its action in the List context.
+    fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<ViewOutcome> {
+        super::reader_keys(&mut self.scroll, action, key, Some(Action::ShowUsage))
+    }
+
+    /// Draw the overlay over `area` (the whole screen).
+    fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let area = super::overlay_area(area);
+        let hints: &[Hint<'_>] = &[
+            (&[Action::Up, Action::Down], "scroll sessions"),
+            (&[Action::Cancel], "close"),
+        ];
+        let footer = footer(&self.keymap, theme, hints, &[], area.width);
+        let title = format!(
+            "Usage · last {} day{}",
+            self.period_days,
+            if self.period_days == 1 { "" } else { "s" }
+        );
+        let inner = draw_box(area, buf, theme, &title, footer);
+        if inner.is_empty() {
+            return;
+        }
+        let height = usize::from(inner.height);
+        put_line(buf, inner, 0, &self.summary_line(theme, inner.width));
+        put_line(buf, inner, 1, &self.legend_line(theme));
+        let layout = Layout::for_height(height, self.by_session.len());
+        if layout.chart_rows > 0 {
+            let chart = Rect::new(
+                inner.x,
+                inner.y + 3,
+                inner.width,
+                (layout.chart_rows + 1) as u16,
+            );
+            self.draw_chart(buf, theme, chart);
+        }
+        if layout.table_top < height {
+            let table = Rect::new(
+                inner.x,
+                inner.y + layout.table_top as u16,
+                inner.width,
+                (height - layout.table_top) as u16,
+            );
+            self.draw_table(buf, theme, table);
+        }
     }
 }
 
@@ -602,6 +563,43 @@ impl TableColumns {
             Span::styled(numbers.to_string(), theme.style(Role::Text)),
         ])
     }
+}
+
+/// The chart's y axis: the top value and the middle, right-aligned before a tick, and the
+/// corner on the label row. Returns the width of the values.
+fn draw_axis(buf: &mut Buffer, theme: &Theme, area: Rect, max: u64, bar_rows: u16) -> usize {
+    let label_row = usize::from(area.height.saturating_sub(1));
+    let top_label = compact(max);
+    let axis_width = text_width(&top_label).max(3);
+    let axis = theme.style(Role::Dim);
+    let middle_row = usize::from(bar_rows / 2);
+    for r in 0..usize::from(bar_rows) {
+        let screen_row = 1 + usize::from(bar_rows) - 1 - r;
+        let (text, tick) = if r + 1 == usize::from(bar_rows) {
+            (top_label.clone(), "┤")
+        } else if r + 1 == middle_row && middle_row > 1 {
+            let value = u128::from(max) * (r as u128 + 1) / u128::from(bar_rows);
+            (compact(u64::try_from(value).unwrap_or(u64::MAX)), "┤")
+        } else {
+            (String::new(), "│")
+        };
+        put_line(
+            buf,
+            area,
+            screen_row,
+            &Line::from(Span::styled(
+                format!("{} {tick}", pad_left(&text, axis_width)),
+                axis,
+            )),
+        );
+    }
+    put_line(
+        buf,
+        area,
+        label_row,
+        &Line::from(Span::styled(format!("{} └", " ".repeat(axis_width)), axis)),
+    );
+    axis_width
 }
 
 /// Parts joined by `separator`, as many as fit in `width` (the first ones first).
