@@ -32,7 +32,10 @@ pub fn schema_version(conn: &Connection) -> Result<i64, rusqlite::Error> {
 }
 
 /// Apply every migration newer than the database's version, each in its own transaction together
-/// with the version bump, so a crash leaves the database at a whole version.
+/// with the version bump, so a crash leaves the database at a whole version. Each transaction
+/// takes the write lock first and reads the version again under it: two processes opening a new
+/// database at once (the app and `vaultchat mcp`, or the app's own connections) must not both run
+/// the same step (an `ALTER TABLE … ADD COLUMN` cannot run twice).
 pub fn apply_migrations(
     conn: &mut Connection,
     migrations: &[Migration],
@@ -51,7 +54,14 @@ pub fn apply_migrations(
             name: m.name,
             source,
         };
-        let tx = conn.transaction().map_err(step)?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(step)?;
+        if schema_version(&tx).map_err(step)? >= m.version {
+            // Another connection applied it while this one waited for the lock.
+            tx.commit().map_err(step)?;
+            continue;
+        }
         tx.execute_batch(m.sql).map_err(step)?;
         tx.pragma_update(None, "user_version", m.version)
             .map_err(step)?;
@@ -132,5 +142,29 @@ mod tests {
         let err = apply_migrations(&mut conn, &STEPS[..1]).unwrap_err();
         assert!(matches!(err, MigrationError::TooNew { found: 3, known: 1 }));
         assert!(err.to_string().contains("upgrade vaultchat"));
+    }
+
+    #[test]
+    fn connections_opening_a_new_database_at_once_apply_each_step_once() {
+        for round in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("db{round}"));
+            let threads: Vec<_> = (0..4)
+                .map(|_| {
+                    let path = path.clone();
+                    std::thread::spawn(move || {
+                        let mut conn = crate::store::open_connection(
+                            &path,
+                            crate::store::Journal::Wal,
+                        )
+                        .unwrap();
+                        apply_migrations(&mut conn, STEPS)
+                    })
+                })
+                .collect();
+            for thread in threads {
+                assert_eq!(thread.join().unwrap().unwrap(), 3, "round {round}");
+            }
+        }
     }
 }

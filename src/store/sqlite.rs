@@ -100,10 +100,25 @@ pub fn open_connection(path: &Path, journal: Journal) -> Result<rusqlite::Connec
         Journal::Wal => "WAL",
         Journal::Rollback => "TRUNCATE",
     };
-    // journal_mode answers with a row, so it is read rather than executed.
-    let _mode: String = conn
-        .query_row(&format!("PRAGMA journal_mode={mode}"), [], |r| r.get(0))
-        .map_err(open_err)?;
+    // journal_mode answers with a row, so it is read rather than executed. Switching a new file to
+    // WAL needs its exclusive lock; two connections doing it at once (the app's first start opens
+    // the database from two places) can each hold the shared lock the other waits on, and SQLite
+    // answers BUSY at once rather than calling the busy handler: try again for a while.
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.query_row(&format!("PRAGMA journal_mode={mode}"), [], |r| {
+            r.get::<_, String>(0)
+        }) {
+            Ok(_) => break,
+            Err(rusqlite::Error::SqliteFailure(err, _))
+                if err.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(BUSY_RETRY);
+            }
+            Err(err) => return Err(open_err(err)),
+        }
+    }
     conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
         .map_err(open_err)?;
     if journal == Journal::Wal {
