@@ -428,3 +428,35 @@ impl Agent {
         (op_tx, ev_rx, handle)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A stored rule whose effect is neither allow nor deny (a damaged or hand-edited database)
+    /// is an error, never an allow.
+    #[test]
+    fn a_stored_rule_with_an_unknown_effect_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("app.db");
+        let store = crate::store::Store::open(&db).unwrap();
+        store
+            .add_rule("v", "delete_note", None, "deny", 1)
+            .unwrap();
+        // The schema's CHECK keeps such a row out; a database from elsewhere may not have it.
+        store
+            .connection()
+            .pragma_update(None, "ignore_check_constraints", true)
+            .unwrap();
+        store
+            .connection()
+            .execute(
+                "INSERT INTO rules (vault_id, tool, path_glob, effect, created_ms) VALUES ('v', 'update_note', NULL, 'maybe', 2)",
+                [],
+            )
+            .unwrap();
+        let loaded = load_rules(&crate::config::Config::default(), &store, "v");
+        assert!(loaded.is_err(), "{loaded:?}");
+    }
+}

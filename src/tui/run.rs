@@ -798,3 +798,70 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
         .unwrap_or_default();
     (transcript, usage)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::store::NewSession;
+    use crate::tui::chat::{Cell, ToolStatus};
+
+    fn session_with_a_denied_call() -> (tempfile::TempDir, Store, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("app.db")).unwrap();
+        let id = store
+            .create_session(&NewSession {
+                vault_id: "v",
+                provider: "anthropic",
+                model: "m",
+                now_ms: 1,
+            })
+            .unwrap();
+        let call = serde_json::json!([{"type": "tool_use", "id": "c1", "name": "delete_note", "input": {"note": "A.md"}}]);
+        let result = serde_json::json!([{"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "The person declined this call."}], "is_error": true}]);
+        store
+            .append_message(&id, "assistant", &call.to_string(), "", 2)
+            .unwrap();
+        store
+            .append_message(&id, "user", &result.to_string(), "", 3)
+            .unwrap();
+        store.record_tool_decision(&id, "c1", "denied").unwrap();
+        (dir, store, id)
+    }
+
+    fn tool_statuses(transcript: &Transcript) -> Vec<ToolStatus> {
+        (0..transcript.len())
+            .filter_map(|i| match transcript.cell(i) {
+                Some(Cell::Tool { status, .. }) => Some(*status),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A resumed session shows each past call as it was decided (issue 14: every call showed as
+    /// allowed).
+    #[test]
+    fn a_resumed_transcript_shows_the_stored_decision() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        assert_eq!(tool_statuses(&transcript), [ToolStatus::Denied]);
+    }
+
+    /// A message that cannot be decoded is said, not skipped in silence.
+    #[test]
+    fn a_damaged_message_is_surfaced_in_the_transcript() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        store
+            .append_message(&id, "assistant", "{not json", "", 4)
+            .unwrap();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        let errors: Vec<&str> = (0..transcript.len())
+            .filter_map(|i| match transcript.cell(i) {
+                Some(Cell::Error { text }) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("message 3"), "{errors:?}");
+    }
+}
