@@ -46,12 +46,7 @@ fn make_agent_with(
     let mut registry = Registry::new();
     workspace::register(&mut registry, &ws);
     tools(&mut registry);
-    let log = SessionLog::new(
-        Store::open(&paths.database_file()).unwrap(),
-        ws.vault_id(),
-        "anthropic",
-        "m",
-    );
+    let log = SessionLog::new(Store::open(&paths.database_file()).unwrap(), ws.vault_id());
     let mut settings = ProviderSettings::new(
         ProviderKind::Anthropic,
         fake.base_url.clone(),
@@ -713,8 +708,10 @@ impl vaultchat::tools::Tool for Hanging {
     fn call(
         &self,
         _args: Value,
-    ) -> vaultchat::tools::BoxFuture<'_, Result<vaultchat::tools::ToolOutput, vaultchat::tools::ToolError>>
-    {
+    ) -> vaultchat::tools::BoxFuture<
+        '_,
+        Result<vaultchat::tools::ToolOutput, vaultchat::tools::ToolError>,
+    > {
         Box::pin(std::future::pending())
     }
 }

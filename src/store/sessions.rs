@@ -447,7 +447,9 @@ mod tests {
         let id = store.create_session(&new_session("v", 1)).unwrap();
         store.record_tool_decision(&id, "c1", "denied").unwrap();
         store.record_tool_decision(&id, "c2", "allowed").unwrap();
-        store.record_tool_decision(&id, "c2", "approved_once").unwrap();
+        store
+            .record_tool_decision(&id, "c2", "approved_once")
+            .unwrap();
         assert_eq!(
             store.tool_decisions(&id).unwrap(),
             [

@@ -15,15 +15,18 @@ use super::theme::{Role, Theme};
 use super::views::rewind::RewindView;
 use super::views::tools::ToolsView;
 use super::views::usage::UsageView;
-use crate::agent::{Agent, AgentEvent, AgentSettings, Op, SessionLog, ToolCallRecord};
+use crate::agent::{
+    AgentEvent, BuildError, CallDecision, Op, ProviderChoice, Resume, SessionBuilder,
+    StoredConversation, ToolCallRecord,
+};
 use crate::config::{Config, Paths};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
-use crate::llm::{Block, Provider, ProviderSettings, ResultPart, Role as MessageRole, Usage};
+use crate::llm::{Block, ResultPart, Role as MessageRole, Usage};
 use crate::mcp::{McpServerSpec, McpServerState, McpServerStatus, McpStartup};
 use crate::store::{Actor, Store};
 use crate::tools::Registry;
-use crate::tools::workspace::{self, Workspace};
+use crate::tools::workspace::Workspace;
 use crate::vault::Vault;
 use futures_util::StreamExt;
 use std::sync::Arc;
@@ -38,7 +41,7 @@ pub struct Launch {
     pub vault: Vault,
     pub paths: Paths,
     pub config: Config,
-    pub provider: Option<ProviderSettings>,
+    pub provider: Option<ProviderChoice>,
     /// Why there is no provider (no API key, …), shown in the chat.
     pub provider_problem: Option<String>,
     pub provider_name: String,
@@ -53,9 +56,26 @@ pub enum TuiError {
     Terminal(#[from] std::io::Error),
 }
 
+/// Why the vault could not be opened for the app.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    #[error(transparent)]
+    Workspace(#[from] crate::tools::workspace::WorkspaceError),
+}
+
+/// Why no agent could be started.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    /// No provider is configured; the message says what is missing.
+    #[error("{0}")]
+    NoProvider(String),
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}
+
 /// What the background work reports to the loop.
 enum Background {
-    Ready(Result<Ready, String>),
+    Ready(Result<Ready, OpenError>),
     /// The index synced a batch of changes (the open note may have changed on disk).
     Synced,
     /// The clipboard was read for a paste.
@@ -117,7 +137,7 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         provider: launch.provider_name.clone(),
         model: launch.model.clone(),
         session_id: None,
-        context_window: launch.config.provider.context_window.unwrap_or(200_000),
+        context_window: crate::agent::build::context_window(&launch.config),
         price,
     };
     let mut app = App::new(theme, keymap, info).with_autosave(AutosaveSettings {
@@ -245,17 +265,17 @@ async fn event_loop(
             Some(message) = bg_rx.recv() => {
                 match message {
                     Background::Ready(Ok(r)) => {
-                        match start_agent(launch, &r, None) {
+                        match start_agent(launch, &r, Resume::New) {
                             Ok(link) => agent = Some(link),
                             // Without a provider the chat already says why (at start-up).
-                            Err(_) if launch.provider.is_none() => {}
-                            Err(e) => app.on_error(e),
+                            Err(StartError::NoProvider(_)) => {}
+                            Err(e) => app.on_error(e.to_string()),
                         }
                         ready = Some(r);
                         app.on_ready();
                         app.on_vault_changed();
                     }
-                    Background::Ready(Err(e)) => app.on_error(e),
+                    Background::Ready(Err(e)) => app.on_error(e.to_string()),
                     Background::McpStarted(statuses) => {
                         for status in statuses {
                             if let McpServerState::Failed { message } = status.state {
@@ -426,10 +446,8 @@ fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>, mcp: M
     let config = launch.config.clone();
     tokio::task::spawn_blocking(move || {
         let result = (|| {
-            let workspace = Workspace::open(vault.clone(), &paths, &config, Actor::Agent)
-                .map_err(|e| e.to_string())?;
-            let mut registry = Registry::new();
-            workspace::register(&mut registry, &workspace);
+            let workspace = Workspace::open(vault.clone(), &paths, &config, Actor::Agent)?;
+            let registry = crate::agent::build::workspace_registry(&workspace);
             let synced = tx.clone();
             let live = Index::open(&paths.index_dir, &vault, &config.index)
                 .map_err(|e| e.to_string())
@@ -449,7 +467,7 @@ fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>, mcp: M
                     None
                 }
             };
-            Ok(Ready {
+            Ok::<_, OpenError>(Ready {
                 workspace,
                 registry,
                 mcp,
@@ -461,42 +479,23 @@ fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>, mcp: M
 }
 
 /// Start an agent on a new session, or on a stored one.
-fn start_agent(launch: &Launch, ready: &Ready, resume: Option<&str>) -> Result<AgentLink, String> {
-    let settings = launch.provider.clone().ok_or_else(|| {
-        launch
-            .provider_problem
-            .clone()
-            .unwrap_or_else(|| "no provider is configured".into())
+fn start_agent(launch: &Launch, ready: &Ready, resume: Resume) -> Result<AgentLink, StartError> {
+    let choice = launch.provider.clone().ok_or_else(|| {
+        StartError::NoProvider(
+            launch
+                .provider_problem
+                .clone()
+                .unwrap_or_else(|| "no provider is configured".into()),
+        )
     })?;
-    let provider = Provider::new(settings).map_err(|e| e.to_string())?;
-    let store = Store::open(&launch.paths.database_file()).map_err(|e| e.to_string())?;
-    let rules = crate::agent::load_rules(&launch.config, &store, ready.workspace.vault_id())?;
-    let vault_id = ready.workspace.vault_id().to_string();
-    let log = match resume {
-        Some(id) => SessionLog::resume(store, &vault_id, &launch.provider_name, &launch.model, id)
-            .map_err(|e| e.to_string())?,
-        None => SessionLog::new(store, &vault_id, &launch.provider_name, &launch.model),
-    };
-    let mut agent = Agent::new(
-        provider,
+    let agent = SessionBuilder::new(
+        &launch.config,
+        launch.paths.database_file(),
         Arc::clone(&ready.workspace),
-        ready.registry.clone(),
-        AgentSettings {
-            provider_name: launch.provider_name.clone(),
-            model: launch.model.clone(),
-            max_tokens: launch.config.provider.max_tokens.unwrap_or(4096),
-            max_steps: launch
-                .config
-                .provider
-                .max_steps
-                .unwrap_or(crate::agent::MAX_STEPS),
-        },
-        rules,
-        log,
-    );
-    if !ready.mcp.is_empty() {
-        agent = agent.with_pending_tools(ready.mcp.pending_tools());
-    }
+        choice,
+    )
+    .pending_tools((!ready.mcp.is_empty()).then(|| ready.mcp.pending_tools()))
+    .build(resume)?;
     let (ops, events, _task) = agent.spawn();
     Ok(AgentLink { ops, events })
 }
@@ -645,19 +644,21 @@ async fn perform(
                 }
             }
         }
-        Effect::ResumeSession(id) => match start_agent(launch, ready, Some(&id)) {
-            Ok(link) => {
-                if let Some(store) = store {
-                    let (transcript, usage) = rebuild_transcript(store, &id);
-                    app.on_session_resumed(id, transcript, usage);
+        Effect::ResumeSession(id) => {
+            match start_agent(launch, ready, Resume::Session(id.clone())) {
+                Ok(link) => {
+                    if let Some(store) = store {
+                        let (transcript, usage) = rebuild_transcript(store, &id);
+                        app.on_session_resumed(id, transcript, usage);
+                    }
+                    return Ok(Some(link));
                 }
-                return Ok(Some(link));
+                Err(e) => app.on_error(e.to_string()),
             }
-            Err(e) => app.on_error(e),
-        },
-        Effect::NewSession => match start_agent(launch, ready, None) {
+        }
+        Effect::NewSession => match start_agent(launch, ready, Resume::New) {
             Ok(link) => return Ok(Some(link)),
-            Err(e) => app.on_error(e),
+            Err(e) => app.on_error(e.to_string()),
         },
         Effect::DeleteSession(id) => {
             if let Some(store) = store {
@@ -724,40 +725,47 @@ fn usage_cost(config: &Config, days: &[crate::store::DayUsage]) -> Option<f64> {
     Some(cost)
 }
 
-/// A transcript from a stored session's messages.
+/// A transcript from a stored session (read by [`crate::agent::load_conversation`], as the
+/// agent reads it); a session that cannot be read is said in the transcript, not shown with holes.
 fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
+    match crate::agent::load_conversation(store, id) {
+        Ok(conversation) => (transcript_of(&conversation), conversation.usage),
+        Err(e) => {
+            tracing::warn!("session {id} cannot be shown: {e}");
+            let mut transcript = Transcript::new();
+            transcript.push_error(&e.to_string());
+            (transcript, Usage::default())
+        }
+    }
+}
+
+/// The cells of a stored conversation: the person's text (not the note context that follows
+/// it), the replies, and each tool call with its result and how it was decided.
+fn transcript_of(conversation: &StoredConversation) -> Transcript {
     let mut transcript = Transcript::new();
-    let mut calls: std::collections::HashMap<String, (String, serde_json::Value)> =
-        Default::default();
-    for message in store.session_messages(id).unwrap_or_default() {
-        let blocks: Vec<Block> = serde_json::from_str(&message.content_json).unwrap_or_default();
-        let role = if message.role == "assistant" {
-            MessageRole::Assistant
-        } else {
-            MessageRole::User
-        };
+    let mut calls: std::collections::HashMap<&str, (&str, &serde_json::Value)> = Default::default();
+    for message in &conversation.messages {
         let mut first_text = true;
         // The images of a user message come before its text (agent::prompt::user_message).
         let mut images = Vec::new();
-        for block in blocks {
+        for block in &message.content {
             match block {
-                Block::Text { text } => match role {
-                    // The focused-note context that follows the person's text is not theirs.
+                Block::Text { text } => match message.role {
                     MessageRole::User if first_text => {
-                        transcript.push_user_with_images(&text, std::mem::take(&mut images));
+                        transcript.push_user_with_images(text, std::mem::take(&mut images));
                         first_text = false;
                     }
                     MessageRole::User => {}
                     MessageRole::Assistant => {
-                        transcript.append_delta(&text);
+                        transcript.append_delta(text);
                         transcript.finish_streaming();
                     }
                 },
                 Block::Image { media_type, data } => {
-                    images.push(crate::attach::ImageFacts::of_base64(&media_type, &data));
+                    images.push(crate::attach::ImageFacts::of_base64(media_type, data));
                 }
                 Block::ToolUse { id, name, input } => {
-                    transcript.tool_started(&id, &name, &input);
+                    transcript.tool_started(id, name, input);
                     calls.insert(id, (name, input));
                 }
                 Block::ToolResult {
@@ -765,38 +773,39 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
                     content,
                     is_error,
                 } => {
-                    let (name, input) = calls.remove(&tool_use_id).unwrap_or_default();
-                    let result = content
-                        .iter()
-                        .map(|p| match p {
-                            ResultPart::Text { text } => text.as_str(),
-                            ResultPart::Image { .. } => "[image]",
-                        })
-                        .collect::<String>();
+                    let (name, input) = calls
+                        .remove(tool_use_id.as_str())
+                        .map(|(name, input)| (name.to_string(), input.clone()))
+                        .unwrap_or_default();
                     transcript.tool_finished(&ToolCallRecord {
-                        id: tool_use_id,
+                        id: tool_use_id.clone(),
                         name,
                         input,
-                        is_error,
-                        decision: crate::agent::CallDecision::Allowed,
-                        result,
+                        is_error: *is_error,
+                        // Calls stored before decisions were kept show no approval.
+                        decision: conversation
+                            .decisions
+                            .get(tool_use_id)
+                            .copied()
+                            .unwrap_or(CallDecision::Allowed),
+                        result: result_text(content),
                     });
                 }
             }
         }
     }
-    let usage = store
-        .session(id)
-        .ok()
-        .flatten()
-        .map(|s| Usage {
-            input_tokens: s.usage.input_tokens,
-            output_tokens: s.usage.output_tokens,
-            cache_read_input_tokens: s.usage.cache_read_tokens,
-            cache_creation_input_tokens: s.usage.cache_write_tokens,
+    transcript
+}
+
+/// A tool result's text, an image as `[image]`.
+fn result_text(content: &[ResultPart]) -> String {
+    content
+        .iter()
+        .map(|p| match p {
+            ResultPart::Text { text } => text.as_str(),
+            ResultPart::Image { .. } => "[image]",
         })
-        .unwrap_or_default();
-    (transcript, usage)
+        .collect()
 }
 
 #[cfg(test)]
