@@ -189,7 +189,7 @@ impl Agent {
             facts,
             record,
         };
-        let offer = match self.gate(&flight, state) {
+        let offer = match gate(&flight, &self.rules, state.tainted) {
             Gate::Stop(decision, why) => {
                 flight.record.decision = decision;
                 return flight.end(why, Some((EditStatus::Rejected, None)), false);
@@ -202,31 +202,6 @@ impl Agent {
                     .await
             }
             None => self.run_call(flight, offer, state, inbox).await,
-        }
-    }
-
-    /// Stage 2: the permission cascade.
-    fn gate(&self, flight: &InFlight<'_>, state: &TurnState) -> Gate {
-        let decision = decide(&flight.facts, &self.rules, state.tainted);
-        tracing::debug!(tool = flight.call.name, ?decision, "permission");
-        match decision {
-            Decision::Deny { reason } => {
-                let decision = if flight.facts.path_refusal.is_some() {
-                    CallDecision::Refused
-                } else {
-                    CallDecision::Denied
-                };
-                Gate::Stop(decision, reason)
-            }
-            Decision::Allow { .. } => Gate::Go(None),
-            Decision::Ask {
-                offer_always,
-                offer_session,
-            } => Gate::Go(Some(AskOffer {
-                offer_session,
-                offer_always,
-                reason: ask_reason(flight.spec, flight.writes(), state.tainted),
-            })),
         }
     }
 
@@ -713,6 +688,31 @@ fn refuse_unoffered<'a>(name: &str, offered: &'a [ToolSpec]) -> Result<&'a ToolS
     })
 }
 
+/// Stage 2: the permission cascade.
+fn gate(flight: &InFlight<'_>, rules: &crate::permission::RuleSet, tainted: bool) -> Gate {
+    let decision = decide(&flight.facts, rules, tainted);
+    tracing::debug!(tool = flight.call.name, ?decision, "permission");
+    match decision {
+        Decision::Deny { reason } => {
+            let decision = if flight.facts.path_refusal.is_some() {
+                CallDecision::Refused
+            } else {
+                CallDecision::Denied
+            };
+            Gate::Stop(decision, reason)
+        }
+        Decision::Allow { .. } => Gate::Go(None),
+        Decision::Ask {
+            offer_always,
+            offer_session,
+        } => Gate::Go(Some(AskOffer {
+            offer_session,
+            offer_always,
+            reason: ask_reason(flight.spec, flight.writes(), tainted),
+        })),
+    }
+}
+
 /// Why the person is asked about a call.
 fn ask_reason(spec: &ToolSpec, writes: bool, tainted: bool) -> String {
     if tainted && writes {
@@ -816,5 +816,185 @@ fn declined(reason: &Option<String>) -> String {
         None => {
             "The person declined this call. Nothing was changed; do not retry it unchanged.".into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::{Effect, Rule, RuleScope, RuleSet};
+    use crate::tools::session::all_session_tool_specs;
+
+    fn spec(name: &str, tier: Tier, read_only: bool) -> ToolSpec {
+        let mut spec = all_session_tool_specs()[0].clone();
+        spec.name = name.into();
+        spec.tier = tier;
+        spec.annotations.read_only_hint = read_only;
+        spec
+    }
+
+    fn flight<'a>(spec: &'a ToolSpec, input: &'a Value, facts: CallFacts) -> InFlight<'a> {
+        InFlight {
+            call: Call {
+                id: "c1",
+                name: &spec.name,
+                input,
+            },
+            spec,
+            facts,
+            record: ToolCallRecord {
+                id: "c1".into(),
+                name: spec.name.clone(),
+                input: input.clone(),
+                is_error: true,
+                decision: CallDecision::Refused,
+                result: String::new(),
+            },
+        }
+    }
+
+    fn facts(tool: &str, read_only: bool, external: bool) -> CallFacts {
+        CallFacts {
+            tool: tool.into(),
+            paths: vec!["A.md".into()],
+            read_only,
+            external,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn refuse_names_the_tools_there_are() {
+        let offered = [spec("read_note", Tier::Workspace, true)];
+        assert!(refuse_unoffered("read_note", &offered).is_ok());
+        let why = refuse_unoffered("rm_rf", &offered)
+            .err()
+            .unwrap_or_default();
+        assert!(why.contains("`rm_rf` is not available"), "{why}");
+        assert!(why.ends_with("read_note"), "{why}");
+    }
+
+    #[test]
+    fn gate_allows_reads_asks_writes_and_stops_denied_calls() {
+        let input = Value::Null;
+        let read = spec("read_note", Tier::Workspace, true);
+        let write = spec("update_note", Tier::Workspace, false);
+        let rules = RuleSet::default();
+        assert!(matches!(
+            gate(
+                &flight(&read, &input, facts("read_note", true, false)),
+                &rules,
+                false
+            ),
+            Gate::Go(None)
+        ));
+        match gate(
+            &flight(&write, &input, facts("update_note", false, false)),
+            &rules,
+            false,
+        ) {
+            Gate::Go(Some(offer)) => assert_eq!(offer.reason, "update_note changes the vault"),
+            _ => panic!("a write asks"),
+        }
+        let deny = RuleSet {
+            rules: vec![Rule {
+                tool: "update_note".into(),
+                path_glob: None,
+                effect: Effect::Deny,
+                scope: RuleScope::Config,
+            }],
+        };
+        assert!(matches!(
+            gate(
+                &flight(&write, &input, facts("update_note", false, false)),
+                &deny,
+                false
+            ),
+            Gate::Stop(CallDecision::Denied, _)
+        ));
+        let mut refused = facts("update_note", false, false);
+        refused.path_refusal = Some("outside the vault".into());
+        assert!(matches!(
+            gate(&flight(&write, &input, refused), &rules, false),
+            Gate::Stop(CallDecision::Refused, _)
+        ));
+    }
+
+    #[test]
+    fn ask_reasons_name_the_risk() {
+        let plugin = spec("files__write", Tier::Plugin, false);
+        let write = spec("update_note", Tier::Workspace, false);
+        assert!(ask_reason(&write, true, true).contains("MCP server ran earlier"));
+        assert!(ask_reason(&plugin, true, false).contains("files__write comes from an MCP server"));
+        assert_eq!(
+            ask_reason(&write, true, false),
+            "update_note changes the vault"
+        );
+    }
+
+    #[test]
+    fn ended_calls_report_their_edit_only_for_writes() {
+        let input = Value::Null;
+        let write = spec("update_note", Tier::Workspace, false);
+        let read = spec("read_note", Tier::Workspace, true);
+        let done =
+            flight(&write, &input, facts("update_note", false, false)).denied("no", None, true);
+        assert_eq!(done.record.decision, CallDecision::Denied);
+        assert!(done.interrupted);
+        assert_eq!(
+            done.edit.map(|e| (e.path, e.status)),
+            Some(("A.md".to_string(), EditStatus::Rejected))
+        );
+        let done = flight(&read, &input, facts("read_note", true, false)).denied_call("no", false);
+        assert!(done.edit.is_none());
+        assert_eq!(done.record.result, "no");
+    }
+
+    #[test]
+    fn editor_results_say_what_the_editor_did() {
+        let result = editor_result(
+            "A.md",
+            "typed\nnew",
+            "new",
+            &Err("disk full".into()),
+            Some(&[true, false]),
+            1,
+            0,
+        );
+        let value: Value = serde_json::from_str(&result).unwrap_or_default();
+        assert_eq!(value["applied_to"], "editor");
+        assert_eq!(value["saved"], false);
+        assert_eq!(value["not_saved_because"], "disk full");
+        assert_eq!(value["merged_with_the_persons_typing"], true);
+        let clean: Value =
+            serde_json::from_str(&editor_result("A.md", "new", "new", &Ok(()), None, 1, 0))
+                .unwrap_or_default();
+        assert!(clean.get("merged_with_the_persons_typing").is_none());
+        assert_eq!(clean["saved"], true);
+    }
+
+    #[test]
+    fn the_editor_state_follows_a_new_text() {
+        let mut editor = EditorState {
+            text: "a long text".into(),
+            selection: Some(2..5),
+            cursor: 10,
+        };
+        follow(&mut editor, "short");
+        assert_eq!(
+            editor,
+            EditorState {
+                text: "short".into(),
+                selection: None,
+                cursor: 5,
+            }
+        );
+    }
+
+    #[test]
+    fn declining_passes_the_reason_on() {
+        assert!(declined(&Some(" not now ".into())).contains("\"not now\""));
+        assert!(declined(&Some("  ".into())).contains("do not retry"));
+        assert!(declined(&None).contains("do not retry"));
     }
 }
