@@ -172,20 +172,7 @@ async fn event_loop(
     }
     let (bg_tx, mut bg_rx) = mpsc::unbounded_channel::<Background>();
 
-    // After the first frame and beside the vault's opening: the tools may appear a moment later
-    // (the agent waits for them before its first request only).
-    let mcp = McpStartup::spawn(McpServerSpec::from_user_config(
-        &launch.config,
-        launch.vault.root(),
-    ));
-    if !mcp.is_empty() {
-        let (mcp, tx) = (mcp.clone(), bg_tx.clone());
-        tokio::spawn(async move {
-            let servers = mcp.ready().await;
-            let _ = tx.send(Background::McpStarted(servers.statuses().to_vec()));
-        });
-    }
-    open_workspace(launch, bg_tx.clone(), mcp.clone());
+    let mcp = start_background(launch, &bg_tx);
 
     let mut ready: Option<Ready> = None;
     let mut agent: Option<AgentLink> = None;
@@ -203,27 +190,9 @@ async fn event_loop(
     // The terminal is gone (SIGHUP, end of input): nothing can be drawn on it.
     let mut headless = false;
     'events: loop {
-        let frame_due = async {
-            if dirty && !headless {
-                let next = last_draw + FRAME;
-                tokio::time::sleep_until(next.into()).await;
-            } else {
-                std::future::pending::<()>().await;
-            }
-        };
-        let autosave_due = app.autosave_deadline();
-        let autosave_due = async move {
-            match autosave_due {
-                Some(at) => tokio::time::sleep_until(at.into()).await,
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let give_up = async move {
-            match terminating {
-                Some(since) => tokio::time::sleep_until((since + TERMINATE_GRACE).into()).await,
-                None => std::future::pending::<()>().await,
-            }
-        };
+        let frame_due = sleep_until((dirty && !headless).then(|| last_draw + FRAME));
+        let autosave_due = sleep_until(app.autosave_deadline());
+        let give_up = sleep_until(terminating.map(|since| since + TERMINATE_GRACE));
         tokio::select! {
             event = terminal_events.next(), if !headless => match event {
                 Some(Ok(event)) => {
@@ -263,49 +232,7 @@ async fn event_loop(
                 dirty = true;
             }
             Some(message) = bg_rx.recv() => {
-                match message {
-                    Background::Ready(Ok(r)) => {
-                        match start_agent(launch, &r, Resume::New) {
-                            Ok(link) => agent = Some(link),
-                            // Without a provider the chat already says why (at start-up).
-                            Err(StartError::NoProvider(_)) => {}
-                            Err(e) => app.on_error(e.to_string()),
-                        }
-                        ready = Some(r);
-                        app.on_ready();
-                        app.on_vault_changed();
-                    }
-                    Background::Ready(Err(e)) => app.on_error(e.to_string()),
-                    Background::McpStarted(statuses) => {
-                        for status in statuses {
-                            if let McpServerState::Failed { message } = status.state {
-                                app.on_error(format!(
-                                    "the MCP server `{}` did not start: {message}",
-                                    status.name
-                                ));
-                            }
-                        }
-                        app.on_mcp_started();
-                    }
-                    Background::Synced => {
-                        // During a save the file is about to change by our own hand.
-                        if let Some(r) = &ready
-                            && !app.save_in_flight()
-                        {
-                            check_open_note(app, &r.workspace);
-                        }
-                    }
-                    Background::Saved { path, result } => {
-                        let changed = matches!(result, Err((true, _)));
-                        app.on_save_finished(&path, result);
-                        if changed && let Some(r) = &ready {
-                            // Shows the disk's text beside the buffer (or merges it).
-                            check_open_note(app, &r.workspace);
-                        }
-                        app.on_vault_changed();
-                    }
-                    Background::Clipboard(paste) => app.on_clipboard(paste),
-                }
+                on_background(message, app, launch, &mut ready, &mut agent);
                 dirty = true;
             }
             () = frame_due => {
@@ -314,74 +241,222 @@ async fn event_loop(
                 dirty = false;
             }
         }
-        // An effect's answer may queue more (a created note is then opened): run them all.
-        loop {
-            let effects = app.take_effects();
-            if effects.is_empty() {
-                break;
-            }
-            for effect in effects {
-                dirty = true;
-                match effect {
-                    Effect::Quit => {
-                        if let Some(link) = &agent {
-                            let _ = link.ops.try_send(Op::Shutdown);
-                        }
-                        break 'events;
-                    }
-                    Effect::Suspend if headless => {}
-                    Effect::Suspend => term::suspend(terminal, *mouse)?,
-                    Effect::SaveNote { path, text, read } => match &ready {
-                        Some(r) => save_off_the_loop(&r.workspace, path, text, read, bg_tx.clone()),
-                        None => app.on_save_finished(
-                            &path,
-                            Err((false, "the vault is still being opened".into())),
-                        ),
-                    },
-                    Effect::SetMouseCapture(on) => {
-                        *mouse = on;
-                        if let Err(e) = term::set_mouse_capture(on) {
-                            app.on_error(format!("mouse capture could not be changed: {e}"));
-                        }
-                    }
-                    Effect::Agent(op) => to_agent(app, agent.as_ref(), op).await,
-                    Effect::ReadClipboardImage => {
-                        // The clipboard's owner answers over X11 and a big image is scaled and
-                        // encoded: seconds in the worst case, never on the loop.
-                        let tx = bg_tx.clone();
-                        tokio::task::spawn_blocking(move || {
-                            let _ =
-                                tx.send(Background::Clipboard(super::clipboard::read_for_paste()));
-                        });
-                    }
-                    Effect::SetModel(model) => {
-                        to_agent(app, agent.as_ref(), Op::SetModel(model)).await
-                    }
-                    effect => {
-                        let new_agent = perform(
-                            effect,
-                            app,
-                            launch,
-                            ready.as_ref(),
-                            store.as_mut(),
-                            terminal,
-                            *mouse,
-                        )
-                        .await?;
-                        if let Some(link) = new_agent
-                            && let Some(old) = agent.replace(link)
-                        {
-                            let _ = old.ops.try_send(Op::Shutdown);
-                        }
-                    }
-                }
-            }
+        let mut loop_state = LoopState {
+            launch,
+            ready: ready.as_ref(),
+            agent: &mut agent,
+            store: store.as_mut(),
+            bg_tx: &bg_tx,
+            headless,
+            mouse,
+        };
+        let (flow, ran) = run_effects(app, terminal, &mut loop_state).await?;
+        dirty |= ran;
+        if flow == Flow::Quit {
+            break 'events;
         }
     }
     // Each server is asked to stop (stdin closed) and waited for; one that lingers is killed
     // when the runtime ends.
     let _ = tokio::time::timeout(Duration::from_secs(1), mcp.shutdown()).await;
     Ok(())
+}
+
+/// After the first frame and beside the vault's opening: start the person's MCP servers (their
+/// tools may appear a moment later; the agent waits for them before its first request only)
+/// and open the workspace.
+fn start_background(launch: &Launch, bg_tx: &mpsc::UnboundedSender<Background>) -> McpStartup {
+    let mcp = McpStartup::spawn(McpServerSpec::from_user_config(
+        &launch.config,
+        launch.vault.root(),
+    ));
+    if !mcp.is_empty() {
+        let (mcp, tx) = (mcp.clone(), bg_tx.clone());
+        tokio::spawn(async move {
+            let servers = mcp.ready().await;
+            if tx
+                .send(Background::McpStarted(servers.statuses().to_vec()))
+                .is_err()
+            {
+                tracing::debug!("the loop ended before the MCP servers started");
+            }
+        });
+    }
+    open_workspace(launch, bg_tx.clone(), mcp.clone());
+    mcp
+}
+
+/// Sleep until `at`; without one, never wake.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the loop goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// What running the app's effects needs from the loop.
+struct LoopState<'a> {
+    launch: &'a Launch,
+    ready: Option<&'a Ready>,
+    agent: &'a mut Option<AgentLink>,
+    store: Option<&'a mut Store>,
+    bg_tx: &'a mpsc::UnboundedSender<Background>,
+    headless: bool,
+    mouse: &'a mut bool,
+}
+
+/// Run the effects the app queued; an effect's answer may queue more (a created note is then
+/// opened): run them all. Also says whether any ran (the screen may have changed).
+async fn run_effects(
+    app: &mut App,
+    terminal: &mut Tui,
+    state: &mut LoopState<'_>,
+) -> Result<(Flow, bool), TuiError> {
+    let mut ran = false;
+    loop {
+        let effects = app.take_effects();
+        if effects.is_empty() {
+            return Ok((Flow::Continue, ran));
+        }
+        ran = true;
+        for effect in effects {
+            if run_effect(effect, app, terminal, state).await? == Flow::Quit {
+                return Ok((Flow::Quit, ran));
+            }
+        }
+    }
+}
+
+/// Run one effect: the loop's own here, the rest in [`perform`].
+async fn run_effect(
+    effect: Effect,
+    app: &mut App,
+    terminal: &mut Tui,
+    state: &mut LoopState<'_>,
+) -> Result<Flow, TuiError> {
+    match effect {
+        Effect::Quit => {
+            if let Some(link) = state.agent.as_ref() {
+                shut_down(link);
+            }
+            return Ok(Flow::Quit);
+        }
+        Effect::Suspend if state.headless => {}
+        Effect::Suspend => term::suspend(terminal, *state.mouse)?,
+        Effect::SaveNote { path, text, read } => match state.ready {
+            Some(r) => save_off_the_loop(&r.workspace, path, text, read, state.bg_tx.clone()),
+            None => app.on_save_finished(
+                &path,
+                Err((false, "the vault is still being opened".into())),
+            ),
+        },
+        Effect::SetMouseCapture(on) => {
+            *state.mouse = on;
+            if let Err(e) = term::set_mouse_capture(on) {
+                app.on_error(format!("mouse capture could not be changed: {e}"));
+            }
+        }
+        Effect::Agent(op) => to_agent(app, state.agent.as_ref(), op).await,
+        Effect::ReadClipboardImage => {
+            // The clipboard's owner answers over X11 and a big image is scaled and encoded:
+            // seconds in the worst case, never on the loop.
+            let tx = state.bg_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                if tx
+                    .send(Background::Clipboard(super::clipboard::read_for_paste()))
+                    .is_err()
+                {
+                    tracing::debug!("the loop ended before the clipboard was read");
+                }
+            });
+        }
+        Effect::SetModel(model) => to_agent(app, state.agent.as_ref(), Op::SetModel(model)).await,
+        effect => {
+            let new_agent = perform(
+                effect,
+                app,
+                state.launch,
+                state.ready,
+                state.store.as_deref_mut(),
+                terminal,
+                *state.mouse,
+            )
+            .await?;
+            if let Some(link) = new_agent
+                && let Some(old) = state.agent.replace(link)
+            {
+                shut_down(&old);
+            }
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// Ask an agent to end (it finishes what it must on its own task).
+fn shut_down(link: &AgentLink) {
+    if link.ops.try_send(Op::Shutdown).is_err() {
+        tracing::debug!("the agent had already ended");
+    }
+}
+
+/// What the background work reported.
+fn on_background(
+    message: Background,
+    app: &mut App,
+    launch: &Launch,
+    ready: &mut Option<Ready>,
+    agent: &mut Option<AgentLink>,
+) {
+    match message {
+        Background::Ready(Ok(r)) => {
+            match start_agent(launch, &r, Resume::New) {
+                Ok(link) => *agent = Some(link),
+                // Without a provider the chat already says why (at start-up).
+                Err(StartError::NoProvider(_)) => {}
+                Err(e) => app.on_error(e.to_string()),
+            }
+            *ready = Some(r);
+            app.on_ready();
+            app.on_vault_changed();
+        }
+        Background::Ready(Err(e)) => app.on_error(e.to_string()),
+        Background::McpStarted(statuses) => {
+            for status in statuses {
+                if let McpServerState::Failed { message } = status.state {
+                    app.on_error(format!(
+                        "the MCP server `{}` did not start: {message}",
+                        status.name
+                    ));
+                }
+            }
+            app.on_mcp_started();
+        }
+        Background::Synced => {
+            // During a save the file is about to change by our own hand.
+            if let Some(r) = ready.as_ref()
+                && !app.save_in_flight()
+            {
+                check_open_note(app, &r.workspace);
+            }
+        }
+        Background::Saved { path, result } => {
+            let changed = matches!(result, Err((true, _)));
+            app.on_save_finished(&path, result);
+            if changed && let Some(r) = ready.as_ref() {
+                // Shows the disk's text beside the buffer (or merges it).
+                check_open_note(app, &r.workspace);
+            }
+            app.on_vault_changed();
+        }
+        Background::Clipboard(paste) => app.on_clipboard(paste),
+    }
 }
 
 /// Write the open note on the blocking pool (the same path as every save: atomic, refused when
@@ -534,167 +609,32 @@ async fn perform(
     };
     let ws = &ready.workspace;
     match effect {
-        Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => match ws.read_note_named(&name) {
-            Ok((path, note)) => app.on_note_opened(&path, note),
-            Err(e) => app.on_error(e.to_string()),
-        },
-        Effect::LoadFiles => match ws.note_listing() {
-            Ok(notes) => app.set_notes(
-                notes
-                    .into_iter()
-                    .map(|n| super::files::NoteEntry {
-                        path: n.path,
-                        title: n.title,
-                        aliases: n.aliases,
-                        modified_ns: n.mtime_ns,
-                    })
-                    .collect(),
-            ),
-            Err(e) => app.on_error(e.to_string()),
-        },
+        Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => open_note(app, ws, &name),
+        Effect::LoadFiles => load_files(app, ws),
         Effect::CreateNote(name) => match ws.create_user_note(&name) {
             Ok((path, note)) => app.on_note_created(&path, note.fingerprint.mtime_ns),
             Err(e) => app.on_error(format!("the note was not created: {e}")),
         },
-        Effect::OpenExternal(path) => {
-            let abs = launch.vault.root().join(&path);
-            let editor = std::env::var("VISUAL")
-                .or_else(|_| std::env::var("EDITOR"))
-                .unwrap_or_else(|_| "vi".into());
-            let status = term::outside(terminal, mouse, || {
-                std::process::Command::new(&editor).arg(&abs).status()
-            })?;
-            match status {
-                Ok(s) if s.success() => check_open_note(app, ws),
-                Ok(s) => app.on_error(format!("{editor} exited with {s}")),
-                Err(e) => app.on_error(format!("{editor} could not be started: {e}")),
-            }
-        }
-        Effect::LoadPicker => match ws.note_names() {
-            Ok(names) => app.show_picker(
-                names
-                    .into_iter()
-                    .map(|n| PickerItem {
-                        title: n.title.unwrap_or_default(),
-                        path: n.path,
-                        aliases: n.aliases,
-                    })
-                    .collect(),
-            ),
-            Err(e) => app.on_error(e.to_string()),
-        },
-        Effect::LoadSessions(query) => {
-            if let Some(store) = store {
-                let found = match query.as_deref().filter(|q| !q.trim().is_empty()) {
-                    Some(q) => store.search_sessions(Some(ws.vault_id()), q, 100),
-                    None => store.list_sessions(Some(ws.vault_id()), 100),
-                };
-                match found {
-                    Ok(sessions) => app.show_sessions(sessions),
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::LoadUsage => {
-            if let Some(store) = store {
-                let now = crate::agent::SessionLog::now();
-                let since = (now / 86_400_000 - 29) * 86_400_000;
-                let days = store.usage_by_day(since);
-                let by_session = store.usage_by_session(since, 20);
-                match (days, by_session) {
-                    (Ok(days), Ok(by_session)) => {
-                        let cost = usage_cost(&launch.config, &days);
-                        app.show_usage(UsageView::new(days, by_session, cost, 30).with_end_ms(now));
-                    }
-                    (Err(e), _) | (_, Err(e)) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::LoadTools => {
-            let mcp_tools = ready
-                .mcp
-                .now()
-                .map(|servers| servers.tools())
-                .unwrap_or_default();
-            let tools: Vec<_> = ready
-                .registry
-                .specs()
-                .cloned()
-                .chain(crate::tools::session::all_session_tool_specs())
-                .chain(mcp_tools.iter().map(|t| t.spec().clone()))
-                .collect();
-            app.show_tools(ToolsView::new(tools, ready.mcp.statuses()));
-        }
-        Effect::LoadRewind(path) => {
-            if let Some(store) = store {
-                match store.revisions_of(ws.vault_id(), &path, 50) {
-                    Ok(revisions) => app.show_rewind(RewindView::new(path, revisions)),
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::Rewind(revision) => {
-            if let Some(store) = store {
-                match store.revision_text(revision) {
-                    Ok(Some(text)) => app.rewind_to(revision, text),
-                    Ok(None) => app.on_error(
-                        "that revision created the note, so there is no earlier text to restore",
-                    ),
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::ResumeSession(id) => {
-            match start_agent(launch, ready, Resume::Session(id.clone())) {
-                Ok(link) => {
-                    if let Some(store) = store {
-                        let (transcript, usage) = rebuild_transcript(store, &id);
-                        app.on_session_resumed(id, transcript, usage);
-                    }
-                    return Ok(Some(link));
-                }
-                Err(e) => app.on_error(e.to_string()),
-            }
-        }
+        Effect::OpenExternal(path) => open_external(app, launch, ws, &path, terminal, mouse)?,
+        Effect::LoadPicker => load_picker(app, ws),
+        Effect::LoadTools => load_tools(app, ready),
+        Effect::ResumeSession(id) => return Ok(resume_session(app, launch, ready, store, id)),
         Effect::NewSession => match start_agent(launch, ready, Resume::New) {
             Ok(link) => return Ok(Some(link)),
             Err(e) => app.on_error(e.to_string()),
         },
-        Effect::DeleteSession(id) => {
+        Effect::Copy(text) => copy(app, &text),
+        effect @ (Effect::LoadSessions(_)
+        | Effect::LoadUsage
+        | Effect::LoadRewind(_)
+        | Effect::Rewind(_)
+        | Effect::DeleteSession(_)
+        | Effect::RenameSession(..)) => {
+            // The app database could not be opened at start-up (said then).
             if let Some(store) = store {
-                match store.delete_session(&id) {
-                    Ok(_) => {
-                        if let Ok(sessions) = store.list_sessions(Some(ws.vault_id()), 100) {
-                            app.show_sessions(sessions);
-                        }
-                    }
-                    Err(e) => app.on_error(e.to_string()),
-                }
+                perform_on_store(effect, app, launch, ws, store);
             }
         }
-        Effect::RenameSession(id, title) => {
-            if let Some(store) = store {
-                match store.set_session_title(&id, &title) {
-                    Ok(()) => {
-                        if let Ok(sessions) = store.list_sessions(Some(ws.vault_id()), 100) {
-                            app.show_sessions(sessions);
-                        }
-                    }
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::Copy(text) => match super::clipboard::copy(&text) {
-            Ok(how) => app.flash(format!("copied ({how})"), Role::Notice),
-            Err(_) => {
-                // No clipboard (SSH, no display): OSC 52 asks the terminal to copy.
-                use std::io::Write;
-                let mut out = std::io::stdout();
-                let _ = out.write_all(super::clipboard::osc52(&text).as_bytes());
-                let _ = out.flush();
-                app.flash("copied (OSC 52)", Role::Notice);
-            }
-        },
         // Handled by the loop.
         Effect::Agent(_)
         | Effect::SaveNote { .. }
@@ -705,6 +645,211 @@ async fn perform(
         | Effect::SetMouseCapture(_) => {}
     }
     Ok(None)
+}
+
+/// The effects that read or change the app database.
+fn perform_on_store(
+    effect: Effect,
+    app: &mut App,
+    launch: &Launch,
+    ws: &Workspace,
+    store: &mut Store,
+) {
+    match effect {
+        Effect::LoadSessions(query) => {
+            let found = match query.as_deref().filter(|q| !q.trim().is_empty()) {
+                Some(q) => store.search_sessions(Some(ws.vault_id()), q, 100),
+                None => store.list_sessions(Some(ws.vault_id()), 100),
+            };
+            match found {
+                Ok(sessions) => app.show_sessions(sessions),
+                Err(e) => app.on_error(e.to_string()),
+            }
+        }
+        Effect::LoadUsage => load_usage(app, launch, store),
+        Effect::LoadRewind(path) => match store.revisions_of(ws.vault_id(), &path, 50) {
+            Ok(revisions) => app.show_rewind(RewindView::new(path, revisions)),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::Rewind(revision) => match store.revision_text(revision) {
+            Ok(Some(text)) => app.rewind_to(revision, text),
+            Ok(None) => app
+                .on_error("that revision created the note, so there is no earlier text to restore"),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::DeleteSession(id) => match store.delete_session(&id) {
+            Ok(_) => refresh_sessions(app, ws, store),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::RenameSession(id, title) => match store.set_session_title(&id, &title) {
+            Ok(()) => refresh_sessions(app, ws, store),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::OpenNote(..)
+        | Effect::OpenLink(..)
+        | Effect::LoadFiles
+        | Effect::CreateNote(_)
+        | Effect::OpenExternal(_)
+        | Effect::LoadPicker
+        | Effect::LoadTools
+        | Effect::ResumeSession(_)
+        | Effect::NewSession
+        | Effect::Copy(_)
+        | Effect::Agent(_)
+        | Effect::SaveNote { .. }
+        | Effect::SetModel(_)
+        | Effect::Quit
+        | Effect::Suspend
+        | Effect::ReadClipboardImage
+        | Effect::SetMouseCapture(_) => {
+            tracing::warn!("not an effect on the app database; ignored");
+        }
+    }
+}
+
+fn open_note(app: &mut App, ws: &Workspace, name: &str) {
+    match ws.read_note_named(name) {
+        Ok((path, note)) => app.on_note_opened(&path, note),
+        Err(e) => app.on_error(e.to_string()),
+    }
+}
+
+fn load_files(app: &mut App, ws: &Workspace) {
+    match ws.note_listing() {
+        Ok(notes) => app.set_notes(
+            notes
+                .into_iter()
+                .map(|n| super::files::NoteEntry {
+                    path: n.path,
+                    title: n.title,
+                    aliases: n.aliases,
+                    modified_ns: n.mtime_ns,
+                })
+                .collect(),
+        ),
+        Err(e) => app.on_error(e.to_string()),
+    }
+}
+
+fn load_picker(app: &mut App, ws: &Workspace) {
+    match ws.note_names() {
+        Ok(names) => app.show_picker(
+            names
+                .into_iter()
+                .map(|n| PickerItem {
+                    title: n.title.unwrap_or_default(),
+                    path: n.path,
+                    aliases: n.aliases,
+                })
+                .collect(),
+        ),
+        Err(e) => app.on_error(e.to_string()),
+    }
+}
+
+/// The note in `$VISUAL`/`$EDITOR` (the terminal handed over meanwhile); reloaded afterwards.
+fn open_external(
+    app: &mut App,
+    launch: &Launch,
+    ws: &Workspace,
+    path: &str,
+    terminal: &mut Tui,
+    mouse: bool,
+) -> Result<(), TuiError> {
+    let abs = launch.vault.root().join(path);
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".into());
+    let status = term::outside(terminal, mouse, || {
+        std::process::Command::new(&editor).arg(&abs).status()
+    })?;
+    match status {
+        Ok(s) if s.success() => check_open_note(app, ws),
+        Ok(s) => app.on_error(format!("{editor} exited with {s}")),
+        Err(e) => app.on_error(format!("{editor} could not be started: {e}")),
+    }
+    Ok(())
+}
+
+/// Every tool: the workspace's, the session tools, and the MCP servers' that are up.
+fn load_tools(app: &mut App, ready: &Ready) {
+    let mcp_tools = ready
+        .mcp
+        .now()
+        .map(|servers| servers.tools())
+        .unwrap_or_default();
+    let tools: Vec<_> = ready
+        .registry
+        .specs()
+        .cloned()
+        .chain(crate::tools::session::all_session_tool_specs())
+        .chain(mcp_tools.iter().map(|t| t.spec().clone()))
+        .collect();
+    app.show_tools(ToolsView::new(tools, ready.mcp.statuses()));
+}
+
+/// The last 30 days of usage, with their cost where every model has a price.
+fn load_usage(app: &mut App, launch: &Launch, store: &Store) {
+    let now = crate::agent::SessionLog::now();
+    let since = (now / 86_400_000 - 29) * 86_400_000;
+    let days = store.usage_by_day(since);
+    let by_session = store.usage_by_session(since, 20);
+    match (days, by_session) {
+        (Ok(days), Ok(by_session)) => {
+            let cost = usage_cost(&launch.config, &days);
+            app.show_usage(UsageView::new(days, by_session, cost, 30).with_end_ms(now));
+        }
+        (Err(e), _) | (_, Err(e)) => app.on_error(e.to_string()),
+    }
+}
+
+/// An agent on stored session `id`, and its transcript in the chat.
+fn resume_session(
+    app: &mut App,
+    launch: &Launch,
+    ready: &Ready,
+    store: Option<&mut Store>,
+    id: String,
+) -> Option<AgentLink> {
+    match start_agent(launch, ready, Resume::Session(id.clone())) {
+        Ok(link) => {
+            if let Some(store) = store {
+                let (transcript, usage) = rebuild_transcript(store, &id);
+                app.on_session_resumed(id, transcript, usage);
+            }
+            Some(link)
+        }
+        Err(e) => {
+            app.on_error(e.to_string());
+            None
+        }
+    }
+}
+
+/// The session list again, after a change.
+fn refresh_sessions(app: &mut App, ws: &Workspace, store: &Store) {
+    match store.list_sessions(Some(ws.vault_id()), 100) {
+        Ok(sessions) => app.show_sessions(sessions),
+        Err(e) => tracing::warn!("the session list was not refreshed: {e}"),
+    }
+}
+
+fn copy(app: &mut App, text: &str) {
+    match super::clipboard::copy(text) {
+        Ok(how) => app.flash(format!("copied ({how})"), Role::Notice),
+        Err(_) => {
+            // No clipboard (SSH, no display): OSC 52 asks the terminal to copy.
+            use std::io::Write;
+            let mut out = std::io::stdout();
+            let written = out
+                .write_all(super::clipboard::osc52(text).as_bytes())
+                .and_then(|()| out.flush());
+            if let Err(e) = written {
+                tracing::warn!("OSC 52 copy not written: {e}");
+            }
+            app.flash("copied (OSC 52)", Role::Notice);
+        }
+    }
 }
 
 /// Cost of the period from the configured prices (None when a model has no price).
