@@ -287,4 +287,61 @@ mod tests {
         config.provider.context_window = Some(8_000);
         assert_eq!(context_window(&config), 8_000);
     }
+
+    fn workspace(dir: &std::path::Path) -> (Arc<Workspace>, crate::config::Paths) {
+        let vault = dir.join("vault");
+        std::fs::create_dir_all(&vault).unwrap();
+        let paths = crate::config::Paths::under(&dir.join("data"));
+        let ws = Workspace::open(
+            crate::vault::Vault::open(&vault).unwrap(),
+            &paths,
+            &Config::default(),
+            crate::store::Actor::Agent,
+        )
+        .unwrap();
+        (ws, paths)
+    }
+
+    fn openai() -> ProviderChoice {
+        ProviderChoice {
+            settings: ProviderSettings::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1", None),
+            model: "local".into(),
+        }
+    }
+
+    /// The builder makes an agent on a new session with the settings in one place, and says
+    /// when there is nothing to continue or no such session.
+    #[test]
+    fn builds_new_sessions_and_names_missing_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ws, paths) = workspace(dir.path());
+        let config = Config::default();
+        let builder =
+            SessionBuilder::new(&config, paths.database_file(), Arc::clone(&ws), openai())
+                .max_steps(Some(3));
+        let settings = builder.settings();
+        assert_eq!(
+            (settings.provider_name.as_str(), settings.model.as_str()),
+            ("openai", "local")
+        );
+        assert_eq!(
+            (settings.max_tokens, settings.max_steps),
+            (DEFAULT_MAX_TOKENS, 3)
+        );
+        let agent = builder.build(Resume::New).unwrap();
+        assert_eq!(agent.session_id(), None);
+
+        let latest = SessionBuilder::new(&config, paths.database_file(), Arc::clone(&ws), openai())
+            .build(Resume::Latest);
+        assert!(matches!(
+            latest,
+            Err(BuildError::Session(SessionError::NothingToContinue))
+        ));
+        let unknown = SessionBuilder::new(&config, paths.database_file(), ws, openai())
+            .build(Resume::Session("abcdef".into()));
+        assert!(matches!(
+            unknown,
+            Err(BuildError::Session(SessionError::Unknown(_)))
+        ));
+    }
 }

@@ -520,37 +520,55 @@ fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>, mcp: M
     let paths = launch.paths.clone();
     let config = launch.config.clone();
     tokio::task::spawn_blocking(move || {
-        let result = (|| {
-            let workspace = Workspace::open(vault.clone(), &paths, &config, Actor::Agent)?;
-            let registry = crate::agent::build::workspace_registry(&workspace);
-            let synced = tx.clone();
-            let live = Index::open(&paths.index_dir, &vault, &config.index)
-                .map_err(|e| e.to_string())
-                .and_then(|index| {
-                    LiveIndex::start(index, &vault, &config.index, move |event| match event {
-                        LiveEvent::Synced(_) => {
-                            let _ = synced.send(Background::Synced);
-                        }
-                        LiveEvent::Failed(message) => tracing::warn!(%message, "live index"),
-                    })
-                    .map_err(|e| e.to_string())
-                });
-            let live = match live {
-                Ok(live) => Some(live),
-                Err(e) => {
-                    tracing::warn!("the vault is not watched: {e}");
-                    None
+        let result = Workspace::open(vault.clone(), &paths, &config, Actor::Agent)
+            .map_err(OpenError::from)
+            .map(|workspace| {
+                let live = match watch_vault(&vault, &paths, &config, tx.clone()) {
+                    Ok(live) => Some(live),
+                    Err(e) => {
+                        tracing::warn!("the vault is not watched: {e}");
+                        None
+                    }
+                };
+                Ready {
+                    registry: crate::agent::build::workspace_registry(&workspace),
+                    workspace,
+                    mcp,
+                    _live: live,
                 }
-            };
-            Ok::<_, OpenError>(Ready {
-                workspace,
-                registry,
-                mcp,
-                _live: live,
-            })
-        })();
-        let _ = tx.send(Background::Ready(result));
+            });
+        if tx.send(Background::Ready(result)).is_err() {
+            tracing::debug!("the loop ended before the vault was open");
+        }
     });
+}
+
+/// Why the vault is not watched (the app works on, without live updates).
+#[derive(Debug, thiserror::Error)]
+enum WatchError {
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    #[error(transparent)]
+    Live(#[from] crate::index::watch::LiveError),
+}
+
+/// A live index of the vault: each synced batch is reported to the loop.
+fn watch_vault(
+    vault: &Vault,
+    paths: &Paths,
+    config: &Config,
+    tx: mpsc::UnboundedSender<Background>,
+) -> Result<LiveIndex, WatchError> {
+    let index = Index::open(&paths.index_dir, vault, &config.index)?;
+    let live = LiveIndex::start(index, vault, &config.index, move |event| match event {
+        LiveEvent::Synced(_) => {
+            if tx.send(Background::Synced).is_err() {
+                tracing::debug!("the loop ended; a sync was not reported");
+            }
+        }
+        LiveEvent::Failed(message) => tracing::warn!(%message, "live index"),
+    })?;
+    Ok(live)
 }
 
 /// Start an agent on a new session, or on a stored one.
