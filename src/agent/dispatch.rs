@@ -1,6 +1,8 @@
-//! One tool call: refuse what this turn does not offer, decide by the permission cascade, show
-//! writes as a diff and wait for the person's answer, then run (or apply) it.
+//! One tool call, in stages: refuse what this turn does not offer → decide by the permission
+//! cascade → plan a write → ask the person (showing the diff) → apply the write to the editor or
+//! to disk, or call the tool. Every wait races the op inbox, so Esc ends it at once.
 
+use super::inbox::{BUSY, Inbox, WaitState};
 use super::{
     Agent, AgentEvent, CallDecision, EditRecord, EditStatus, EditorEditResult, NoteContext, Op,
     PermissionRequest, Proposal, ToolCallRecord,
@@ -13,7 +15,6 @@ use crate::vault::Access;
 use crate::vault::diff::apply_hunks;
 use crate::vault::note_io;
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
 /// What a turn remembers between its tool calls.
 #[derive(Debug, Default)]
@@ -21,6 +22,14 @@ pub(super) struct TurnState {
     /// A tool from an MCP server ran in this turn: its output may carry instructions, so later
     /// writes ask even when a rule would allow them.
     pub tainted: bool,
+}
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Call<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub input: &'a Value,
 }
 
 /// The end of one call.
@@ -45,321 +54,416 @@ enum Answered {
     Interrupted,
 }
 
+/// What the cascade said about a call that was not refused outright.
+enum Gate {
+    /// Stop here: the record's decision and the result the model gets.
+    Stop(CallDecision, String),
+    /// Go on, asking the person first when `Some`.
+    Go(Option<AskOffer>),
+}
+
+/// The question to put to the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct AskOffer {
+    offer_session: bool,
+    offer_always: bool,
+    /// Why it asks.
+    reason: String,
+}
+
+/// One call on its way through the stages.
+struct InFlight<'a> {
+    call: Call<'a>,
+    spec: &'a ToolSpec,
+    facts: CallFacts,
+    record: ToolCallRecord,
+}
+
+impl InFlight<'_> {
+    fn writes(&self) -> bool {
+        !self.spec.annotations.read_only_hint
+    }
+
+    /// The edit record of a write (`None` for a call that does not write).
+    fn edit(
+        &self,
+        status: EditStatus,
+        added: u64,
+        removed: u64,
+        path: Option<&str>,
+    ) -> Option<EditRecord> {
+        self.writes().then(|| EditRecord {
+            tool: self.call.name.to_string(),
+            path: path
+                .map(str::to_string)
+                .or_else(|| self.facts.paths.first().cloned())
+                .unwrap_or_default(),
+            status,
+            added,
+            removed,
+        })
+    }
+
+    /// The call ends with `result`; `edit` says what happened to a write.
+    fn end(
+        mut self,
+        result: impl Into<String>,
+        edit: Option<(EditStatus, Option<&str>)>,
+        interrupted: bool,
+    ) -> Dispatched {
+        self.record.result = result.into();
+        let edit = edit.and_then(|(status, path)| self.edit(status, 0, 0, path));
+        Dispatched {
+            record: self.record,
+            edit,
+            interrupted,
+            images: Vec::new(),
+        }
+    }
+
+    /// The call was denied (by the person, or by their interrupt).
+    fn denied(
+        mut self,
+        result: impl Into<String>,
+        path: Option<&str>,
+        interrupted: bool,
+    ) -> Dispatched {
+        self.record.decision = CallDecision::Denied;
+        self.end(result, Some((EditStatus::Rejected, path)), interrupted)
+    }
+
+    fn request(&self, id: u64, offer: AskOffer, proposal: Option<Proposal>) -> PermissionRequest {
+        PermissionRequest {
+            id,
+            call_id: self.call.id.to_string(),
+            tool: self.call.name.to_string(),
+            input: self.call.input.clone(),
+            paths: self.facts.paths.clone(),
+            proposal,
+            offer_session: offer.offer_session,
+            offer_always: offer.offer_always,
+            reason: offer.reason,
+        }
+    }
+}
+
 impl Agent {
-    #[allow(clippy::too_many_arguments)]
+    /// Run one call through every stage.
     pub(super) async fn dispatch(
         &mut self,
-        id: &str,
-        name: &str,
-        input: &Value,
+        call: Call<'_>,
         offered: &[ToolSpec],
         context: &mut NoteContext,
         state: &mut TurnState,
-        ops: &mut mpsc::Receiver<Op>,
-        events: &mpsc::UnboundedSender<AgentEvent>,
+        inbox: &mut Inbox<'_>,
     ) -> Dispatched {
-        let _ = events.send(AgentEvent::ToolCallStarted {
-            id: id.to_string(),
-            name: name.to_string(),
-            input: input.clone(),
+        inbox.send(AgentEvent::ToolCallStarted {
+            id: call.id.to_string(),
+            name: call.name.to_string(),
+            input: call.input.clone(),
         });
         let mut record = ToolCallRecord {
-            id: id.to_string(),
-            name: name.to_string(),
-            input: input.clone(),
+            id: call.id.to_string(),
+            name: call.name.to_string(),
+            input: call.input.clone(),
             is_error: true,
             decision: CallDecision::Refused,
             result: String::new(),
         };
-        let done = |record, edit, interrupted| Dispatched {
+        let spec = match refuse_unoffered(call.name, offered) {
+            Ok(spec) => spec,
+            Err(why) => {
+                record.result = why;
+                return Dispatched {
+                    record,
+                    edit: None,
+                    interrupted: false,
+                    images: Vec::new(),
+                };
+            }
+        };
+        let facts = self.facts(spec, call.input, context);
+        let mut flight = InFlight {
+            call,
+            spec,
+            facts,
             record,
-            edit,
-            interrupted,
-            images: Vec::new(),
         };
-
-        // Only what this turn offered may run, whatever the registry holds.
-        let Some(spec) = offered.iter().find(|t| t.name == name) else {
-            record.result = format!(
-                "the tool `{name}` is not available in this turn; the tools you can call are: {}",
-                offered
-                    .iter()
-                    .map(|t| t.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            return done(record, None, false);
+        let offer = match gate(&flight, &self.rules, state.tainted) {
+            Gate::Stop(decision, why) => {
+                flight.record.decision = decision;
+                return flight.end(why, Some((EditStatus::Rejected, None)), false);
+            }
+            Gate::Go(offer) => offer,
         };
-        let writes = !spec.annotations.read_only_hint;
-        let facts = self.facts(spec, input, context);
-        let decision = decide(&facts, &self.rules, state.tainted);
-        tracing::debug!(tool = name, ?decision, "permission");
-        let edit_for = |status, added, removed, path: Option<&str>| {
-            writes.then(|| EditRecord {
-                tool: name.to_string(),
-                path: path
-                    .map(str::to_string)
-                    .or_else(|| facts.paths.first().cloned())
-                    .unwrap_or_default(),
-                status,
-                added,
-                removed,
-            })
-        };
-        let (offer_session, offer_always, ask_reason) = match decision {
-            Decision::Deny { reason } => {
-                record.decision = if facts.path_refusal.is_some() {
-                    CallDecision::Refused
-                } else {
-                    CallDecision::Denied
-                };
-                record.result = reason.clone();
-                let edit = edit_for(EditStatus::Rejected, 0, 0, None);
-                return done(record, edit, false);
+        match self.plan(&flight, context).await {
+            Some(planned) => {
+                self.run_planned(flight, planned, offer, context, inbox)
+                    .await
             }
-            Decision::Allow { .. } => (false, false, None),
-            Decision::Ask {
-                offer_always,
-                offer_session,
-            } => (
-                offer_session,
-                offer_always,
-                Some(if state.tainted && writes {
-                    "a tool from an MCP server ran earlier in this turn; its output could be steering this write".to_string()
-                } else if spec.tier == Tier::Plugin {
-                    format!(
-                        "{name} comes from an MCP server; what a server says about its tools is not taken on trust"
-                    )
-                } else {
-                    format!("{name} changes the vault")
-                }),
-            ),
-        };
-
-        // A write with a plan: compute the change, show it, apply what was accepted.
-        let planned = if spec.tier == Tier::Session {
-            Some(self.plan_session_edit(name, input, context).await)
-        } else if writes {
-            match self.registry.get(name).and_then(|t| t.plan(input.clone())) {
-                Some(planning) => Some(planning.await),
-                None => None,
-            }
-        } else {
-            None
-        };
-        if let Some(planned) = planned {
-            let plan = match planned
-                .and_then(|plan| onto_editor_buffer(plan, context))
-                .and_then(|plan| self.rebase_on_what_was_read(plan))
-            {
-                Ok(plan) => plan,
-                Err(e) => {
-                    record.result = e.to_string();
-                    let edit = edit_for(EditStatus::Failed, 0, 0, None);
-                    return done(record, edit, false);
-                }
-            };
-            let path = plan.path().rel().to_string();
-            let mut hunks = None;
-            let mut asked = None;
-            record.decision = CallDecision::Allowed;
-            if let Some(reason) = ask_reason.filter(|_| !plan.is_noop()) {
-                let request_id = self.next_request_id();
-                asked = Some(request_id);
-                let request = PermissionRequest {
-                    id: request_id,
-                    call_id: id.to_string(),
-                    tool: name.to_string(),
-                    input: input.clone(),
-                    paths: facts.paths.clone(),
-                    proposal: Some(Proposal {
-                        summary: plan.describe(),
-                        path: path.clone(),
-                        diff: plan.diff(),
-                    }),
-                    offer_session,
-                    offer_always,
-                    reason,
-                };
-                match self.ask(request, &facts, ops, events).await {
-                    Answered::Yes {
-                        decision,
-                        hunks: accepted,
-                    } => {
-                        record.decision = decision;
-                        hunks = accepted;
-                    }
-                    Answered::No { reason } => {
-                        record.decision = CallDecision::Denied;
-                        record.result = declined(&reason);
-                        let edit = edit_for(EditStatus::Rejected, 0, 0, Some(&path));
-                        return done(record, edit, false);
-                    }
-                    Answered::Interrupted => {
-                        record.decision = CallDecision::Denied;
-                        record.result =
-                            "not applied: the person interrupted the turn; nothing was written"
-                                .into();
-                        let edit = edit_for(EditStatus::Rejected, 0, 0, Some(&path));
-                        return done(record, edit, true);
-                    }
-                }
-            }
-            if hunks.as_ref().is_some_and(|h| !h.iter().any(|a| *a)) {
-                record.result =
-                    "The person rejected every hunk of this change; nothing was written.".into();
-                let edit = edit_for(EditStatus::Rejected, 0, 0, Some(&path));
-                return done(record, edit, false);
-            }
-            if let Some(note) = context
-                .note
-                .as_mut()
-                .filter(|n| n.in_editor && n.path == path)
-                && let Change::Write {
-                    before: Some(before),
-                    after,
-                    ..
-                } = &plan.change
-            {
-                // The note is open in the editor: the edit goes to the buffer (one undo step)
-                // and the app saves it; the result says what the editor really did.
-                let diff = plan.diff();
-                let text = match hunks.as_deref() {
-                    Some(flags) => apply_hunks(&before.text, after, &diff, flags),
-                    None => after.clone(),
-                };
-                let edit_id = asked.unwrap_or_else(|| self.next_request_id());
-                let _ = events.send(AgentEvent::EditorEdit {
-                    id: edit_id,
-                    path: path.clone(),
-                    before: before.text.clone(),
-                    after: text.clone(),
-                });
-                let (result, interrupted) = self.wait_for_editor(edit_id, ops, events).await;
-                match result {
-                    Some(EditorEditResult::Applied { text: now, saved }) => {
-                        let (added, removed) =
-                            crate::tools::workspace::line_stats(&before.text, &now);
-                        let mut result = serde_json::json!({
-                            "path": path,
-                            "applied_to": "editor",
-                            "saved": saved.is_ok(),
-                            "added": added,
-                            "removed": removed,
-                        });
-                        if let Some(fields) = result.as_object_mut() {
-                            if let Err(why) = &saved {
-                                fields
-                                    .insert("not_saved_because".into(), Value::String(why.clone()));
-                            }
-                            if now != text {
-                                fields.insert(
-                                    "merged_with_the_persons_typing".into(),
-                                    Value::Bool(true),
-                                );
-                            }
-                            if let Some(flags) = hunks.as_deref() {
-                                crate::tools::workspace::record_hunks(fields, flags);
-                            }
-                        }
-                        let chars = now.chars().count();
-                        note.editor.selection = None;
-                        note.editor.cursor = note.editor.cursor.min(chars);
-                        note.editor.text = now.clone();
-                        self.seen.insert(path.clone(), now);
-                        record.is_error = false;
-                        record.result = result.to_string();
-                        let edit = edit_for(EditStatus::Applied, added, removed, Some(&path));
-                        return done(record, edit, interrupted);
-                    }
-                    Some(EditorEditResult::Refused(why)) => {
-                        record.result = format!("not applied: {why}; the note is unchanged");
-                        let edit = edit_for(EditStatus::Failed, 0, 0, Some(&path));
-                        return done(record, edit, interrupted);
-                    }
-                    None => {
-                        record.result = "sent to the editor, but the turn was interrupted before the editor confirmed it; read the note to see whether the change is there".into();
-                        let edit = edit_for(EditStatus::Failed, 0, 0, Some(&path));
-                        return done(record, edit, true);
-                    }
-                }
-            }
-            let workspace = std::sync::Arc::clone(&self.workspace);
-            let applied = tokio::task::spawn_blocking(move || {
-                workspace.apply(&plan, hunks.as_deref()).map(|a| (a, plan))
-            })
-            .await
-            .map_err(|e| ToolError::Internal(e.to_string()))
-            .and_then(|r| r);
-            return match applied {
-                Ok((applied, plan)) => {
-                    record.is_error = false;
-                    record.result = applied.output.text.clone();
-                    self.after_own_write(&plan, context);
-                    let edit = edit_for(
-                        EditStatus::Applied,
-                        applied.added,
-                        applied.removed,
-                        Some(&path),
-                    );
-                    done(record, edit, false)
-                }
-                Err(e) => {
-                    record.result = e.to_string();
-                    let edit = edit_for(EditStatus::Failed, 0, 0, Some(&path));
-                    done(record, edit, false)
-                }
-            };
+            None => self.run_call(flight, offer, state, inbox).await,
         }
+    }
 
-        // Everything else: ask if the cascade says so, then call.
-        record.decision = CallDecision::Allowed;
-        if let Some(reason) = ask_reason {
-            let request = PermissionRequest {
-                id: self.next_request_id(),
-                call_id: id.to_string(),
-                tool: name.to_string(),
-                input: input.clone(),
-                paths: facts.paths.clone(),
-                proposal: None,
-                offer_session,
-                offer_always,
-                reason,
+    /// Stage 3: the change a write would make (`None` for a call that is not planned).
+    async fn plan(
+        &self,
+        flight: &InFlight<'_>,
+        context: &NoteContext,
+    ) -> Option<Result<Plan, ToolError>> {
+        let Call { name, input, .. } = flight.call;
+        if flight.spec.tier == Tier::Session {
+            return Some(self.plan_session_edit(name, input, context).await);
+        }
+        if !flight.writes() {
+            return None;
+        }
+        match self.registry.get(name).and_then(|t| t.plan(input.clone())) {
+            Some(planning) => Some(planning.await),
+            None => None,
+        }
+    }
+
+    /// A planned write: show it, then apply what was accepted to the editor or to disk.
+    async fn run_planned(
+        &mut self,
+        mut flight: InFlight<'_>,
+        planned: Result<Plan, ToolError>,
+        offer: Option<AskOffer>,
+        context: &mut NoteContext,
+        inbox: &mut Inbox<'_>,
+    ) -> Dispatched {
+        let plan = match planned
+            .and_then(|plan| onto_editor_buffer(plan, context))
+            .and_then(|plan| self.rebase_on_what_was_read(plan))
+        {
+            Ok(plan) => plan,
+            Err(e) => return flight.end(e.to_string(), Some((EditStatus::Failed, None)), false),
+        };
+        let path = plan.path().rel().to_string();
+        flight.record.decision = CallDecision::Allowed;
+        let mut hunks = None;
+        let mut asked = None;
+        if let Some(offer) = offer.filter(|_| !plan.is_noop()) {
+            let id = self.next_request_id();
+            asked = Some(id);
+            let proposal = Proposal {
+                summary: plan.describe(),
+                path: path.clone(),
+                diff: plan.diff(),
             };
-            match self.ask(request, &facts, ops, events).await {
-                Answered::Yes { decision, .. } => record.decision = decision,
+            let request = flight.request(id, offer, Some(proposal));
+            match self.ask(request, &flight.facts, inbox).await {
+                Answered::Yes {
+                    decision,
+                    hunks: accepted,
+                } => {
+                    flight.record.decision = decision;
+                    hunks = accepted;
+                }
                 Answered::No { reason } => {
-                    record.decision = CallDecision::Denied;
-                    record.result = declined(&reason);
-                    return done(record, None, false);
+                    return flight.denied(declined(&reason), Some(&path), false);
                 }
                 Answered::Interrupted => {
-                    record.decision = CallDecision::Denied;
-                    record.result = "not run: the person interrupted the turn".into();
-                    return done(record, None, true);
+                    return flight.denied(
+                        "not applied: the person interrupted the turn; nothing was written",
+                        Some(&path),
+                        true,
+                    );
                 }
             }
         }
-        if spec.tier == Tier::Plugin {
+        if hunks.as_ref().is_some_and(|h| !h.iter().any(|a| *a)) {
+            return flight.end(
+                "The person rejected every hunk of this change; nothing was written.",
+                Some((EditStatus::Rejected, Some(&path))),
+                false,
+            );
+        }
+        if goes_to_editor(&plan, context) {
+            let edit_id = asked.unwrap_or_else(|| self.next_request_id());
+            return self
+                .apply_to_editor(flight, plan, hunks, edit_id, context, inbox)
+                .await;
+        }
+        self.apply_to_disk(flight, plan, hunks, context).await
+    }
+
+    /// Stage 5a: the note is open in the editor: the edit goes to the buffer (one undo step) and
+    /// the app saves it; the result says what the editor really did.
+    async fn apply_to_editor(
+        &mut self,
+        mut flight: InFlight<'_>,
+        plan: Plan,
+        hunks: Option<Vec<bool>>,
+        edit_id: u64,
+        context: &mut NoteContext,
+        inbox: &mut Inbox<'_>,
+    ) -> Dispatched {
+        let path = plan.path().rel().to_string();
+        let Change::Write {
+            before: Some(before),
+            after,
+            ..
+        } = &plan.change
+        else {
+            return flight.end(
+                "internal: an editor edit without the text it was made against",
+                Some((EditStatus::Failed, Some(&path))),
+                false,
+            );
+        };
+        let text = match hunks.as_deref() {
+            Some(flags) => apply_hunks(&before.text, after, &plan.diff(), flags),
+            None => after.clone(),
+        };
+        inbox.send(AgentEvent::EditorEdit {
+            id: edit_id,
+            path: path.clone(),
+            before: before.text.clone(),
+            after: text.clone(),
+        });
+        let state = WaitState {
+            model: &mut self.settings.model,
+            shutting_down: &mut self.shutting_down,
+        };
+        let answered = inbox
+            .answer(state, BUSY, |op| match op {
+                Op::EditorApplied { id, result } if id == edit_id => Some(result),
+                _ => None,
+            })
+            .await;
+        match answered {
+            Some(EditorEditResult::Applied { text: now, saved }) => {
+                let (added, removed) = crate::tools::workspace::line_stats(&before.text, &now);
+                let result = editor_result(&path, &now, &text, &saved, hunks.as_deref(), added, removed);
+                if let Some(note) = context.note.as_mut().filter(|n| n.path == path) {
+                    follow(&mut note.editor, &now);
+                }
+                self.seen.insert(path.clone(), now);
+                flight.record.is_error = false;
+                flight.record.result = result;
+                let edit = flight.edit(EditStatus::Applied, added, removed, Some(&path));
+                Dispatched {
+                    record: flight.record,
+                    edit,
+                    interrupted: false,
+                    images: Vec::new(),
+                }
+            }
+            Some(EditorEditResult::Refused(why)) => flight.end(
+                format!("not applied: {why}; the note is unchanged"),
+                Some((EditStatus::Failed, Some(&path))),
+                false,
+            ),
+            None => flight.end(
+                "sent to the editor, but the turn was interrupted before the editor confirmed it; read the note to see whether the change is there",
+                Some((EditStatus::Failed, Some(&path))),
+                true,
+            ),
+        }
+    }
+
+    /// Stage 5b: write the accepted change to the note on disk.
+    async fn apply_to_disk(
+        &mut self,
+        mut flight: InFlight<'_>,
+        plan: Plan,
+        hunks: Option<Vec<bool>>,
+        context: &mut NoteContext,
+    ) -> Dispatched {
+        let path = plan.path().rel().to_string();
+        let workspace = std::sync::Arc::clone(&self.workspace);
+        // A local atomic write: not raced against Esc, so that an approved write is never left
+        // half-known.
+        let applied = tokio::task::spawn_blocking(move || {
+            workspace.apply(&plan, hunks.as_deref()).map(|a| (a, plan))
+        })
+        .await
+        .map_err(|e| ToolError::Internal(e.to_string()))
+        .and_then(|r| r);
+        match applied {
+            Ok((applied, plan)) => {
+                self.after_own_write(&plan, context);
+                flight.record.is_error = false;
+                flight.record.result = applied.output.text.clone();
+                let edit = flight.edit(
+                    EditStatus::Applied,
+                    applied.added,
+                    applied.removed,
+                    Some(&path),
+                );
+                Dispatched {
+                    record: flight.record,
+                    edit,
+                    interrupted: false,
+                    images: Vec::new(),
+                }
+            }
+            Err(e) => flight.end(
+                e.to_string(),
+                Some((EditStatus::Failed, Some(&path))),
+                false,
+            ),
+        }
+    }
+
+    /// Stage 5c: everything that is not a planned write: ask if the cascade says so, then call
+    /// the tool, racing the call against the inbox (an MCP tool may take its whole timeout).
+    async fn run_call(
+        &mut self,
+        mut flight: InFlight<'_>,
+        offer: Option<AskOffer>,
+        state: &mut TurnState,
+        inbox: &mut Inbox<'_>,
+    ) -> Dispatched {
+        flight.record.decision = CallDecision::Allowed;
+        if let Some(offer) = offer {
+            let id = self.next_request_id();
+            let request = flight.request(id, offer, None);
+            match self.ask(request, &flight.facts, inbox).await {
+                Answered::Yes { decision, .. } => flight.record.decision = decision,
+                Answered::No { reason } => return flight.denied_call(declined(&reason), false),
+                Answered::Interrupted => {
+                    return flight.denied_call("not run: the person interrupted the turn", true);
+                }
+            }
+        }
+        if flight.spec.tier == Tier::Plugin {
             state.tainted = true;
         }
-        let mut images = Vec::new();
-        match self.registry.call(name, input.clone()).await {
-            Ok(output) => {
-                record.is_error = false;
-                record.result = output.text;
-                images = output.images;
+        let Call { name, input, .. } = flight.call;
+        let wait = WaitState {
+            model: &mut self.settings.model,
+            shutting_down: &mut self.shutting_down,
+        };
+        let called = inbox
+            .wait(self.registry.call(name, input.clone()), wait, BUSY, |_| {
+                None
+            })
+            .await;
+        match called {
+            Some(Ok(output)) => {
                 if name == "read_note" {
-                    self.remember_reads(&facts.paths);
+                    self.remember_reads(&flight.facts.paths);
+                }
+                flight.record.is_error = false;
+                flight.record.result = output.text;
+                Dispatched {
+                    record: flight.record,
+                    edit: None,
+                    interrupted: false,
+                    images: output.images,
                 }
             }
-            Err(e) => {
-                record.result = e.to_string();
-            }
-        }
-        Dispatched {
-            images,
-            ..done(record, None, false)
+            Some(Err(e)) => flight.end(e.to_string(), None, false),
+            None => flight.end(
+                format!(
+                    "not finished: the person interrupted the turn while {name} ran; its result was abandoned"
+                ),
+                None,
+                true,
+            ),
         }
     }
 
@@ -397,74 +501,70 @@ impl Agent {
         }
     }
 
-    /// Park the call until the person answers; remember the rule a session/always answer makes.
+    /// Stage 4: park the call until the person answers; remember the rule a session/always
+    /// answer makes.
     async fn ask(
         &mut self,
         request: PermissionRequest,
         facts: &CallFacts,
-        ops: &mut mpsc::Receiver<Op>,
-        events: &mpsc::UnboundedSender<AgentEvent>,
+        inbox: &mut Inbox<'_>,
     ) -> Answered {
         let id = request.id;
         let (offer_session, offer_always) = (request.offer_session, request.offer_always);
-        let _ = events.send(AgentEvent::PermissionRequested(request));
-        loop {
-            match ops.recv().await {
-                Some(Op::Decision {
+        inbox.send(AgentEvent::PermissionRequested(request));
+        let state = WaitState {
+            model: &mut self.settings.model,
+            shutting_down: &mut self.shutting_down,
+        };
+        let busy = "a turn is already running; answer the permission request or interrupt it first";
+        let answered = inbox
+            .answer(state, busy, |op| match op {
+                Op::Decision {
                     request,
                     answer,
                     hunks,
-                }) if request == id => {
-                    let decision = match &answer {
-                        Answer::Deny { reason } => {
-                            return Answered::No {
-                                reason: reason.clone(),
-                            };
-                        }
-                        Answer::Once => CallDecision::ApprovedOnce,
-                        // An option that was not offered counts as once.
-                        Answer::Session if !offer_session => CallDecision::ApprovedOnce,
-                        Answer::Always { .. } if !offer_always => CallDecision::ApprovedOnce,
-                        Answer::Session => CallDecision::ApprovedSession,
-                        Answer::Always { .. } => CallDecision::ApprovedAlways,
-                    };
-                    if matches!(
-                        decision,
-                        CallDecision::ApprovedSession | CallDecision::ApprovedAlways
-                    ) && let Some(rule) = rule_for_answer(facts, &answer)
-                    {
-                        if rule.scope == RuleScope::Always
-                            && let Err(e) = self.log.store().add_rule(
-                                self.log.vault_id(),
-                                &rule.tool,
-                                rule.path_glob.as_deref(),
-                                "allow",
-                                super::session::now_ms(),
-                            )
-                        {
-                            let _ = events.send(AgentEvent::Notice(format!(
-                                "the rule could not be saved ({e}); it holds for this session only"
-                            )));
-                        }
-                        self.rules.rules.push(rule);
-                    }
-                    return Answered::Yes { decision, hunks };
-                }
-                // An answer to a request that is no longer waiting.
-                Some(Op::Decision { .. } | Op::EditorApplied { .. }) => {}
-                Some(Op::SetModel(model)) => self.settings.model = model,
-                Some(Op::UserTurn { .. }) => {
-                    let _ = events.send(AgentEvent::Notice(
-                        "a turn is already running; answer the permission request or interrupt it first".into(),
-                    ));
-                }
-                Some(Op::Interrupt) | None => return Answered::Interrupted,
-                Some(Op::Shutdown) => {
-                    self.shutting_down = true;
-                    return Answered::Interrupted;
-                }
+                } if request == id => Some((answer, hunks)),
+                _ => None,
+            })
+            .await;
+        let Some((answer, hunks)) = answered else {
+            return Answered::Interrupted;
+        };
+        let decision = match &answer {
+            Answer::Deny { reason } => {
+                return Answered::No {
+                    reason: reason.clone(),
+                };
             }
+            Answer::Once => CallDecision::ApprovedOnce,
+            // An option that was not offered counts as once.
+            Answer::Session if !offer_session => CallDecision::ApprovedOnce,
+            Answer::Always { .. } if !offer_always => CallDecision::ApprovedOnce,
+            Answer::Session => CallDecision::ApprovedSession,
+            Answer::Always { .. } => CallDecision::ApprovedAlways,
+        };
+        if matches!(
+            decision,
+            CallDecision::ApprovedSession | CallDecision::ApprovedAlways
+        ) && let Some(rule) = rule_for_answer(facts, &answer)
+        {
+            if rule.scope == RuleScope::Always
+                && let Err(e) = self.log.store().add_rule(
+                    self.log.vault_id(),
+                    &rule.tool,
+                    rule.path_glob.as_deref(),
+                    "allow",
+                    super::session::now_ms(),
+                )
+            {
+                tracing::warn!("an always rule was not stored: {e}");
+                inbox.notice(format!(
+                    "the rule could not be saved ({e}); it holds for this session only"
+                ));
+            }
+            self.rules.rules.push(rule);
         }
+        Answered::Yes { decision, hunks }
     }
 
     /// A session tool's edit of the focused note, as a plan against the note on disk.
@@ -549,10 +649,7 @@ impl Agent {
         match note_io::read_note(plan.path()) {
             Ok(note) => {
                 if let Some(focused) = context.note.as_mut().filter(|n| n.path == rel) {
-                    let chars = note.text.chars().count();
-                    focused.editor.selection = None;
-                    focused.editor.cursor = focused.editor.cursor.min(chars);
-                    focused.editor.text = note.text.clone();
+                    follow(&mut focused.editor, &note.text);
                 }
                 self.seen.insert(rel, note.text);
             }
@@ -562,42 +659,128 @@ impl Agent {
         }
     }
 
-    /// Wait for the editor's answer to edit `id`. Returns the answer (None when the turn was
-    /// interrupted or the front end went away first) and whether the turn was interrupted.
-    async fn wait_for_editor(
-        &mut self,
-        id: u64,
-        ops: &mut mpsc::Receiver<Op>,
-        events: &mpsc::UnboundedSender<AgentEvent>,
-    ) -> (Option<EditorEditResult>, bool) {
-        loop {
-            match ops.recv().await {
-                Some(Op::EditorApplied {
-                    id: answered,
-                    result,
-                }) if answered == id => return (Some(result), false),
-                // Answers that are no longer awaited.
-                Some(Op::EditorApplied { .. } | Op::Decision { .. }) => {}
-                Some(Op::SetModel(model)) => self.settings.model = model,
-                Some(Op::UserTurn { .. }) => {
-                    let _ = events.send(AgentEvent::Notice(
-                        "a turn is already running; wait for it or interrupt it first".into(),
-                    ));
-                }
-                Some(Op::Interrupt) | None => return (None, true),
-                Some(Op::Shutdown) => {
-                    self.shutting_down = true;
-                    return (None, true);
-                }
-            }
-        }
-    }
-
     fn next_request_id(&mut self) -> u64 {
         let id = self.next_request;
         self.next_request += 1;
         id
     }
+}
+
+impl InFlight<'_> {
+    /// A call that is not a planned write was denied: no edit to report.
+    fn denied_call(mut self, result: impl Into<String>, interrupted: bool) -> Dispatched {
+        self.record.decision = CallDecision::Denied;
+        self.end(result, None, interrupted)
+    }
+}
+
+/// Stage 1: only what this turn offered may run, whatever the registry holds.
+fn refuse_unoffered<'a>(name: &str, offered: &'a [ToolSpec]) -> Result<&'a ToolSpec, String> {
+    offered.iter().find(|t| t.name == name).ok_or_else(|| {
+        format!(
+            "the tool `{name}` is not available in this turn; the tools you can call are: {}",
+            offered
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// Stage 2: the permission cascade.
+fn gate(flight: &InFlight<'_>, rules: &crate::permission::RuleSet, tainted: bool) -> Gate {
+    let decision = decide(&flight.facts, rules, tainted);
+    tracing::debug!(tool = flight.call.name, ?decision, "permission");
+    match decision {
+        Decision::Deny { reason } => {
+            let decision = if flight.facts.path_refusal.is_some() {
+                CallDecision::Refused
+            } else {
+                CallDecision::Denied
+            };
+            Gate::Stop(decision, reason)
+        }
+        Decision::Allow { .. } => Gate::Go(None),
+        Decision::Ask {
+            offer_always,
+            offer_session,
+        } => Gate::Go(Some(AskOffer {
+            offer_session,
+            offer_always,
+            reason: ask_reason(flight.spec, flight.writes(), tainted),
+        })),
+    }
+}
+
+/// Why the person is asked about a call.
+fn ask_reason(spec: &ToolSpec, writes: bool, tainted: bool) -> String {
+    if tainted && writes {
+        "a tool from an MCP server ran earlier in this turn; its output could be steering this write".to_string()
+    } else if spec.tier == Tier::Plugin {
+        format!(
+            "{} comes from an MCP server; what a server says about its tools is not taken on trust",
+            spec.name
+        )
+    } else {
+        format!("{} changes the vault", spec.name)
+    }
+}
+
+/// The write is to the note open in the app's editor (and knows the text it was made against).
+fn goes_to_editor(plan: &Plan, context: &NoteContext) -> bool {
+    let path = plan.path().rel();
+    context
+        .note
+        .as_ref()
+        .is_some_and(|n| n.in_editor && n.path == path)
+        && matches!(
+            &plan.change,
+            Change::Write {
+                before: Some(_),
+                ..
+            }
+        )
+}
+
+/// The editor state follows a new text of its note: no selection, the cursor kept inside.
+fn follow(editor: &mut EditorState, text: &str) {
+    let chars = text.chars().count();
+    editor.selection = None;
+    editor.cursor = editor.cursor.min(chars);
+    editor.text = text.to_string();
+}
+
+/// The tool result of an edit the editor applied: `now` is the buffer afterwards, `sent` what
+/// the agent sent (they differ when the person's typing was merged in).
+fn editor_result(
+    path: &str,
+    now: &str,
+    sent: &str,
+    saved: &Result<(), String>,
+    hunks: Option<&[bool]>,
+    added: u64,
+    removed: u64,
+) -> String {
+    let mut result = serde_json::json!({
+        "path": path,
+        "applied_to": "editor",
+        "saved": saved.is_ok(),
+        "added": added,
+        "removed": removed,
+    });
+    if let Some(fields) = result.as_object_mut() {
+        if let Err(why) = saved {
+            fields.insert("not_saved_because".into(), Value::String(why.clone()));
+        }
+        if now != sent {
+            fields.insert("merged_with_the_persons_typing".into(), Value::Bool(true));
+        }
+        if let Some(flags) = hunks {
+            crate::tools::workspace::record_hunks(fields, flags);
+        }
+    }
+    result.to_string()
 }
 
 /// A workspace write to the note open in the editor is planned against the file; re-base it onto
@@ -633,5 +816,185 @@ fn declined(reason: &Option<String>) -> String {
         None => {
             "The person declined this call. Nothing was changed; do not retry it unchanged.".into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::{Effect, Rule, RuleScope, RuleSet};
+    use crate::tools::session::all_session_tool_specs;
+
+    fn spec(name: &str, tier: Tier, read_only: bool) -> ToolSpec {
+        let mut spec = all_session_tool_specs()[0].clone();
+        spec.name = name.into();
+        spec.tier = tier;
+        spec.annotations.read_only_hint = read_only;
+        spec
+    }
+
+    fn flight<'a>(spec: &'a ToolSpec, input: &'a Value, facts: CallFacts) -> InFlight<'a> {
+        InFlight {
+            call: Call {
+                id: "c1",
+                name: &spec.name,
+                input,
+            },
+            spec,
+            facts,
+            record: ToolCallRecord {
+                id: "c1".into(),
+                name: spec.name.clone(),
+                input: input.clone(),
+                is_error: true,
+                decision: CallDecision::Refused,
+                result: String::new(),
+            },
+        }
+    }
+
+    fn facts(tool: &str, read_only: bool, external: bool) -> CallFacts {
+        CallFacts {
+            tool: tool.into(),
+            paths: vec!["A.md".into()],
+            read_only,
+            external,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn refuse_names_the_tools_there_are() {
+        let offered = [spec("read_note", Tier::Workspace, true)];
+        assert!(refuse_unoffered("read_note", &offered).is_ok());
+        let why = refuse_unoffered("rm_rf", &offered)
+            .err()
+            .unwrap_or_default();
+        assert!(why.contains("`rm_rf` is not available"), "{why}");
+        assert!(why.ends_with("read_note"), "{why}");
+    }
+
+    #[test]
+    fn gate_allows_reads_asks_writes_and_stops_denied_calls() {
+        let input = Value::Null;
+        let read = spec("read_note", Tier::Workspace, true);
+        let write = spec("update_note", Tier::Workspace, false);
+        let rules = RuleSet::default();
+        assert!(matches!(
+            gate(
+                &flight(&read, &input, facts("read_note", true, false)),
+                &rules,
+                false
+            ),
+            Gate::Go(None)
+        ));
+        match gate(
+            &flight(&write, &input, facts("update_note", false, false)),
+            &rules,
+            false,
+        ) {
+            Gate::Go(Some(offer)) => assert_eq!(offer.reason, "update_note changes the vault"),
+            _ => panic!("a write asks"),
+        }
+        let deny = RuleSet {
+            rules: vec![Rule {
+                tool: "update_note".into(),
+                path_glob: None,
+                effect: Effect::Deny,
+                scope: RuleScope::Config,
+            }],
+        };
+        assert!(matches!(
+            gate(
+                &flight(&write, &input, facts("update_note", false, false)),
+                &deny,
+                false
+            ),
+            Gate::Stop(CallDecision::Denied, _)
+        ));
+        let mut refused = facts("update_note", false, false);
+        refused.path_refusal = Some("outside the vault".into());
+        assert!(matches!(
+            gate(&flight(&write, &input, refused), &rules, false),
+            Gate::Stop(CallDecision::Refused, _)
+        ));
+    }
+
+    #[test]
+    fn ask_reasons_name_the_risk() {
+        let plugin = spec("files__write", Tier::Plugin, false);
+        let write = spec("update_note", Tier::Workspace, false);
+        assert!(ask_reason(&write, true, true).contains("MCP server ran earlier"));
+        assert!(ask_reason(&plugin, true, false).contains("files__write comes from an MCP server"));
+        assert_eq!(
+            ask_reason(&write, true, false),
+            "update_note changes the vault"
+        );
+    }
+
+    #[test]
+    fn ended_calls_report_their_edit_only_for_writes() {
+        let input = Value::Null;
+        let write = spec("update_note", Tier::Workspace, false);
+        let read = spec("read_note", Tier::Workspace, true);
+        let done =
+            flight(&write, &input, facts("update_note", false, false)).denied("no", None, true);
+        assert_eq!(done.record.decision, CallDecision::Denied);
+        assert!(done.interrupted);
+        assert_eq!(
+            done.edit.map(|e| (e.path, e.status)),
+            Some(("A.md".to_string(), EditStatus::Rejected))
+        );
+        let done = flight(&read, &input, facts("read_note", true, false)).denied_call("no", false);
+        assert!(done.edit.is_none());
+        assert_eq!(done.record.result, "no");
+    }
+
+    #[test]
+    fn editor_results_say_what_the_editor_did() {
+        let result = editor_result(
+            "A.md",
+            "typed\nnew",
+            "new",
+            &Err("disk full".into()),
+            Some(&[true, false]),
+            1,
+            0,
+        );
+        let value: Value = serde_json::from_str(&result).unwrap_or_default();
+        assert_eq!(value["applied_to"], "editor");
+        assert_eq!(value["saved"], false);
+        assert_eq!(value["not_saved_because"], "disk full");
+        assert_eq!(value["merged_with_the_persons_typing"], true);
+        let clean: Value =
+            serde_json::from_str(&editor_result("A.md", "new", "new", &Ok(()), None, 1, 0))
+                .unwrap_or_default();
+        assert!(clean.get("merged_with_the_persons_typing").is_none());
+        assert_eq!(clean["saved"], true);
+    }
+
+    #[test]
+    fn the_editor_state_follows_a_new_text() {
+        let mut editor = EditorState {
+            text: "a long text".into(),
+            selection: Some(2..5),
+            cursor: 10,
+        };
+        follow(&mut editor, "short");
+        assert_eq!(
+            editor,
+            EditorState {
+                text: "short".into(),
+                selection: None,
+                cursor: 5,
+            }
+        );
+    }
+
+    #[test]
+    fn declining_passes_the_reason_on() {
+        assert!(declined(&Some(" not now ".into())).contains("\"not now\""));
+        assert!(declined(&Some("  ".into())).contains("do not retry"));
+        assert!(declined(&None).contains("do not retry"));
     }
 }

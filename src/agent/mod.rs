@@ -6,13 +6,18 @@
 //! [`Op::UserTurn`], show the events, and answer every [`AgentEvent::PermissionRequested`] with an
 //! [`Op::Decision`] (`ask --approve all` answers "once" to each, `--approve none` denies each).
 
+pub mod build;
 mod dispatch;
+mod inbox;
 mod prompt;
 mod session;
 mod tool_list;
 mod turn;
 
-pub use session::SessionLog;
+pub use build::{
+    BuildError, ProviderChoice, ProviderFlags, ProviderProblem, Resume, SessionBuilder,
+};
+pub use session::{SessionError, SessionLog, StoredConversation, load_conversation};
 pub use tool_list::build_tool_list;
 
 use crate::llm::{Message, Provider, Usage};
@@ -26,71 +31,40 @@ use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
-/// The `[permissions]` rules of the config, each checked: a well-formed spec (see
-/// [`crate::permission::parse_rule_spec`]) naming a tool that exists — one of vaultchat's own, or
-/// `NAME__tool` for a configured MCP server `NAME` (whose tools are known only once it runs).
-/// `Err` names every bad entry and what is wrong with it; a misspelt tool would otherwise deny
-/// or allow nothing, silently.
+/// The `[permissions]` rules of the config, each checked against the tools there are: vaultchat's
+/// own, or `NAME__tool` for a configured MCP server `NAME` (whose tools are known only once it
+/// runs). `Err` names every bad entry and what is wrong with it.
 pub fn config_rules(
     config: &crate::config::Config,
 ) -> Result<Vec<crate::permission::Rule>, Vec<String>> {
-    use crate::permission::{Effect, KnownTools, parse_rule_spec};
-    let builtin = crate::tools::builtin_tool_names();
-    let servers: Vec<&str> = config.mcp.servers.keys().map(String::as_str).collect();
-    let known = KnownTools {
-        builtin: &builtin,
-        servers: &servers,
-    };
-    let mut rules = Vec::new();
-    let mut problems = Vec::new();
-    for (specs, effect, key) in [
-        (&config.permissions.allow, Effect::Allow, "allow"),
-        (&config.permissions.deny, Effect::Deny, "deny"),
-    ] {
-        for spec in specs {
-            let checked =
-                parse_rule_spec(spec, effect).and_then(|rule| match known.problem(&rule.tool) {
-                    Some(problem) => Err(problem),
-                    None => Ok(rule),
-                });
-            match checked {
-                Ok(rule) => rules.push(rule),
-                Err(e) => problems.push(format!("[permissions] {key}: `{spec}`: {e}")),
-            }
-        }
-    }
-    if problems.is_empty() {
-        Ok(rules)
-    } else {
-        Err(problems)
-    }
+    with_known_tools(config, |known| {
+        crate::permission::load::config_rules(config, known)
+    })
 }
 
-/// The rules that hold for a vault: `[permissions]` from the config (see [`config_rules`]), then
-/// the *always* rules stored for the vault. `Err` names the bad config entry.
+/// The rules that hold for a vault: the config's (see [`config_rules`]), then the *always*
+/// rules stored for the vault (see [`crate::permission::load_rules`]).
 pub fn load_rules(
     config: &crate::config::Config,
     store: &crate::store::Store,
     vault_id: &str,
-) -> Result<RuleSet, String> {
-    use crate::permission::{Effect, Rule, RuleScope};
-    let mut rules = RuleSet {
-        rules: config_rules(config).map_err(|problems| problems.join("\n"))?,
-    };
-    let stored = store.rules(vault_id).map_err(|e| e.to_string())?;
-    for stored in stored {
-        rules.rules.push(Rule {
-            tool: stored.tool,
-            path_glob: stored.path_glob,
-            effect: if stored.effect == "deny" {
-                Effect::Deny
-            } else {
-                Effect::Allow
-            },
-            scope: RuleScope::Always,
-        });
-    }
-    Ok(rules)
+) -> Result<RuleSet, crate::permission::RulesError> {
+    with_known_tools(config, |known| {
+        crate::permission::load_rules(config, known, store, vault_id)
+    })
+}
+
+/// `f` with the tool names a rule may use (the tools live above `permission`).
+fn with_known_tools<T>(
+    config: &crate::config::Config,
+    f: impl FnOnce(&crate::permission::KnownTools<'_>) -> T,
+) -> T {
+    let builtin = crate::tools::builtin_tool_names();
+    let servers: Vec<&str> = config.mcp.servers.keys().map(String::as_str).collect();
+    f(&crate::permission::KnownTools {
+        builtin: &builtin,
+        servers: &servers,
+    })
 }
 
 /// The default for the most model responses in one turn.
@@ -244,6 +218,34 @@ pub enum CallDecision {
     Refused,
 }
 
+impl CallDecision {
+    /// The word `ask --json` and the app database use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallDecision::Allowed => "allowed",
+            CallDecision::ApprovedOnce => "approved_once",
+            CallDecision::ApprovedSession => "approved_session",
+            CallDecision::ApprovedAlways => "approved_always",
+            CallDecision::Denied => "denied",
+            CallDecision::Refused => "refused",
+        }
+    }
+
+    /// The decision [`CallDecision::as_str`] names.
+    pub fn parse(word: &str) -> Option<CallDecision> {
+        [
+            CallDecision::Allowed,
+            CallDecision::ApprovedOnce,
+            CallDecision::ApprovedSession,
+            CallDecision::ApprovedAlways,
+            CallDecision::Denied,
+            CallDecision::Refused,
+        ]
+        .into_iter()
+        .find(|d| d.as_str() == word)
+    }
+}
+
 /// One tool call of a turn, as `ask --json` reports it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCallRecord {
@@ -337,6 +339,9 @@ pub struct Agent {
     next_request: u64,
     /// A `Shutdown` arrived during a turn: end after it.
     shutting_down: bool,
+    /// The person was told that a write to the session's record failed (told once per session;
+    /// every failure is logged).
+    told_unrecorded: bool,
     /// Tools still being started (the person's MCP servers): awaited before the first request,
     /// so the front end never waits for them and the model never misses them. In a mutex only
     /// to make the agent `Sync` (a future is not); it is only ever reached through `&mut self`.
@@ -367,6 +372,7 @@ impl Agent {
             seen: Default::default(),
             next_request: 1,
             shutting_down: false,
+            told_unrecorded: false,
             pending_tools: std::sync::Mutex::new(None),
         }
     }
@@ -398,10 +404,12 @@ impl Agent {
                     attachments,
                     context,
                 } => {
-                    let outcome = self
-                        .turn(&text, &attachments, context, &mut ops, &events)
-                        .await;
-                    let _ = events.send(AgentEvent::TurnDone(outcome));
+                    let mut inbox = inbox::Inbox {
+                        ops: &mut ops,
+                        events: &events,
+                    };
+                    let outcome = self.turn(&text, &attachments, context, &mut inbox).await;
+                    inbox.send(AgentEvent::TurnDone(outcome));
                     if self.shutting_down {
                         break;
                     }
@@ -426,5 +434,30 @@ impl Agent {
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
         let handle = tokio::spawn(self.run(op_rx, ev_tx));
         (op_tx, ev_rx, handle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stored word is the JSON word, and every decision reads back.
+    #[test]
+    fn decision_words_round_trip_and_match_the_json() {
+        for decision in [
+            CallDecision::Allowed,
+            CallDecision::ApprovedOnce,
+            CallDecision::ApprovedSession,
+            CallDecision::ApprovedAlways,
+            CallDecision::Denied,
+            CallDecision::Refused,
+        ] {
+            assert_eq!(CallDecision::parse(decision.as_str()), Some(decision));
+            assert_eq!(
+                serde_json::to_value(decision).ok(),
+                Some(serde_json::Value::String(decision.as_str().into()))
+            );
+        }
+        assert_eq!(CallDecision::parse("maybe"), None);
     }
 }

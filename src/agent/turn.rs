@@ -1,14 +1,18 @@
 //! One turn: request, stream, tools, repeat until the model stops or MAX_STEPS responses.
 
-use super::dispatch::TurnState;
+use super::dispatch::{Call, TurnState};
+use super::inbox::{BUSY, Inbox, WaitState};
 use super::prompt::{system_prompt, user_message};
 use super::{
-    Agent, AgentEvent, Attachment, CallDecision, NoteContext, Op, ToolCallRecord, TurnEnd,
-    TurnOutcome, build_tool_list,
+    Agent, AgentEvent, Attachment, CallDecision, NoteContext, ToolCallRecord, TurnEnd, TurnOutcome,
+    build_tool_list,
 };
-use crate::llm::{Block, LlmError, Message, Request, ResultPart, Role, StopReason, StreamEvent};
-use crate::llm::{ToolDef, Usage};
+use crate::llm::{
+    Block, LlmError, Message, Request, ResultPart, Role, StopReason, StreamEvent, ToolDef, Usage,
+};
 use crate::tools::{ToolImage, ToolSpec};
+use serde_json::Value;
+use std::ops::ControlFlow;
 use tokio::sync::mpsc;
 
 /// How a streamed request ended.
@@ -18,16 +22,39 @@ enum Streamed {
     Interrupted(String),
 }
 
+/// What one turn carries from step to step.
+struct Steps {
+    outcome: TurnOutcome,
+    offered: Vec<ToolSpec>,
+    tools: Vec<ToolDef>,
+    system: String,
+    /// Where this turn's messages start in the upstream history (for a fresh start when the
+    /// provider rejects a resumed history).
+    turn_start: usize,
+    retried_fresh: bool,
+    last_text: String,
+    state: TurnState,
+}
+
+/// What comes after a response.
+enum Next {
+    RunCalls,
+    /// Ask the model again (it paused without calls).
+    Again,
+    End,
+}
+
+/// A tool call of a response: id, name, input.
+type ToolUse = (String, String, Value);
+
 impl Agent {
     pub(super) async fn turn(
         &mut self,
         text: &str,
         attachments: &[Attachment],
         mut context: NoteContext,
-        ops: &mut mpsc::Receiver<Op>,
-        events: &mpsc::UnboundedSender<AgentEvent>,
+        inbox: &mut Inbox<'_>,
     ) -> TurnOutcome {
-        let mut state = TurnState::default();
         let mut outcome = TurnOutcome {
             session_id: String::new(),
             reply: String::new(),
@@ -38,198 +65,224 @@ impl Agent {
             usage: Usage::default(),
             error: None,
         };
-        match self.log.ensure(text) {
+        let settings = &self.settings;
+        match self
+            .log
+            .ensure(text, &settings.provider_name, &settings.model)
+        {
             Ok(id) => outcome.session_id = id,
             Err(e) => return failed(outcome, format!("the session could not be stored: {e}")),
         }
-        let _ = events.send(AgentEvent::TurnStarted {
+        inbox.send(AgentEvent::TurnStarted {
             session_id: outcome.session_id.clone(),
         });
-        if self.await_pending_tools(ops, events).await {
+        if self.await_pending_tools(inbox).await {
             outcome.stop_reason = TurnEnd::Interrupted;
             return outcome;
         }
-
         let specs: Vec<ToolSpec> = self.registry.specs().cloned().collect();
         let offered = build_tool_list(&specs, &context);
-        let tools: Vec<ToolDef> = offered
-            .iter()
-            .map(|t| ToolDef {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                input_schema: t.input_schema.clone(),
-            })
-            .collect();
+        if let Err(e) = self.send_user_message(text, attachments, &context, inbox) {
+            return failed(outcome, e);
+        }
+        let mut steps = Steps {
+            outcome,
+            tools: tool_defs(&offered),
+            offered,
+            system: system_prompt(&self.workspace_name()),
+            turn_start: self.history.len().saturating_sub(1),
+            retried_fresh: false,
+            last_text: String::new(),
+            state: TurnState::default(),
+        };
+        loop {
+            match self.step(&mut steps, &mut context, inbox).await {
+                ControlFlow::Continue(()) => {}
+                ControlFlow::Break(Ok(())) => break,
+                ControlFlow::Break(Err(e)) => return failed(steps.outcome, e),
+            }
+        }
+        steps.outcome.reply = steps.last_text;
+        steps.outcome
+    }
+
+    /// The person's message with the notes it links and the focused note, stored and added to
+    /// the history.
+    fn send_user_message(
+        &mut self,
+        text: &str,
+        attachments: &[Attachment],
+        context: &NoteContext,
+        inbox: &Inbox<'_>,
+    ) -> Result<(), String> {
         // The focused note as the model sees it in this message is what it "read".
         if let Some(note) = &context.note {
             self.seen
                 .insert(note.path.clone(), note.editor.text.clone());
         }
-
-        let mut user = user_message(text, attachments, &context);
-        for block in self.linked_notes(text, events) {
+        let mut user = user_message(text, attachments, context);
+        for block in self.linked_notes(text, inbox) {
             user.content.push(Block::Text { text: block });
         }
-        if let Err(e) = self.record(user) {
-            return failed(outcome, e);
+        self.record(user)
+    }
+
+    /// One model response and the calls it asks for. `Break(Err)` ends the turn as failed.
+    async fn step(
+        &mut self,
+        steps: &mut Steps,
+        context: &mut NoteContext,
+        inbox: &mut Inbox<'_>,
+    ) -> ControlFlow<Result<(), String>> {
+        if steps.outcome.steps >= self.settings.max_steps {
+            let message = format!(
+                "stopped after {} model responses without finishing (the limit is provider.max_steps = {}); send another message to let it continue",
+                steps.outcome.steps, self.settings.max_steps
+            );
+            stop(steps, TurnEnd::MaxSteps, message, inbox);
+            return ControlFlow::Break(Ok(()));
         }
-        // Where this turn's messages start in the upstream history (for a fresh start when the
-        // provider rejects a resumed history).
-        let turn_start = self.history.len() - 1;
-        let system = system_prompt(&self.workspace_name());
-        let mut last_text = String::new();
-        let mut retried_fresh = false;
-
-        loop {
-            if outcome.steps >= self.settings.max_steps {
-                let message = format!(
-                    "stopped after {} model responses without finishing (the limit is provider.max_steps = {}); send another message to let it continue",
-                    outcome.steps, self.settings.max_steps
-                );
-                let _ = events.send(AgentEvent::Notice(message.clone()));
-                outcome.stop_reason = TurnEnd::MaxSteps;
-                outcome.error = Some(message);
-                break;
-            }
-            outcome.steps += 1;
-            let request = Request {
-                model: self.settings.model.clone(),
-                max_tokens: self.settings.max_tokens,
-                system: system.clone(),
-                tools: tools.clone(),
-                messages: merged(&self.history),
-            };
-            let response = match self.stream(&request, ops, events).await {
-                Streamed::Done(Ok(response)) => response,
-                Streamed::Done(Err(e))
-                    if e.is_rejected_history() && turn_start > 0 && !retried_fresh =>
-                {
-                    // A resumed conversation the provider no longer accepts (another model, an
-                    // expired image): keep the local log, start the upstream context afresh.
-                    retried_fresh = true;
-                    outcome.steps -= 1;
-                    self.history.drain(..turn_start);
-                    let _ = events.send(AgentEvent::Notice(format!(
-                        "the provider did not accept the stored conversation ({e}); continuing with a fresh context (the session keeps its history)"
-                    )));
-                    continue;
-                }
-                Streamed::Done(Err(e)) => {
-                    outcome.stop_reason = TurnEnd::Error;
-                    outcome.error = Some(e.to_string());
-                    break;
-                }
-                Streamed::Interrupted(partial) => {
-                    if !partial.is_empty() {
-                        let _ = self.record(Message {
-                            role: Role::Assistant,
-                            content: vec![Block::Text {
-                                text: format!("{partial}\n\n[interrupted by the person]"),
-                            }],
-                        });
-                        last_text = partial;
-                    }
-                    outcome.stop_reason = TurnEnd::Interrupted;
-                    break;
-                }
-            };
-            outcome.usage.add(&response.usage);
-            let _ = events.send(AgentEvent::Usage(response.usage));
-            if let Err(e) = self.log.record_usage(&response.usage) {
-                tracing::warn!("usage not stored: {e}");
-            }
-            let text_of_response = text_of(&response.content);
-            if !text_of_response.is_empty() {
-                last_text = text_of_response;
-            }
-            let calls: Vec<(String, String, serde_json::Value)> = response
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    Block::ToolUse { id, name, input } => {
-                        Some((id.clone(), name.clone(), input.clone()))
-                    }
-                    Block::Text { .. } | Block::Image { .. } | Block::ToolResult { .. } => None,
-                })
-                .collect();
-            if !response.content.is_empty()
-                && let Err(e) = self.record(Message {
-                    role: Role::Assistant,
-                    content: response.content.clone(),
-                })
+        steps.outcome.steps += 1;
+        let request = Request {
+            model: self.settings.model.clone(),
+            max_tokens: self.settings.max_tokens,
+            system: steps.system.clone(),
+            tools: steps.tools.clone(),
+            messages: merged(&self.history),
+        };
+        let response = match self.stream(&request, inbox).await {
+            Streamed::Done(Ok(response)) => response,
+            Streamed::Done(Err(e))
+                if e.is_rejected_history() && steps.turn_start > 0 && !steps.retried_fresh =>
             {
-                return failed(outcome, e);
+                // A resumed conversation the provider no longer accepts (another model, an
+                // expired image): keep the local log, start the upstream context afresh.
+                steps.retried_fresh = true;
+                steps.outcome.steps -= 1;
+                self.history.drain(..steps.turn_start);
+                inbox.notice(format!(
+                    "the provider did not accept the stored conversation ({e}); continuing with a fresh context (the session keeps its history)"
+                ));
+                return ControlFlow::Continue(());
             }
-            match response.stop_reason {
-                StopReason::ToolUse | StopReason::PauseTurn if !calls.is_empty() => {}
-                StopReason::PauseTurn => continue,
-                StopReason::MaxTokens => {
-                    outcome.stop_reason = TurnEnd::MaxTokens;
-                    let message = "the reply was cut off at the response token limit (provider.max_tokens); any tool call in it was not run".to_string();
-                    let _ = events.send(AgentEvent::Notice(message.clone()));
-                    outcome.error = Some(message);
-                    self.answer_unrun(&calls, "not run: the response was cut off at max_tokens");
-                    break;
-                }
-                StopReason::Refusal => {
-                    outcome.stop_reason = TurnEnd::Refusal;
-                    let detail = response
-                        .stop_details
-                        .map(|d| format!(": {d}"))
-                        .unwrap_or_default();
-                    let message = format!("the model declined to answer{detail}");
-                    let _ = events.send(AgentEvent::Notice(message.clone()));
-                    outcome.error = Some(message);
-                    self.answer_unrun(&calls, "not run: the model declined");
-                    break;
-                }
-                StopReason::ContextWindowExceeded => {
-                    outcome.stop_reason = TurnEnd::ContextWindowExceeded;
-                    let message = "the conversation no longer fits the model's context window; start a new session (/new, or `ask` without --continue/--session)".to_string();
-                    let _ = events.send(AgentEvent::Notice(message.clone()));
-                    outcome.error = Some(message);
-                    self.answer_unrun(&calls, "not run: the context window is full");
-                    break;
-                }
-                StopReason::EndTurn
-                | StopReason::StopSequence
-                | StopReason::ToolUse
-                | StopReason::Other(_) => {
-                    if calls.is_empty() {
-                        break;
-                    }
-                }
+            Streamed::Done(Err(e)) => {
+                steps.outcome.stop_reason = TurnEnd::Error;
+                steps.outcome.error = Some(e.to_string());
+                return ControlFlow::Break(Ok(()));
             }
+            Streamed::Interrupted(partial) => {
+                self.keep_interrupted_text(&partial, inbox);
+                if !partial.is_empty() {
+                    steps.last_text = partial;
+                }
+                steps.outcome.stop_reason = TurnEnd::Interrupted;
+                return ControlFlow::Break(Ok(()));
+            }
+        };
+        self.count_usage(&response.usage, &request.model, steps, inbox);
+        let text_of_response = text_of(&response.content);
+        if !text_of_response.is_empty() {
+            steps.last_text = text_of_response;
+        }
+        let calls = tool_uses(&response.content);
+        if !response.content.is_empty() {
+            let recorded = self.record(Message {
+                role: Role::Assistant,
+                content: response.content.clone(),
+            });
+            if let Err(e) = recorded {
+                return ControlFlow::Break(Err(e));
+            }
+        }
+        match self.after_response(&response, &calls, steps, inbox) {
+            Next::RunCalls => self.run_calls(&calls, steps, context, inbox).await,
+            Next::Again => ControlFlow::Continue(()),
+            Next::End => ControlFlow::Break(Ok(())),
+        }
+    }
 
-            // Run the calls in order; all their results go back in one message.
-            let mut results = Vec::with_capacity(calls.len());
-            let mut interrupted = false;
-            for (id, name, input) in &calls {
-                if interrupted {
-                    let record = ToolCallRecord {
-                        id: id.clone(),
-                        name: name.clone(),
-                        input: input.clone(),
-                        is_error: true,
-                        decision: CallDecision::Denied,
-                        result: "not run: the person interrupted the turn".into(),
-                    };
-                    results.push(result_block(&record));
-                    let _ = events.send(AgentEvent::ToolCallFinished(record.clone()));
-                    outcome.tool_calls.push(record);
-                    continue;
-                }
+    /// The response's usage: added to the turn, shown, stored against the model that answered.
+    fn count_usage(&mut self, usage: &Usage, model: &str, steps: &mut Steps, inbox: &Inbox<'_>) {
+        steps.outcome.usage.add(usage);
+        inbox.send(AgentEvent::Usage(*usage));
+        if let Err(e) = self
+            .log
+            .record_usage(usage, &self.settings.provider_name, model)
+        {
+            self.unrecorded("the usage of a response", &e, inbox);
+        }
+    }
+
+    /// What the stop reason means for the turn: go on to the calls, ask again, or end.
+    fn after_response(
+        &mut self,
+        response: &crate::llm::Response,
+        calls: &[ToolUse],
+        steps: &mut Steps,
+        inbox: &Inbox<'_>,
+    ) -> Next {
+        let (end, message, unrun) = match &response.stop_reason {
+            StopReason::ToolUse | StopReason::PauseTurn if !calls.is_empty() => {
+                return Next::RunCalls;
+            }
+            // Paused by the provider without calls: ask it to continue.
+            StopReason::PauseTurn => return Next::Again,
+            StopReason::MaxTokens => (
+                TurnEnd::MaxTokens,
+                "the reply was cut off at the response token limit (provider.max_tokens); any tool call in it was not run".to_string(),
+                "not run: the response was cut off at max_tokens",
+            ),
+            StopReason::Refusal => {
+                let detail = response
+                    .stop_details
+                    .as_ref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default();
+                (
+                    TurnEnd::Refusal,
+                    format!("the model declined to answer{detail}"),
+                    "not run: the model declined",
+                )
+            }
+            StopReason::ContextWindowExceeded => (
+                TurnEnd::ContextWindowExceeded,
+                "the conversation no longer fits the model's context window; start a new session (/new, or `ask` without --continue/--session)".to_string(),
+                "not run: the context window is full",
+            ),
+            StopReason::EndTurn
+            | StopReason::StopSequence
+            | StopReason::ToolUse
+            | StopReason::Other(_) => {
+                return if calls.is_empty() {
+                    Next::End
+                } else {
+                    Next::RunCalls
+                };
+            }
+        };
+        stop(steps, end, message, inbox);
+        self.answer_unrun(calls, unrun, inbox);
+        Next::End
+    }
+
+    /// Run the calls in order; all their results go back in one message. After an interrupt
+    /// the rest are answered "not run".
+    async fn run_calls(
+        &mut self,
+        calls: &[ToolUse],
+        steps: &mut Steps,
+        context: &mut NoteContext,
+        inbox: &mut Inbox<'_>,
+    ) -> ControlFlow<Result<(), String>> {
+        let mut results = Vec::with_capacity(calls.len());
+        let mut interrupted = false;
+        for (id, name, input) in calls {
+            let (record, images) = if interrupted {
+                (not_run_after_interrupt(id, name, input), Vec::new())
+            } else {
+                let call = Call { id, name, input };
                 let mut done = self
-                    .dispatch(
-                        id,
-                        name,
-                        input,
-                        &offered,
-                        &mut context,
-                        &mut state,
-                        ops,
-                        events,
-                    )
+                    .dispatch(call, &steps.offered, context, &mut steps.state, inbox)
                     .await;
                 if done.record.is_error {
                     // Plans, session tools and refusals are not called through the registry;
@@ -238,33 +291,65 @@ impl Agent {
                         crate::quote::shorten_echoes(&done.record.result).into_owned();
                 }
                 interrupted = done.interrupted;
-                results.push(result_block_with_images(&done.record, &done.images));
-                let _ = events.send(AgentEvent::ToolCallFinished(done.record.clone()));
-                outcome.tool_calls.push(done.record);
-                outcome.edits.extend(done.edit);
+                steps.outcome.edits.extend(done.edit);
+                (done.record, done.images)
+            };
+            if let Err(e) = self.log.record_decision(&record.id, record.decision) {
+                self.unrecorded("how a tool call was decided", &e, inbox);
             }
-            if let Err(e) = self.record(Message {
-                role: Role::User,
-                content: results,
-            }) {
-                return failed(outcome, e);
-            }
-            if interrupted {
-                outcome.stop_reason = TurnEnd::Interrupted;
-                break;
-            }
+            results.push(result_block_with_images(&record, &images));
+            inbox.send(AgentEvent::ToolCallFinished(record.clone()));
+            steps.outcome.tool_calls.push(record);
         }
-        outcome.reply = last_text;
-        outcome
+        if let Err(e) = self.record(Message {
+            role: Role::User,
+            content: results,
+        }) {
+            return ControlFlow::Break(Err(e));
+        }
+        if interrupted {
+            steps.outcome.stop_reason = TurnEnd::Interrupted;
+            return ControlFlow::Break(Ok(()));
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Keep the text of an interrupted reply in the conversation, marked as interrupted.
+    fn keep_interrupted_text(&mut self, partial: &str, inbox: &Inbox<'_>) {
+        if partial.is_empty() {
+            return;
+        }
+        let kept = self.record(Message {
+            role: Role::Assistant,
+            content: vec![Block::Text {
+                text: format!("{partial}\n\n[interrupted by the person]"),
+            }],
+        });
+        if let Err(e) = kept {
+            self.unrecorded("the interrupted reply", &e, inbox);
+        }
+    }
+
+    /// A write to the session's record failed: logged every time, shown to the person once per
+    /// session (the turn goes on; the stored session misses it).
+    pub(super) fn unrecorded(
+        &mut self,
+        what: &str,
+        error: &dyn std::fmt::Display,
+        inbox: &Inbox<'_>,
+    ) {
+        tracing::warn!("{what} was not stored: {error}");
+        if !self.told_unrecorded {
+            self.told_unrecorded = true;
+            inbox.notice(format!(
+                "{what} could not be stored ({error}); the session's record may be incomplete"
+            ));
+        }
     }
 
     /// Wait for the tools still being started and register them. `true` when the person
     /// interrupted (or shut down) first; the tools then stay pending for the next turn.
-    async fn await_pending_tools(
-        &mut self,
-        ops: &mut mpsc::Receiver<Op>,
-        events: &mpsc::UnboundedSender<AgentEvent>,
-    ) -> bool {
+    async fn await_pending_tools(&mut self, inbox: &mut Inbox<'_>) -> bool {
         let Some(mut pending) = self
             .pending_tools
             .get_mut()
@@ -273,87 +358,79 @@ impl Agent {
         else {
             return false;
         };
-        // Say why nothing happens only when the wait is long enough to notice.
-        let slow = tokio::time::sleep(std::time::Duration::from_secs(1));
-        tokio::pin!(slow);
-        let mut told = false;
-        loop {
-            tokio::select! {
-                biased;
-                tools = &mut pending => {
-                    for tool in tools {
-                        self.registry.register(tool);
-                    }
-                    return false;
+        let events = inbox.events.clone();
+        let started = {
+            let work = async {
+                // Say why nothing happens only when the wait is long enough to notice.
+                let slow = tokio::time::sleep(std::time::Duration::from_secs(1));
+                tokio::select! {
+                    biased;
+                    tools = &mut pending => return tools,
+                    () = slow => {}
                 }
-                op = ops.recv() => match op {
-                    Some(Op::Interrupt) | None => break,
-                    Some(Op::Shutdown) => {
-                        self.shutting_down = true;
-                        break;
-                    }
-                    Some(Op::Decision { .. } | Op::EditorApplied { .. }) => {}
-                    Some(Op::SetModel(model)) => self.settings.model = model,
-                    Some(Op::UserTurn { .. }) => {
-                        let _ = events.send(AgentEvent::Notice(
-                            "a turn is already running; wait for it or interrupt it first".into(),
-                        ));
-                    }
-                },
-                () = &mut slow, if !told => {
-                    told = true;
-                    let _ = events.send(AgentEvent::Notice(
+                if events
+                    .send(AgentEvent::Notice(
                         "waiting for the MCP servers to start before asking the model".into(),
-                    ));
+                    ))
+                    .is_err()
+                {
+                    tracing::debug!("the front end is gone");
                 }
+                (&mut pending).await
+            };
+            let state = WaitState {
+                model: &mut self.settings.model,
+                shutting_down: &mut self.shutting_down,
+            };
+            inbox.wait(work, state, BUSY, |_| None).await
+        };
+        match started {
+            Some(tools) => {
+                for tool in tools {
+                    self.registry.register(tool);
+                }
+                false
+            }
+            None => {
+                *self
+                    .pending_tools
+                    .get_mut()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pending);
+                true
             }
         }
-        *self
-            .pending_tools
-            .get_mut()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pending);
-        true
     }
 
     /// Stream one request, forwarding text as it comes; an interrupt drops the request.
-    async fn stream(
-        &mut self,
-        request: &Request,
-        ops: &mut mpsc::Receiver<Op>,
-        events: &mpsc::UnboundedSender<AgentEvent>,
-    ) -> Streamed {
+    async fn stream(&mut self, request: &Request, inbox: &mut Inbox<'_>) -> Streamed {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut partial = String::new();
-        let provider = &self.provider;
-        let call = provider.complete(request, &tx);
-        tokio::pin!(call);
-        let mut shutdown = false;
-        let result = loop {
-            tokio::select! {
-                biased;
-                op = ops.recv() => match op {
-                    Some(Op::Interrupt) | None => break None,
-                    Some(Op::Shutdown) => { shutdown = true; break None }
-                    // Nothing is parked while the model writes; a stray answer is stale.
-                    Some(Op::Decision { .. } | Op::EditorApplied { .. }) => {}
-                    // The running request keeps its model; the next one uses the new one.
-                    Some(Op::SetModel(model)) => self.settings.model = model,
-                    Some(Op::UserTurn { .. }) => {
-                        let _ = events.send(AgentEvent::Notice(
-                            "a turn is already running; wait for it or interrupt it first".into(),
-                        ));
+        let events = inbox.events.clone();
+        let result = {
+            let provider = &self.provider;
+            let partial = &mut partial;
+            let rx = &mut rx;
+            let events = &events;
+            let work = async move {
+                let call = provider.complete(request, &tx);
+                tokio::pin!(call);
+                loop {
+                    tokio::select! {
+                        biased;
+                        Some(event) = rx.recv() => forward(event, partial, events),
+                        result = &mut call => break result,
                     }
-                },
-                Some(event) = rx.recv() => forward(event, &mut partial, events),
-                result = &mut call => break Some(result),
-            }
+                }
+            };
+            let state = WaitState {
+                model: &mut self.settings.model,
+                shutting_down: &mut self.shutting_down,
+            };
+            inbox.wait(work, state, BUSY, |_| None).await
         };
         // Events sent just before the response completed.
         while let Ok(event) = rx.try_recv() {
-            forward(event, &mut partial, events);
-        }
-        if shutdown {
-            self.shutting_down = true;
+            forward(event, &mut partial, &events);
         }
         match result {
             Some(result) => Streamed::Done(result),
@@ -371,7 +448,7 @@ impl Agent {
     }
 
     /// Answer tool calls that will not run, so the history stays well-formed for the next turn.
-    fn answer_unrun(&mut self, calls: &[(String, String, serde_json::Value)], why: &str) {
+    fn answer_unrun(&mut self, calls: &[ToolUse], why: &str, inbox: &Inbox<'_>) {
         if calls.is_empty() {
             return;
         }
@@ -383,25 +460,23 @@ impl Agent {
                 is_error: true,
             })
             .collect();
-        let _ = self.record(Message {
+        if let Err(e) = self.record(Message {
             role: Role::User,
             content,
-        });
+        }) {
+            self.unrecorded("the answers to calls that were not run", &e, inbox);
+        }
     }
 
     /// The notes a message names with `[[…]]`, as context blocks. A link to a note the rules
     /// keep from the agent (a deny rule on its path) is left out, and the person is told.
-    fn linked_notes(
-        &mut self,
-        text: &str,
-        events: &mpsc::UnboundedSender<AgentEvent>,
-    ) -> Vec<String> {
+    fn linked_notes(&mut self, text: &str, inbox: &Inbox<'_>) -> Vec<String> {
         let mut blocks = Vec::new();
         for target in crate::attach::wikilink_targets(text) {
             let (path, note) = match self.workspace.read_note_named(&target) {
                 Ok(found) => found,
                 Err(e) => {
-                    let _ = events.send(AgentEvent::Notice(format!("[[{target}]]: {e}")));
+                    inbox.notice(format!("[[{target}]]: {e}"));
                     continue;
                 }
             };
@@ -414,9 +489,7 @@ impl Agent {
             if let crate::permission::Decision::Deny { reason } =
                 crate::permission::decide(&facts, &self.rules, false)
             {
-                let _ = events.send(AgentEvent::Notice(format!(
-                    "[[{target}]] was not sent to the model: {reason}"
-                )));
+                inbox.notice(format!("[[{target}]] was not sent to the model: {reason}"));
                 continue;
             }
             blocks.push(crate::attach::linked_note_block(&path, &note.text));
@@ -439,10 +512,54 @@ fn forward(event: StreamEvent, partial: &mut String, events: &mpsc::UnboundedSen
     match event {
         StreamEvent::TextDelta(text) => {
             partial.push_str(&text);
-            let _ = events.send(AgentEvent::TextDelta(text));
+            if events.send(AgentEvent::TextDelta(text)).is_err() {
+                tracing::debug!("the front end is gone");
+            }
         }
         // The call is announced when it is complete and about to run.
         StreamEvent::ToolUseStarted { .. } => {}
+    }
+}
+
+/// End the turn for `end`, telling the person why.
+fn stop(steps: &mut Steps, end: TurnEnd, message: String, inbox: &Inbox<'_>) {
+    inbox.notice(message.clone());
+    steps.outcome.stop_reason = end;
+    steps.outcome.error = Some(message);
+}
+
+/// The tools offered, as the provider wants them.
+fn tool_defs(offered: &[ToolSpec]) -> Vec<ToolDef> {
+    offered
+        .iter()
+        .map(|t| ToolDef {
+            name: t.name.clone(),
+            description: t.description.clone(),
+            input_schema: t.input_schema.clone(),
+        })
+        .collect()
+}
+
+/// The tool calls of a response, in order.
+fn tool_uses(content: &[Block]) -> Vec<ToolUse> {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            Block::ToolUse { id, name, input } => Some((id.clone(), name.clone(), input.clone())),
+            Block::Text { .. } | Block::Image { .. } | Block::ToolResult { .. } => None,
+        })
+        .collect()
+}
+
+/// A call after the person interrupted: not run, and said so.
+fn not_run_after_interrupt(id: &str, name: &str, input: &Value) -> ToolCallRecord {
+    ToolCallRecord {
+        id: id.to_string(),
+        name: name.to_string(),
+        input: input.clone(),
+        is_error: true,
+        decision: CallDecision::Denied,
+        result: "not run: the person interrupted the turn".into(),
     }
 }
 
@@ -450,10 +567,6 @@ fn failed(mut outcome: TurnOutcome, error: String) -> TurnOutcome {
     outcome.stop_reason = TurnEnd::Error;
     outcome.error = Some(error);
     outcome
-}
-
-fn result_block(record: &ToolCallRecord) -> Block {
-    result_block_with_images(record, &[])
 }
 
 /// The result's text, then the images the tool returned (an MCP server's screenshot).

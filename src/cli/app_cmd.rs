@@ -1,7 +1,7 @@
 //! `vaultchat [VAULT]`: the full-screen app.
 
 use super::{Context, Failure, GlobalArgs};
-use crate::llm::ProviderKind;
+use crate::agent::build::{configured_model, provider_choice};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -12,36 +12,26 @@ pub fn run(ctx: &Context, global: &GlobalArgs) -> Result<ExitCode, Failure> {
         ));
     }
     let vault = ctx.vault()?;
-    let (provider, provider_problem, model, kind) =
-        match super::ask_cmd::provider_settings(ctx, global) {
-            Ok((settings, model)) => {
-                let kind = settings.kind;
-                (Some(settings), None, model, kind)
-            }
-            Err(problem) => (
-                None,
-                Some(format!("no agent: {problem}")),
-                global
-                    .model
-                    .clone()
-                    .or_else(|| ctx.config.provider.model.clone())
-                    .unwrap_or_else(|| "(none)".into()),
-                match ctx.config.provider.kind {
-                    crate::config::ProviderKind::Anthropic => ProviderKind::Anthropic,
-                    crate::config::ProviderKind::Openai => ProviderKind::OpenAi,
-                },
-            ),
-        };
+    let flags = super::ask_cmd::provider_flags(global);
+    let (provider, provider_problem) = match provider_choice(&ctx.config, &flags) {
+        Ok(choice) => (Some(choice), None),
+        Err(problem) => (None, Some(format!("no agent: {problem}"))),
+    };
+    // Without a provider the status line still names what the config asks for.
+    let kind = provider
+        .as_ref()
+        .map_or(ctx.config.provider.kind, |c| c.settings.kind);
+    let model = match &provider {
+        Some(choice) => choice.model.clone(),
+        None => configured_model(&ctx.config, &flags).unwrap_or_else(|| "(none)".into()),
+    };
     let launch = crate::tui::run::Launch {
         vault,
         paths: ctx.paths.clone(),
         config: ctx.config.clone(),
         provider,
         provider_problem,
-        provider_name: match kind {
-            ProviderKind::Anthropic => "anthropic".into(),
-            ProviderKind::OpenAi => "openai".into(),
-        },
+        provider_name: kind.as_str().to_string(),
         model,
         theme: ctx.config.ui.theme.clone().unwrap_or_else(|| "dark".into()),
         keymap: ctx

@@ -6,22 +6,19 @@
 
 use super::{Context, Failure};
 use crate::agent::{
-    Agent, AgentEvent, AgentSettings, Attachment, FocusedNote, NoteContext, Op, PendingTools,
-    PermissionRequest, SessionLog, TurnEnd, TurnOutcome,
+    Agent, AgentEvent, Attachment, BuildError, FocusedNote, NoteContext, Op, PendingTools,
+    PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
 };
-use crate::llm::{Provider, ProviderKind, ProviderSettings};
 use crate::mcp::{McpServerSpec, McpServerState, McpStartup};
 use crate::permission::Answer;
-use crate::store::{Actor, Store};
-use crate::tools::Registry;
+use crate::store::Actor;
 use crate::tools::session::EditorState;
-use crate::tools::workspace::{self, Workspace};
+use crate::tools::workspace::Workspace;
 use crate::vault::{Access, diff::LineKind, note_io};
 use clap::{Args, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(Debug, Args)]
 pub struct AskArgs {
@@ -69,9 +66,9 @@ fn usage(message: String) -> Result<ExitCode, Failure> {
 
 pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<ExitCode, Failure> {
     let vault = ctx.vault()?;
-    let settings = match provider_settings(ctx, global) {
-        Ok(s) => s,
-        Err(message) => return usage(message),
+    let choice = match crate::agent::build::provider_choice(&ctx.config, &provider_flags(global)) {
+        Ok(choice) => choice,
+        Err(problem) => return usage(problem.0),
     };
     let mut attachments = Vec::new();
     for path in &args.images {
@@ -98,41 +95,19 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         Ok(c) => c,
         Err(message) => return usage(message),
     };
-    let mut registry = Registry::new();
-    workspace::register(&mut registry, &workspace);
-
-    let store = Store::open(&ctx.paths.database_file())?;
-    let rules = crate::agent::load_rules(&ctx.config, &store, workspace.vault_id())
-        .map_err(|e| Failure(format!("{}: {e}", ctx.config_path.display())))?;
-
-    let provider_name = match settings.0.kind {
-        ProviderKind::Anthropic => "anthropic",
-        ProviderKind::OpenAi => "openai",
+    let resume = match (&args.session, args.continue_) {
+        (Some(id), _) => Resume::Session(id.clone()),
+        (None, true) => Resume::Latest,
+        (None, false) => Resume::New,
     };
-    let model = settings.1.clone();
-    let log = match (&args.session, args.continue_) {
-        (Some(id), _) => {
-            SessionLog::resume(store, workspace.vault_id(), provider_name, &model, id)?
-        }
-        (None, true) => {
-            SessionLog::continue_latest(store, workspace.vault_id(), provider_name, &model)?
-        }
-        (None, false) => SessionLog::new(store, workspace.vault_id(), provider_name, &model),
-    };
-    let provider = Provider::new(settings.0)?;
-    let agent_settings = AgentSettings {
-        provider_name: provider_name.to_string(),
-        model,
-        max_tokens: ctx.config.provider.max_tokens.unwrap_or(4096),
-        max_steps: args
-            .max_steps
-            .or(ctx.config.provider.max_steps)
-            .unwrap_or(crate::agent::MAX_STEPS),
-    };
-    let mut agent = Agent::new(provider, workspace, registry, agent_settings, rules, log);
-    if !mcp.is_empty() {
-        agent = agent.with_pending_tools(tools_reporting_failures(mcp.clone()));
-    }
+    let agent = SessionBuilder::new(&ctx.config, ctx.paths.database_file(), workspace, choice)
+        .max_steps(args.max_steps)
+        .pending_tools((!mcp.is_empty()).then(|| tools_reporting_failures(mcp.clone())))
+        .build(resume)
+        .map_err(|e| match e {
+            BuildError::Rules(e) => Failure(format!("{}: {e}", ctx.config_path.display())),
+            e => Failure(e.to_string()),
+        })?;
 
     let outcome = runtime.block_on(async {
         let outcome = drive(agent, args, attachments, context).await;
@@ -408,73 +383,13 @@ fn note_context(workspace: &Workspace, args: &AskArgs) -> Result<NoteContext, St
     })
 }
 
-/// The provider from flags, config and environment, and the model name.
-pub(super) fn provider_settings(
-    ctx: &Context,
-    global: &super::GlobalArgs,
-) -> Result<(ProviderSettings, String), String> {
-    let config = &ctx.config.provider;
-    let kind = match global.provider.as_deref() {
-        Some("anthropic") => ProviderKind::Anthropic,
-        Some("openai") => ProviderKind::OpenAi,
-        Some(other) => {
-            return Err(format!(
-                "--provider {other}: the providers are `anthropic` and `openai` (any OpenAI-compatible server)"
-            ));
-        }
-        None => match config.kind {
-            crate::config::ProviderKind::Anthropic => ProviderKind::Anthropic,
-            crate::config::ProviderKind::Openai => ProviderKind::OpenAi,
-        },
-    };
-    let (key_env, url_env, default_url, default_model) = match kind {
-        ProviderKind::Anthropic => (
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL",
-            "https://api.anthropic.com",
-            "claude-sonnet-4-5",
-        ),
-        ProviderKind::OpenAi => (
-            "OPENAI_API_KEY",
-            "OPENAI_BASE_URL",
-            "https://api.openai.com/v1",
-            "gpt-4o-mini",
-        ),
-    };
-    let key_env = config.api_key_env.as_deref().unwrap_or(key_env);
-    let api_key = std::env::var(key_env).ok().filter(|k| !k.trim().is_empty());
-    if api_key.is_none() && kind == ProviderKind::Anthropic {
-        return Err(format!(
-            "no API key: set {key_env} (or name another variable with api_key_env in [provider])"
-        ));
+/// The provider flags of the command line.
+pub(super) fn provider_flags(global: &super::GlobalArgs) -> ProviderFlags {
+    ProviderFlags {
+        provider: global.provider.clone(),
+        model: global.model.clone(),
+        base_url: global.base_url.clone(),
     }
-    let base_url = global
-        .base_url
-        .clone()
-        .or_else(|| config.base_url.clone())
-        .or_else(|| std::env::var(url_env).ok().filter(|u| !u.trim().is_empty()))
-        .unwrap_or_else(|| default_url.to_string());
-    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-        return Err(format!(
-            "the base URL `{base_url}` is not an http:// or https:// URL"
-        ));
-    }
-    let model = global
-        .model
-        .clone()
-        .or_else(|| config.model.clone())
-        .unwrap_or_else(|| default_model.to_string());
-    Ok((
-        ProviderSettings {
-            kind,
-            base_url,
-            api_key,
-            connect_timeout: Duration::from_secs(config.connect_timeout_secs.unwrap_or(5)),
-            idle_timeout: Duration::from_secs(config.idle_timeout_secs.unwrap_or(120)),
-            max_retries: config.max_retries.unwrap_or(2),
-        },
-        model,
-    ))
 }
 
 /// `ask` has no editor: an edit addressed to one is refused, so the call does not wait forever.

@@ -243,12 +243,26 @@ impl Price {
     }
 }
 
+/// Which wire format a provider speaks (the one provider kind: `llm` re-exports it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
+    /// Anthropic Messages API.
     #[default]
+    #[serde(rename = "anthropic")]
     Anthropic,
-    Openai,
+    /// OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, OpenRouter).
+    #[serde(rename = "openai")]
+    OpenAi,
+}
+
+impl ProviderKind {
+    /// The name in the config, on the command line, and in the usage rows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::OpenAi => "openai",
+        }
+    }
 }
 
 /// `[provider]`: which LLM to talk to. Command-line flags override these.
@@ -877,7 +891,7 @@ mod tests {
              [embeddings]\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"nomic\"\n",
         )
         .unwrap();
-        assert_eq!(c.provider.kind, ProviderKind::Openai);
+        assert_eq!(c.provider.kind, ProviderKind::OpenAi);
         assert_eq!(c.provider.model.as_deref(), Some("llama3"));
         assert_eq!(c.index.exclude_folders, vec!["Templates".to_string()]);
         assert_eq!(c.embeddings.unwrap().model, "nomic");

@@ -23,14 +23,8 @@ use sse::{SseEvent, SseParser};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// Which wire format a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderKind {
-    /// Anthropic Messages API.
-    Anthropic,
-    /// OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, OpenRouter).
-    OpenAi,
-}
+/// Which wire format a provider speaks (defined beside the config that names it).
+pub use crate::config::ProviderKind;
 
 /// How to reach a provider.
 #[derive(Debug, Clone)]

@@ -4,10 +4,12 @@
 
 pub mod glob;
 pub mod known;
+pub mod load;
 pub mod rules;
 
 pub use glob::{escape_glob, glob_match};
 pub use known::KnownTools;
+pub use load::{RulesError, load_rules};
 pub use rules::{Effect, Rule, RuleScope, RuleSet, parse_rule_spec};
 
 /// Facts about one tool call that the cascade needs (the agent computes them).

@@ -153,11 +153,9 @@ mod tests {
                 .map(|_| {
                     let path = path.clone();
                     std::thread::spawn(move || {
-                        let mut conn = crate::store::open_connection(
-                            &path,
-                            crate::store::Journal::Wal,
-                        )
-                        .unwrap();
+                        let mut conn =
+                            crate::store::open_connection(&path, crate::store::Journal::Wal)
+                                .unwrap();
                         apply_migrations(&mut conn, STEPS)
                     })
                 })

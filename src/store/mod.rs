@@ -47,6 +47,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "revision_deltas",
         sql: include_str!("migrations/0005_revision_deltas.sql"),
     },
+    Migration {
+        version: 6,
+        name: "tool_decisions",
+        sql: include_str!("migrations/0006_tool_decisions.sql"),
+    },
 ];
 
 /// The opened app database with its schema up to date.

@@ -253,6 +253,31 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Remember how tool call `call_id` of a session was decided (`decision` is the agent's word
+    /// for it, e.g. `approved_once`; the store does not interpret it). A second record for the
+    /// same call replaces the first.
+    pub fn record_tool_decision(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        decision: &str,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO tool_decisions (session_id, call_id, decision) VALUES (?1, ?2, ?3)",
+            params![session_id, call_id, decision],
+        )?;
+        Ok(())
+    }
+
+    /// The recorded decisions of a session's tool calls, as `(call_id, decision)`.
+    pub fn tool_decisions(&self, session_id: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT call_id, decision FROM tool_decisions WHERE session_id = ?1 ORDER BY call_id",
+        )?;
+        let rows = stmt.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The session with exactly this id, with its counts.
     pub fn session(&self, id: &str) -> Result<Option<SessionSummary>, StoreError> {
         let sql = format!("SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE s.id = ?1");
@@ -414,6 +439,26 @@ mod tests {
             model: "claude-x",
             now_ms,
         }
+    }
+
+    #[test]
+    fn tool_decisions_are_kept_per_call_and_go_with_the_session() {
+        let (_dir, store) = store();
+        let id = store.create_session(&new_session("v", 1)).unwrap();
+        store.record_tool_decision(&id, "c1", "denied").unwrap();
+        store.record_tool_decision(&id, "c2", "allowed").unwrap();
+        store
+            .record_tool_decision(&id, "c2", "approved_once")
+            .unwrap();
+        assert_eq!(
+            store.tool_decisions(&id).unwrap(),
+            [
+                ("c1".to_string(), "denied".to_string()),
+                ("c2".to_string(), "approved_once".to_string())
+            ]
+        );
+        store.delete_session(&id).unwrap();
+        assert_eq!(count(&store, "SELECT count(*) FROM tool_decisions"), 0);
     }
 
     fn count(store: &Store, sql: &str) -> i64 {

@@ -15,15 +15,18 @@ use super::theme::{Role, Theme};
 use super::views::rewind::RewindView;
 use super::views::tools::ToolsView;
 use super::views::usage::UsageView;
-use crate::agent::{Agent, AgentEvent, AgentSettings, Op, SessionLog, ToolCallRecord};
+use crate::agent::{
+    AgentEvent, BuildError, CallDecision, Op, ProviderChoice, Resume, SessionBuilder,
+    StoredConversation, ToolCallRecord,
+};
 use crate::config::{Config, Paths};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
-use crate::llm::{Block, Provider, ProviderSettings, ResultPart, Role as MessageRole, Usage};
+use crate::llm::{Block, ResultPart, Role as MessageRole, Usage};
 use crate::mcp::{McpServerSpec, McpServerState, McpServerStatus, McpStartup};
 use crate::store::{Actor, Store};
 use crate::tools::Registry;
-use crate::tools::workspace::{self, Workspace};
+use crate::tools::workspace::Workspace;
 use crate::vault::Vault;
 use futures_util::StreamExt;
 use std::sync::Arc;
@@ -38,7 +41,7 @@ pub struct Launch {
     pub vault: Vault,
     pub paths: Paths,
     pub config: Config,
-    pub provider: Option<ProviderSettings>,
+    pub provider: Option<ProviderChoice>,
     /// Why there is no provider (no API key, …), shown in the chat.
     pub provider_problem: Option<String>,
     pub provider_name: String,
@@ -53,9 +56,26 @@ pub enum TuiError {
     Terminal(#[from] std::io::Error),
 }
 
+/// Why the vault could not be opened for the app.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    #[error(transparent)]
+    Workspace(#[from] crate::tools::workspace::WorkspaceError),
+}
+
+/// Why no agent could be started.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    /// No provider is configured; the message says what is missing.
+    #[error("{0}")]
+    NoProvider(String),
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}
+
 /// What the background work reports to the loop.
 enum Background {
-    Ready(Result<Ready, String>),
+    Ready(Result<Ready, OpenError>),
     /// The index synced a batch of changes (the open note may have changed on disk).
     Synced,
     /// The clipboard was read for a paste.
@@ -117,7 +137,7 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         provider: launch.provider_name.clone(),
         model: launch.model.clone(),
         session_id: None,
-        context_window: launch.config.provider.context_window.unwrap_or(200_000),
+        context_window: crate::agent::build::context_window(&launch.config),
         price,
     };
     let mut app = App::new(theme, keymap, info).with_autosave(AutosaveSettings {
@@ -152,20 +172,7 @@ async fn event_loop(
     }
     let (bg_tx, mut bg_rx) = mpsc::unbounded_channel::<Background>();
 
-    // After the first frame and beside the vault's opening: the tools may appear a moment later
-    // (the agent waits for them before its first request only).
-    let mcp = McpStartup::spawn(McpServerSpec::from_user_config(
-        &launch.config,
-        launch.vault.root(),
-    ));
-    if !mcp.is_empty() {
-        let (mcp, tx) = (mcp.clone(), bg_tx.clone());
-        tokio::spawn(async move {
-            let servers = mcp.ready().await;
-            let _ = tx.send(Background::McpStarted(servers.statuses().to_vec()));
-        });
-    }
-    open_workspace(launch, bg_tx.clone(), mcp.clone());
+    let mcp = start_background(launch, &bg_tx);
 
     let mut ready: Option<Ready> = None;
     let mut agent: Option<AgentLink> = None;
@@ -183,27 +190,9 @@ async fn event_loop(
     // The terminal is gone (SIGHUP, end of input): nothing can be drawn on it.
     let mut headless = false;
     'events: loop {
-        let frame_due = async {
-            if dirty && !headless {
-                let next = last_draw + FRAME;
-                tokio::time::sleep_until(next.into()).await;
-            } else {
-                std::future::pending::<()>().await;
-            }
-        };
-        let autosave_due = app.autosave_deadline();
-        let autosave_due = async move {
-            match autosave_due {
-                Some(at) => tokio::time::sleep_until(at.into()).await,
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let give_up = async move {
-            match terminating {
-                Some(since) => tokio::time::sleep_until((since + TERMINATE_GRACE).into()).await,
-                None => std::future::pending::<()>().await,
-            }
-        };
+        let frame_due = sleep_until((dirty && !headless).then(|| last_draw + FRAME));
+        let autosave_due = sleep_until(app.autosave_deadline());
+        let give_up = sleep_until(terminating.map(|since| since + TERMINATE_GRACE));
         tokio::select! {
             event = terminal_events.next(), if !headless => match event {
                 Some(Ok(event)) => {
@@ -243,49 +232,7 @@ async fn event_loop(
                 dirty = true;
             }
             Some(message) = bg_rx.recv() => {
-                match message {
-                    Background::Ready(Ok(r)) => {
-                        match start_agent(launch, &r, None) {
-                            Ok(link) => agent = Some(link),
-                            // Without a provider the chat already says why (at start-up).
-                            Err(_) if launch.provider.is_none() => {}
-                            Err(e) => app.on_error(e),
-                        }
-                        ready = Some(r);
-                        app.on_ready();
-                        app.on_vault_changed();
-                    }
-                    Background::Ready(Err(e)) => app.on_error(e),
-                    Background::McpStarted(statuses) => {
-                        for status in statuses {
-                            if let McpServerState::Failed { message } = status.state {
-                                app.on_error(format!(
-                                    "the MCP server `{}` did not start: {message}",
-                                    status.name
-                                ));
-                            }
-                        }
-                        app.on_mcp_started();
-                    }
-                    Background::Synced => {
-                        // During a save the file is about to change by our own hand.
-                        if let Some(r) = &ready
-                            && !app.save_in_flight()
-                        {
-                            check_open_note(app, &r.workspace);
-                        }
-                    }
-                    Background::Saved { path, result } => {
-                        let changed = matches!(result, Err((true, _)));
-                        app.on_save_finished(&path, result);
-                        if changed && let Some(r) = &ready {
-                            // Shows the disk's text beside the buffer (or merges it).
-                            check_open_note(app, &r.workspace);
-                        }
-                        app.on_vault_changed();
-                    }
-                    Background::Clipboard(paste) => app.on_clipboard(paste),
-                }
+                on_background(message, app, launch, &mut ready, &mut agent);
                 dirty = true;
             }
             () = frame_due => {
@@ -294,74 +241,222 @@ async fn event_loop(
                 dirty = false;
             }
         }
-        // An effect's answer may queue more (a created note is then opened): run them all.
-        loop {
-            let effects = app.take_effects();
-            if effects.is_empty() {
-                break;
-            }
-            for effect in effects {
-                dirty = true;
-                match effect {
-                    Effect::Quit => {
-                        if let Some(link) = &agent {
-                            let _ = link.ops.try_send(Op::Shutdown);
-                        }
-                        break 'events;
-                    }
-                    Effect::Suspend if headless => {}
-                    Effect::Suspend => term::suspend(terminal, *mouse)?,
-                    Effect::SaveNote { path, text, read } => match &ready {
-                        Some(r) => save_off_the_loop(&r.workspace, path, text, read, bg_tx.clone()),
-                        None => app.on_save_finished(
-                            &path,
-                            Err((false, "the vault is still being opened".into())),
-                        ),
-                    },
-                    Effect::SetMouseCapture(on) => {
-                        *mouse = on;
-                        if let Err(e) = term::set_mouse_capture(on) {
-                            app.on_error(format!("mouse capture could not be changed: {e}"));
-                        }
-                    }
-                    Effect::Agent(op) => to_agent(app, agent.as_ref(), op).await,
-                    Effect::ReadClipboardImage => {
-                        // The clipboard's owner answers over X11 and a big image is scaled and
-                        // encoded: seconds in the worst case, never on the loop.
-                        let tx = bg_tx.clone();
-                        tokio::task::spawn_blocking(move || {
-                            let _ =
-                                tx.send(Background::Clipboard(super::clipboard::read_for_paste()));
-                        });
-                    }
-                    Effect::SetModel(model) => {
-                        to_agent(app, agent.as_ref(), Op::SetModel(model)).await
-                    }
-                    effect => {
-                        let new_agent = perform(
-                            effect,
-                            app,
-                            launch,
-                            ready.as_ref(),
-                            store.as_mut(),
-                            terminal,
-                            *mouse,
-                        )
-                        .await?;
-                        if let Some(link) = new_agent
-                            && let Some(old) = agent.replace(link)
-                        {
-                            let _ = old.ops.try_send(Op::Shutdown);
-                        }
-                    }
-                }
-            }
+        let mut loop_state = LoopState {
+            launch,
+            ready: ready.as_ref(),
+            agent: &mut agent,
+            store: store.as_mut(),
+            bg_tx: &bg_tx,
+            headless,
+            mouse,
+        };
+        let (flow, ran) = run_effects(app, terminal, &mut loop_state).await?;
+        dirty |= ran;
+        if flow == Flow::Quit {
+            break 'events;
         }
     }
     // Each server is asked to stop (stdin closed) and waited for; one that lingers is killed
     // when the runtime ends.
     let _ = tokio::time::timeout(Duration::from_secs(1), mcp.shutdown()).await;
     Ok(())
+}
+
+/// After the first frame and beside the vault's opening: start the person's MCP servers (their
+/// tools may appear a moment later; the agent waits for them before its first request only)
+/// and open the workspace.
+fn start_background(launch: &Launch, bg_tx: &mpsc::UnboundedSender<Background>) -> McpStartup {
+    let mcp = McpStartup::spawn(McpServerSpec::from_user_config(
+        &launch.config,
+        launch.vault.root(),
+    ));
+    if !mcp.is_empty() {
+        let (mcp, tx) = (mcp.clone(), bg_tx.clone());
+        tokio::spawn(async move {
+            let servers = mcp.ready().await;
+            if tx
+                .send(Background::McpStarted(servers.statuses().to_vec()))
+                .is_err()
+            {
+                tracing::debug!("the loop ended before the MCP servers started");
+            }
+        });
+    }
+    open_workspace(launch, bg_tx.clone(), mcp.clone());
+    mcp
+}
+
+/// Sleep until `at`; without one, never wake.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the loop goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// What running the app's effects needs from the loop.
+struct LoopState<'a> {
+    launch: &'a Launch,
+    ready: Option<&'a Ready>,
+    agent: &'a mut Option<AgentLink>,
+    store: Option<&'a mut Store>,
+    bg_tx: &'a mpsc::UnboundedSender<Background>,
+    headless: bool,
+    mouse: &'a mut bool,
+}
+
+/// Run the effects the app queued; an effect's answer may queue more (a created note is then
+/// opened): run them all. Also says whether any ran (the screen may have changed).
+async fn run_effects(
+    app: &mut App,
+    terminal: &mut Tui,
+    state: &mut LoopState<'_>,
+) -> Result<(Flow, bool), TuiError> {
+    let mut ran = false;
+    loop {
+        let effects = app.take_effects();
+        if effects.is_empty() {
+            return Ok((Flow::Continue, ran));
+        }
+        ran = true;
+        for effect in effects {
+            if run_effect(effect, app, terminal, state).await? == Flow::Quit {
+                return Ok((Flow::Quit, ran));
+            }
+        }
+    }
+}
+
+/// Run one effect: the loop's own here, the rest in [`perform`].
+async fn run_effect(
+    effect: Effect,
+    app: &mut App,
+    terminal: &mut Tui,
+    state: &mut LoopState<'_>,
+) -> Result<Flow, TuiError> {
+    match effect {
+        Effect::Quit => {
+            if let Some(link) = state.agent.as_ref() {
+                shut_down(link);
+            }
+            return Ok(Flow::Quit);
+        }
+        Effect::Suspend if state.headless => {}
+        Effect::Suspend => term::suspend(terminal, *state.mouse)?,
+        Effect::SaveNote { path, text, read } => match state.ready {
+            Some(r) => save_off_the_loop(&r.workspace, path, text, read, state.bg_tx.clone()),
+            None => app.on_save_finished(
+                &path,
+                Err((false, "the vault is still being opened".into())),
+            ),
+        },
+        Effect::SetMouseCapture(on) => {
+            *state.mouse = on;
+            if let Err(e) = term::set_mouse_capture(on) {
+                app.on_error(format!("mouse capture could not be changed: {e}"));
+            }
+        }
+        Effect::Agent(op) => to_agent(app, state.agent.as_ref(), op).await,
+        Effect::ReadClipboardImage => {
+            // The clipboard's owner answers over X11 and a big image is scaled and encoded:
+            // seconds in the worst case, never on the loop.
+            let tx = state.bg_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                if tx
+                    .send(Background::Clipboard(super::clipboard::read_for_paste()))
+                    .is_err()
+                {
+                    tracing::debug!("the loop ended before the clipboard was read");
+                }
+            });
+        }
+        Effect::SetModel(model) => to_agent(app, state.agent.as_ref(), Op::SetModel(model)).await,
+        effect => {
+            let new_agent = perform(
+                effect,
+                app,
+                state.launch,
+                state.ready,
+                state.store.as_deref_mut(),
+                terminal,
+                *state.mouse,
+            )
+            .await?;
+            if let Some(link) = new_agent
+                && let Some(old) = state.agent.replace(link)
+            {
+                shut_down(&old);
+            }
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// Ask an agent to end (it finishes what it must on its own task).
+fn shut_down(link: &AgentLink) {
+    if link.ops.try_send(Op::Shutdown).is_err() {
+        tracing::debug!("the agent had already ended");
+    }
+}
+
+/// What the background work reported.
+fn on_background(
+    message: Background,
+    app: &mut App,
+    launch: &Launch,
+    ready: &mut Option<Ready>,
+    agent: &mut Option<AgentLink>,
+) {
+    match message {
+        Background::Ready(Ok(r)) => {
+            match start_agent(launch, &r, Resume::New) {
+                Ok(link) => *agent = Some(link),
+                // Without a provider the chat already says why (at start-up).
+                Err(StartError::NoProvider(_)) => {}
+                Err(e) => app.on_error(e.to_string()),
+            }
+            *ready = Some(r);
+            app.on_ready();
+            app.on_vault_changed();
+        }
+        Background::Ready(Err(e)) => app.on_error(e.to_string()),
+        Background::McpStarted(statuses) => {
+            for status in statuses {
+                if let McpServerState::Failed { message } = status.state {
+                    app.on_error(format!(
+                        "the MCP server `{}` did not start: {message}",
+                        status.name
+                    ));
+                }
+            }
+            app.on_mcp_started();
+        }
+        Background::Synced => {
+            // During a save the file is about to change by our own hand.
+            if let Some(r) = ready.as_ref()
+                && !app.save_in_flight()
+            {
+                check_open_note(app, &r.workspace);
+            }
+        }
+        Background::Saved { path, result } => {
+            let changed = matches!(result, Err((true, _)));
+            app.on_save_finished(&path, result);
+            if changed && let Some(r) = ready.as_ref() {
+                // Shows the disk's text beside the buffer (or merges it).
+                check_open_note(app, &r.workspace);
+            }
+            app.on_vault_changed();
+        }
+        Background::Clipboard(paste) => app.on_clipboard(paste),
+    }
 }
 
 /// Write the open note on the blocking pool (the same path as every save: atomic, refused when
@@ -425,78 +520,75 @@ fn open_workspace(launch: &Launch, tx: mpsc::UnboundedSender<Background>, mcp: M
     let paths = launch.paths.clone();
     let config = launch.config.clone();
     tokio::task::spawn_blocking(move || {
-        let result = (|| {
-            let workspace = Workspace::open(vault.clone(), &paths, &config, Actor::Agent)
-                .map_err(|e| e.to_string())?;
-            let mut registry = Registry::new();
-            workspace::register(&mut registry, &workspace);
-            let synced = tx.clone();
-            let live = Index::open(&paths.index_dir, &vault, &config.index)
-                .map_err(|e| e.to_string())
-                .and_then(|index| {
-                    LiveIndex::start(index, &vault, &config.index, move |event| match event {
-                        LiveEvent::Synced(_) => {
-                            let _ = synced.send(Background::Synced);
-                        }
-                        LiveEvent::Failed(message) => tracing::warn!(%message, "live index"),
-                    })
-                    .map_err(|e| e.to_string())
-                });
-            let live = match live {
-                Ok(live) => Some(live),
-                Err(e) => {
-                    tracing::warn!("the vault is not watched: {e}");
-                    None
+        let result = Workspace::open(vault.clone(), &paths, &config, Actor::Agent)
+            .map_err(OpenError::from)
+            .map(|workspace| {
+                let live = match watch_vault(&vault, &paths, &config, tx.clone()) {
+                    Ok(live) => Some(live),
+                    Err(e) => {
+                        tracing::warn!("the vault is not watched: {e}");
+                        None
+                    }
+                };
+                Ready {
+                    registry: crate::agent::build::workspace_registry(&workspace),
+                    workspace,
+                    mcp,
+                    _live: live,
                 }
-            };
-            Ok(Ready {
-                workspace,
-                registry,
-                mcp,
-                _live: live,
-            })
-        })();
-        let _ = tx.send(Background::Ready(result));
+            });
+        if tx.send(Background::Ready(result)).is_err() {
+            tracing::debug!("the loop ended before the vault was open");
+        }
     });
 }
 
-/// Start an agent on a new session, or on a stored one.
-fn start_agent(launch: &Launch, ready: &Ready, resume: Option<&str>) -> Result<AgentLink, String> {
-    let settings = launch.provider.clone().ok_or_else(|| {
-        launch
-            .provider_problem
-            .clone()
-            .unwrap_or_else(|| "no provider is configured".into())
+/// Why the vault is not watched (the app works on, without live updates).
+#[derive(Debug, thiserror::Error)]
+enum WatchError {
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    #[error(transparent)]
+    Live(#[from] crate::index::watch::LiveError),
+}
+
+/// A live index of the vault: each synced batch is reported to the loop.
+fn watch_vault(
+    vault: &Vault,
+    paths: &Paths,
+    config: &Config,
+    tx: mpsc::UnboundedSender<Background>,
+) -> Result<LiveIndex, WatchError> {
+    let index = Index::open(&paths.index_dir, vault, &config.index)?;
+    let live = LiveIndex::start(index, vault, &config.index, move |event| match event {
+        LiveEvent::Synced(_) => {
+            if tx.send(Background::Synced).is_err() {
+                tracing::debug!("the loop ended; a sync was not reported");
+            }
+        }
+        LiveEvent::Failed(message) => tracing::warn!(%message, "live index"),
     })?;
-    let provider = Provider::new(settings).map_err(|e| e.to_string())?;
-    let store = Store::open(&launch.paths.database_file()).map_err(|e| e.to_string())?;
-    let rules = crate::agent::load_rules(&launch.config, &store, ready.workspace.vault_id())?;
-    let vault_id = ready.workspace.vault_id().to_string();
-    let log = match resume {
-        Some(id) => SessionLog::resume(store, &vault_id, &launch.provider_name, &launch.model, id)
-            .map_err(|e| e.to_string())?,
-        None => SessionLog::new(store, &vault_id, &launch.provider_name, &launch.model),
-    };
-    let mut agent = Agent::new(
-        provider,
+    Ok(live)
+}
+
+/// Start an agent on a new session, or on a stored one.
+fn start_agent(launch: &Launch, ready: &Ready, resume: Resume) -> Result<AgentLink, StartError> {
+    let choice = launch.provider.clone().ok_or_else(|| {
+        StartError::NoProvider(
+            launch
+                .provider_problem
+                .clone()
+                .unwrap_or_else(|| "no provider is configured".into()),
+        )
+    })?;
+    let agent = SessionBuilder::new(
+        &launch.config,
+        launch.paths.database_file(),
         Arc::clone(&ready.workspace),
-        ready.registry.clone(),
-        AgentSettings {
-            provider_name: launch.provider_name.clone(),
-            model: launch.model.clone(),
-            max_tokens: launch.config.provider.max_tokens.unwrap_or(4096),
-            max_steps: launch
-                .config
-                .provider
-                .max_steps
-                .unwrap_or(crate::agent::MAX_STEPS),
-        },
-        rules,
-        log,
-    );
-    if !ready.mcp.is_empty() {
-        agent = agent.with_pending_tools(ready.mcp.pending_tools());
-    }
+        choice,
+    )
+    .pending_tools((!ready.mcp.is_empty()).then(|| ready.mcp.pending_tools()))
+    .build(resume)?;
     let (ops, events, _task) = agent.spawn();
     Ok(AgentLink { ops, events })
 }
@@ -535,165 +627,32 @@ async fn perform(
     };
     let ws = &ready.workspace;
     match effect {
-        Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => match ws.read_note_named(&name) {
-            Ok((path, note)) => app.on_note_opened(&path, note),
-            Err(e) => app.on_error(e.to_string()),
-        },
-        Effect::LoadFiles => match ws.note_listing() {
-            Ok(notes) => app.set_notes(
-                notes
-                    .into_iter()
-                    .map(|n| super::files::NoteEntry {
-                        path: n.path,
-                        title: n.title,
-                        aliases: n.aliases,
-                        modified_ns: n.mtime_ns,
-                    })
-                    .collect(),
-            ),
-            Err(e) => app.on_error(e.to_string()),
-        },
+        Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => open_note(app, ws, &name),
+        Effect::LoadFiles => load_files(app, ws),
         Effect::CreateNote(name) => match ws.create_user_note(&name) {
             Ok((path, note)) => app.on_note_created(&path, note.fingerprint.mtime_ns),
             Err(e) => app.on_error(format!("the note was not created: {e}")),
         },
-        Effect::OpenExternal(path) => {
-            let abs = launch.vault.root().join(&path);
-            let editor = std::env::var("VISUAL")
-                .or_else(|_| std::env::var("EDITOR"))
-                .unwrap_or_else(|_| "vi".into());
-            let status = term::outside(terminal, mouse, || {
-                std::process::Command::new(&editor).arg(&abs).status()
-            })?;
-            match status {
-                Ok(s) if s.success() => check_open_note(app, ws),
-                Ok(s) => app.on_error(format!("{editor} exited with {s}")),
-                Err(e) => app.on_error(format!("{editor} could not be started: {e}")),
-            }
-        }
-        Effect::LoadPicker => match ws.note_names() {
-            Ok(names) => app.show_picker(
-                names
-                    .into_iter()
-                    .map(|n| PickerItem {
-                        title: n.title.unwrap_or_default(),
-                        path: n.path,
-                        aliases: n.aliases,
-                    })
-                    .collect(),
-            ),
+        Effect::OpenExternal(path) => open_external(app, launch, ws, &path, terminal, mouse)?,
+        Effect::LoadPicker => load_picker(app, ws),
+        Effect::LoadTools => load_tools(app, ready),
+        Effect::ResumeSession(id) => return Ok(resume_session(app, launch, ready, store, id)),
+        Effect::NewSession => match start_agent(launch, ready, Resume::New) {
+            Ok(link) => return Ok(Some(link)),
             Err(e) => app.on_error(e.to_string()),
         },
-        Effect::LoadSessions(query) => {
+        Effect::Copy(text) => copy(app, &text),
+        effect @ (Effect::LoadSessions(_)
+        | Effect::LoadUsage
+        | Effect::LoadRewind(_)
+        | Effect::Rewind(_)
+        | Effect::DeleteSession(_)
+        | Effect::RenameSession(..)) => {
+            // The app database could not be opened at start-up (said then).
             if let Some(store) = store {
-                let found = match query.as_deref().filter(|q| !q.trim().is_empty()) {
-                    Some(q) => store.search_sessions(Some(ws.vault_id()), q, 100),
-                    None => store.list_sessions(Some(ws.vault_id()), 100),
-                };
-                match found {
-                    Ok(sessions) => app.show_sessions(sessions),
-                    Err(e) => app.on_error(e.to_string()),
-                }
+                perform_on_store(effect, app, launch, ws, store);
             }
         }
-        Effect::LoadUsage => {
-            if let Some(store) = store {
-                let now = crate::agent::SessionLog::now();
-                let since = (now / 86_400_000 - 29) * 86_400_000;
-                let days = store.usage_by_day(since);
-                let by_session = store.usage_by_session(since, 20);
-                match (days, by_session) {
-                    (Ok(days), Ok(by_session)) => {
-                        let cost = usage_cost(&launch.config, &days);
-                        app.show_usage(UsageView::new(days, by_session, cost, 30).with_end_ms(now));
-                    }
-                    (Err(e), _) | (_, Err(e)) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::LoadTools => {
-            let mcp_tools = ready
-                .mcp
-                .now()
-                .map(|servers| servers.tools())
-                .unwrap_or_default();
-            let tools: Vec<_> = ready
-                .registry
-                .specs()
-                .cloned()
-                .chain(crate::tools::session::all_session_tool_specs())
-                .chain(mcp_tools.iter().map(|t| t.spec().clone()))
-                .collect();
-            app.show_tools(ToolsView::new(tools, ready.mcp.statuses()));
-        }
-        Effect::LoadRewind(path) => {
-            if let Some(store) = store {
-                match store.revisions_of(ws.vault_id(), &path, 50) {
-                    Ok(revisions) => app.show_rewind(RewindView::new(path, revisions)),
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::Rewind(revision) => {
-            if let Some(store) = store {
-                match store.revision_text(revision) {
-                    Ok(Some(text)) => app.rewind_to(revision, text),
-                    Ok(None) => app.on_error(
-                        "that revision created the note, so there is no earlier text to restore",
-                    ),
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::ResumeSession(id) => match start_agent(launch, ready, Some(&id)) {
-            Ok(link) => {
-                if let Some(store) = store {
-                    let (transcript, usage) = rebuild_transcript(store, &id);
-                    app.on_session_resumed(id, transcript, usage);
-                }
-                return Ok(Some(link));
-            }
-            Err(e) => app.on_error(e),
-        },
-        Effect::NewSession => match start_agent(launch, ready, None) {
-            Ok(link) => return Ok(Some(link)),
-            Err(e) => app.on_error(e),
-        },
-        Effect::DeleteSession(id) => {
-            if let Some(store) = store {
-                match store.delete_session(&id) {
-                    Ok(_) => {
-                        if let Ok(sessions) = store.list_sessions(Some(ws.vault_id()), 100) {
-                            app.show_sessions(sessions);
-                        }
-                    }
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::RenameSession(id, title) => {
-            if let Some(store) = store {
-                match store.set_session_title(&id, &title) {
-                    Ok(()) => {
-                        if let Ok(sessions) = store.list_sessions(Some(ws.vault_id()), 100) {
-                            app.show_sessions(sessions);
-                        }
-                    }
-                    Err(e) => app.on_error(e.to_string()),
-                }
-            }
-        }
-        Effect::Copy(text) => match super::clipboard::copy(&text) {
-            Ok(how) => app.flash(format!("copied ({how})"), Role::Notice),
-            Err(_) => {
-                // No clipboard (SSH, no display): OSC 52 asks the terminal to copy.
-                use std::io::Write;
-                let mut out = std::io::stdout();
-                let _ = out.write_all(super::clipboard::osc52(&text).as_bytes());
-                let _ = out.flush();
-                app.flash("copied (OSC 52)", Role::Notice);
-            }
-        },
         // Handled by the loop.
         Effect::Agent(_)
         | Effect::SaveNote { .. }
@@ -704,6 +663,211 @@ async fn perform(
         | Effect::SetMouseCapture(_) => {}
     }
     Ok(None)
+}
+
+/// The effects that read or change the app database.
+fn perform_on_store(
+    effect: Effect,
+    app: &mut App,
+    launch: &Launch,
+    ws: &Workspace,
+    store: &mut Store,
+) {
+    match effect {
+        Effect::LoadSessions(query) => {
+            let found = match query.as_deref().filter(|q| !q.trim().is_empty()) {
+                Some(q) => store.search_sessions(Some(ws.vault_id()), q, 100),
+                None => store.list_sessions(Some(ws.vault_id()), 100),
+            };
+            match found {
+                Ok(sessions) => app.show_sessions(sessions),
+                Err(e) => app.on_error(e.to_string()),
+            }
+        }
+        Effect::LoadUsage => load_usage(app, launch, store),
+        Effect::LoadRewind(path) => match store.revisions_of(ws.vault_id(), &path, 50) {
+            Ok(revisions) => app.show_rewind(RewindView::new(path, revisions)),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::Rewind(revision) => match store.revision_text(revision) {
+            Ok(Some(text)) => app.rewind_to(revision, text),
+            Ok(None) => app
+                .on_error("that revision created the note, so there is no earlier text to restore"),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::DeleteSession(id) => match store.delete_session(&id) {
+            Ok(_) => refresh_sessions(app, ws, store),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::RenameSession(id, title) => match store.set_session_title(&id, &title) {
+            Ok(()) => refresh_sessions(app, ws, store),
+            Err(e) => app.on_error(e.to_string()),
+        },
+        Effect::OpenNote(..)
+        | Effect::OpenLink(..)
+        | Effect::LoadFiles
+        | Effect::CreateNote(_)
+        | Effect::OpenExternal(_)
+        | Effect::LoadPicker
+        | Effect::LoadTools
+        | Effect::ResumeSession(_)
+        | Effect::NewSession
+        | Effect::Copy(_)
+        | Effect::Agent(_)
+        | Effect::SaveNote { .. }
+        | Effect::SetModel(_)
+        | Effect::Quit
+        | Effect::Suspend
+        | Effect::ReadClipboardImage
+        | Effect::SetMouseCapture(_) => {
+            tracing::warn!("not an effect on the app database; ignored");
+        }
+    }
+}
+
+fn open_note(app: &mut App, ws: &Workspace, name: &str) {
+    match ws.read_note_named(name) {
+        Ok((path, note)) => app.on_note_opened(&path, note),
+        Err(e) => app.on_error(e.to_string()),
+    }
+}
+
+fn load_files(app: &mut App, ws: &Workspace) {
+    match ws.note_listing() {
+        Ok(notes) => app.set_notes(
+            notes
+                .into_iter()
+                .map(|n| super::files::NoteEntry {
+                    path: n.path,
+                    title: n.title,
+                    aliases: n.aliases,
+                    modified_ns: n.mtime_ns,
+                })
+                .collect(),
+        ),
+        Err(e) => app.on_error(e.to_string()),
+    }
+}
+
+fn load_picker(app: &mut App, ws: &Workspace) {
+    match ws.note_names() {
+        Ok(names) => app.show_picker(
+            names
+                .into_iter()
+                .map(|n| PickerItem {
+                    title: n.title.unwrap_or_default(),
+                    path: n.path,
+                    aliases: n.aliases,
+                })
+                .collect(),
+        ),
+        Err(e) => app.on_error(e.to_string()),
+    }
+}
+
+/// The note in `$VISUAL`/`$EDITOR` (the terminal handed over meanwhile); reloaded afterwards.
+fn open_external(
+    app: &mut App,
+    launch: &Launch,
+    ws: &Workspace,
+    path: &str,
+    terminal: &mut Tui,
+    mouse: bool,
+) -> Result<(), TuiError> {
+    let abs = launch.vault.root().join(path);
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".into());
+    let status = term::outside(terminal, mouse, || {
+        std::process::Command::new(&editor).arg(&abs).status()
+    })?;
+    match status {
+        Ok(s) if s.success() => check_open_note(app, ws),
+        Ok(s) => app.on_error(format!("{editor} exited with {s}")),
+        Err(e) => app.on_error(format!("{editor} could not be started: {e}")),
+    }
+    Ok(())
+}
+
+/// Every tool: the workspace's, the session tools, and the MCP servers' that are up.
+fn load_tools(app: &mut App, ready: &Ready) {
+    let mcp_tools = ready
+        .mcp
+        .now()
+        .map(|servers| servers.tools())
+        .unwrap_or_default();
+    let tools: Vec<_> = ready
+        .registry
+        .specs()
+        .cloned()
+        .chain(crate::tools::session::all_session_tool_specs())
+        .chain(mcp_tools.iter().map(|t| t.spec().clone()))
+        .collect();
+    app.show_tools(ToolsView::new(tools, ready.mcp.statuses()));
+}
+
+/// The last 30 days of usage, with their cost where every model has a price.
+fn load_usage(app: &mut App, launch: &Launch, store: &Store) {
+    let now = crate::agent::SessionLog::now();
+    let since = (now / 86_400_000 - 29) * 86_400_000;
+    let days = store.usage_by_day(since);
+    let by_session = store.usage_by_session(since, 20);
+    match (days, by_session) {
+        (Ok(days), Ok(by_session)) => {
+            let cost = usage_cost(&launch.config, &days);
+            app.show_usage(UsageView::new(days, by_session, cost, 30).with_end_ms(now));
+        }
+        (Err(e), _) | (_, Err(e)) => app.on_error(e.to_string()),
+    }
+}
+
+/// An agent on stored session `id`, and its transcript in the chat.
+fn resume_session(
+    app: &mut App,
+    launch: &Launch,
+    ready: &Ready,
+    store: Option<&mut Store>,
+    id: String,
+) -> Option<AgentLink> {
+    match start_agent(launch, ready, Resume::Session(id.clone())) {
+        Ok(link) => {
+            if let Some(store) = store {
+                let (transcript, usage) = rebuild_transcript(store, &id);
+                app.on_session_resumed(id, transcript, usage);
+            }
+            Some(link)
+        }
+        Err(e) => {
+            app.on_error(e.to_string());
+            None
+        }
+    }
+}
+
+/// The session list again, after a change.
+fn refresh_sessions(app: &mut App, ws: &Workspace, store: &Store) {
+    match store.list_sessions(Some(ws.vault_id()), 100) {
+        Ok(sessions) => app.show_sessions(sessions),
+        Err(e) => tracing::warn!("the session list was not refreshed: {e}"),
+    }
+}
+
+fn copy(app: &mut App, text: &str) {
+    match super::clipboard::copy(text) {
+        Ok(how) => app.flash(format!("copied ({how})"), Role::Notice),
+        Err(_) => {
+            // No clipboard (SSH, no display): OSC 52 asks the terminal to copy.
+            use std::io::Write;
+            let mut out = std::io::stdout();
+            let written = out
+                .write_all(super::clipboard::osc52(text).as_bytes())
+                .and_then(|()| out.flush());
+            if let Err(e) = written {
+                tracing::warn!("OSC 52 copy not written: {e}");
+            }
+            app.flash("copied (OSC 52)", Role::Notice);
+        }
+    }
 }
 
 /// Cost of the period from the configured prices (None when a model has no price).
@@ -724,40 +888,47 @@ fn usage_cost(config: &Config, days: &[crate::store::DayUsage]) -> Option<f64> {
     Some(cost)
 }
 
-/// A transcript from a stored session's messages.
+/// A transcript from a stored session (read by [`crate::agent::load_conversation`], as the
+/// agent reads it); a session that cannot be read is said in the transcript, not shown with holes.
 fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
+    match crate::agent::load_conversation(store, id) {
+        Ok(conversation) => (transcript_of(&conversation), conversation.usage),
+        Err(e) => {
+            tracing::warn!("session {id} cannot be shown: {e}");
+            let mut transcript = Transcript::new();
+            transcript.push_error(&e.to_string());
+            (transcript, Usage::default())
+        }
+    }
+}
+
+/// The cells of a stored conversation: the person's text (not the note context that follows
+/// it), the replies, and each tool call with its result and how it was decided.
+fn transcript_of(conversation: &StoredConversation) -> Transcript {
     let mut transcript = Transcript::new();
-    let mut calls: std::collections::HashMap<String, (String, serde_json::Value)> =
-        Default::default();
-    for message in store.session_messages(id).unwrap_or_default() {
-        let blocks: Vec<Block> = serde_json::from_str(&message.content_json).unwrap_or_default();
-        let role = if message.role == "assistant" {
-            MessageRole::Assistant
-        } else {
-            MessageRole::User
-        };
+    let mut calls: std::collections::HashMap<&str, (&str, &serde_json::Value)> = Default::default();
+    for message in &conversation.messages {
         let mut first_text = true;
         // The images of a user message come before its text (agent::prompt::user_message).
         let mut images = Vec::new();
-        for block in blocks {
+        for block in &message.content {
             match block {
-                Block::Text { text } => match role {
-                    // The focused-note context that follows the person's text is not theirs.
+                Block::Text { text } => match message.role {
                     MessageRole::User if first_text => {
-                        transcript.push_user_with_images(&text, std::mem::take(&mut images));
+                        transcript.push_user_with_images(text, std::mem::take(&mut images));
                         first_text = false;
                     }
                     MessageRole::User => {}
                     MessageRole::Assistant => {
-                        transcript.append_delta(&text);
+                        transcript.append_delta(text);
                         transcript.finish_streaming();
                     }
                 },
                 Block::Image { media_type, data } => {
-                    images.push(crate::attach::ImageFacts::of_base64(&media_type, &data));
+                    images.push(crate::attach::ImageFacts::of_base64(media_type, data));
                 }
                 Block::ToolUse { id, name, input } => {
-                    transcript.tool_started(&id, &name, &input);
+                    transcript.tool_started(id, name, input);
                     calls.insert(id, (name, input));
                 }
                 Block::ToolResult {
@@ -765,36 +936,104 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
                     content,
                     is_error,
                 } => {
-                    let (name, input) = calls.remove(&tool_use_id).unwrap_or_default();
-                    let result = content
-                        .iter()
-                        .map(|p| match p {
-                            ResultPart::Text { text } => text.as_str(),
-                            ResultPart::Image { .. } => "[image]",
-                        })
-                        .collect::<String>();
+                    let (name, input) = calls
+                        .remove(tool_use_id.as_str())
+                        .map(|(name, input)| (name.to_string(), input.clone()))
+                        .unwrap_or_default();
                     transcript.tool_finished(&ToolCallRecord {
-                        id: tool_use_id,
+                        id: tool_use_id.clone(),
                         name,
                         input,
-                        is_error,
-                        decision: crate::agent::CallDecision::Allowed,
-                        result,
+                        is_error: *is_error,
+                        // Calls stored before decisions were kept show no approval.
+                        decision: conversation
+                            .decisions
+                            .get(tool_use_id)
+                            .copied()
+                            .unwrap_or(CallDecision::Allowed),
+                        result: result_text(content),
                     });
                 }
             }
         }
     }
-    let usage = store
-        .session(id)
-        .ok()
-        .flatten()
-        .map(|s| Usage {
-            input_tokens: s.usage.input_tokens,
-            output_tokens: s.usage.output_tokens,
-            cache_read_input_tokens: s.usage.cache_read_tokens,
-            cache_creation_input_tokens: s.usage.cache_write_tokens,
+    transcript
+}
+
+/// A tool result's text, an image as `[image]`.
+fn result_text(content: &[ResultPart]) -> String {
+    content
+        .iter()
+        .map(|p| match p {
+            ResultPart::Text { text } => text.as_str(),
+            ResultPart::Image { .. } => "[image]",
         })
-        .unwrap_or_default();
-    (transcript, usage)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::store::NewSession;
+    use crate::tui::chat::{Cell, ToolStatus};
+
+    fn session_with_a_denied_call() -> (tempfile::TempDir, Store, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("app.db")).unwrap();
+        let id = store
+            .create_session(&NewSession {
+                vault_id: "v",
+                provider: "anthropic",
+                model: "m",
+                now_ms: 1,
+            })
+            .unwrap();
+        let call = serde_json::json!([{"type": "tool_use", "id": "c1", "name": "delete_note", "input": {"note": "A.md"}}]);
+        let result = serde_json::json!([{"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "The person declined this call."}], "is_error": true}]);
+        store
+            .append_message(&id, "assistant", &call.to_string(), "", 2)
+            .unwrap();
+        store
+            .append_message(&id, "user", &result.to_string(), "", 3)
+            .unwrap();
+        store.record_tool_decision(&id, "c1", "denied").unwrap();
+        (dir, store, id)
+    }
+
+    fn tool_statuses(transcript: &Transcript) -> Vec<ToolStatus> {
+        (0..transcript.len())
+            .filter_map(|i| match transcript.cell(i) {
+                Some(Cell::Tool { status, .. }) => Some(*status),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A resumed session shows each past call as it was decided (issue 14: every call showed as
+    /// allowed).
+    #[test]
+    fn a_resumed_transcript_shows_the_stored_decision() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        assert_eq!(tool_statuses(&transcript), [ToolStatus::Denied]);
+    }
+
+    /// A message that cannot be decoded is said, not skipped in silence.
+    #[test]
+    fn a_damaged_message_is_surfaced_in_the_transcript() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        store
+            .append_message(&id, "assistant", "{not json", "", 4)
+            .unwrap();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        let errors: Vec<&str> = (0..transcript.len())
+            .filter_map(|i| match transcript.cell(i) {
+                Some(Cell::Error { text }) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("message 3"), "{errors:?}");
+    }
 }

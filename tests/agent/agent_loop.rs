@@ -25,6 +25,16 @@ use vaultchat::vault::Vault;
 const NOTE: &str = "# Week\n\nMonday: gym.\n\nTuesday: read.\n\nWednesday: cook.\n\nThursday: swim.\n\nFriday: rest.\n\nSaturday: hike.\n\nSunday: sleep.\n";
 
 fn make_agent(vault: &Path, data: &Path, fake: &FakeLlm) -> (Agent, Arc<Workspace>) {
+    make_agent_with(vault, data, fake, |_| {})
+}
+
+/// [`make_agent`] with a hand on the registry (to add or replace tools).
+fn make_agent_with(
+    vault: &Path,
+    data: &Path,
+    fake: &FakeLlm,
+    tools: impl FnOnce(&mut Registry),
+) -> (Agent, Arc<Workspace>) {
     let paths = Paths::under(data);
     let ws = Workspace::open(
         Vault::open(vault).unwrap(),
@@ -35,12 +45,8 @@ fn make_agent(vault: &Path, data: &Path, fake: &FakeLlm) -> (Agent, Arc<Workspac
     .unwrap();
     let mut registry = Registry::new();
     workspace::register(&mut registry, &ws);
-    let log = SessionLog::new(
-        Store::open(&paths.database_file()).unwrap(),
-        ws.vault_id(),
-        "anthropic",
-        "m",
-    );
+    tools(&mut registry);
+    let log = SessionLog::new(Store::open(&paths.database_file()).unwrap(), ws.vault_id());
     let mut settings = ProviderSettings::new(
         ProviderKind::Anthropic,
         fake.base_url.clone(),
@@ -644,4 +650,114 @@ fn the_tool_result_is_the_editors_answer() {
         outcome.edits[1].status,
         vaultchat::agent::EditStatus::Applied
     );
+}
+
+/// `/model` in the middle of a session: the usage of the responses after it is billed to the new
+/// model (issue 14: the session log kept the model it started with).
+#[test]
+fn usage_after_a_model_switch_is_billed_to_the_new_model() {
+    let (_tmp, vault, data) = setup();
+    let fake = FakeLlm::start(vec![text("one"), text("two")]);
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    let rt = runtime();
+    rt.block_on(async {
+        let (ops, mut events, task) = agent.spawn();
+        for (prompt, model) in [("first", None), ("second", Some("m2"))] {
+            if let Some(model) = model {
+                ops.send(Op::SetModel(model.into())).await.unwrap();
+            }
+            ops.send(Op::UserTurn {
+                text: prompt.into(),
+                attachments: vec![],
+                context: NoteContext::default(),
+            })
+            .await
+            .unwrap();
+            loop {
+                let event = tokio::time::timeout(Duration::from_secs(30), events.recv())
+                    .await
+                    .unwrap()
+                    .unwrap();
+                if let AgentEvent::TurnDone(outcome) = event {
+                    assert_eq!(outcome.stop_reason, TurnEnd::EndTurn);
+                    break;
+                }
+            }
+        }
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+    });
+    assert_eq!(fake.requests()[1].body["model"], "m2");
+    let store = Store::open(&Paths::under(&data).database_file()).unwrap();
+    let models: Vec<String> = store
+        .usage_by_day(0)
+        .unwrap()
+        .into_iter()
+        .flat_map(|day| day.by_model.into_iter().map(|(name, _)| name))
+        .collect();
+    assert_eq!(models, ["anthropic/m", "anthropic/m2"]);
+}
+
+/// A tool that never answers (an MCP server that hangs until its timeout).
+struct Hanging(vaultchat::tools::ToolSpec);
+
+impl vaultchat::tools::Tool for Hanging {
+    fn spec(&self) -> &vaultchat::tools::ToolSpec {
+        &self.0
+    }
+    fn call(
+        &self,
+        _args: Value,
+    ) -> vaultchat::tools::BoxFuture<
+        '_,
+        Result<vaultchat::tools::ToolOutput, vaultchat::tools::ToolError>,
+    > {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// Esc while a tool runs ends the wait at once: the call is abandoned, the model is told, and the
+/// turn ends as interrupted (issue 14: the call was awaited for its whole timeout).
+#[test]
+fn interrupt_abandons_a_running_tool_call() {
+    let (_tmp, vault, data) = setup();
+    let fake = FakeLlm::start(vec![
+        calls(&[("h1", "search_notes", json!({"query": "gym"}))]),
+        text("never asked"),
+    ]);
+    let (agent, _ws) = make_agent_with(&vault, &data, &fake, |registry| {
+        let spec = registry.get("search_notes").unwrap().spec().clone();
+        registry.register(Arc::new(Hanging(spec)));
+    });
+    let rt = runtime();
+    let outcome = rt.block_on(async {
+        let (ops, mut events, task) = agent.spawn();
+        ops.send(Op::UserTurn {
+            text: "find the gym".into(),
+            attachments: vec![],
+            context: NoteContext::default(),
+        })
+        .await
+        .unwrap();
+        let outcome = loop {
+            // Generous: the bug made this wait forever (here: the hanging tool never answers).
+            let event = tokio::time::timeout(Duration::from_secs(30), events.recv())
+                .await
+                .expect("the interrupt ended the tool call's wait")
+                .unwrap();
+            match event {
+                AgentEvent::ToolCallStarted { .. } => ops.send(Op::Interrupt).await.unwrap(),
+                AgentEvent::TurnDone(outcome) => break outcome,
+                _ => {}
+            }
+        };
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+        outcome
+    });
+    assert_eq!(outcome.stop_reason, TurnEnd::Interrupted);
+    let call = &outcome.tool_calls[0];
+    assert!(call.is_error);
+    assert!(call.result.contains("interrupted"), "{}", call.result);
+    assert_eq!(fake.requests().len(), 1, "no request after the interrupt");
 }
