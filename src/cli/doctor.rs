@@ -222,22 +222,9 @@ fn check_history_and_temps(ctx: &Context, vault: &crate::vault::Vault, report: &
     }
 }
 
-pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
-    let mut report = Report { failures: 0 };
-    // The context only exists if the config loaded; say so explicitly.
-    if ctx.config_path.is_file() {
-        report.ok("config", format!("{} is valid", ctx.config_path.display()));
-    } else {
-        report.ok(
-            "config",
-            format!(
-                "no file at {}; using the defaults",
-                ctx.config_path.display()
-            ),
-        );
-    }
-
-    let vault = match ctx.vault() {
+/// The vault: its notes and folders, the names the walk skipped, and notes not read as written.
+fn check_vault(ctx: &Context, report: &mut Report) -> Option<crate::vault::Vault> {
+    match ctx.vault() {
         Ok(vault) => {
             let walked = walk::walk(
                 vault.root(),
@@ -266,14 +253,32 @@ pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
                     ),
                 );
             }
-            check_note_contents(&vault, &walked.notes, &mut report);
+            check_note_contents(&vault, &walked.notes, report);
             Some(vault)
         }
         Err(Failure(message)) => {
             report.fail("vault", message);
             None
         }
-    };
+    }
+}
+
+pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
+    let mut report = Report { failures: 0 };
+    // The context only exists if the config loaded; say so explicitly.
+    if ctx.config_path.is_file() {
+        report.ok("config", format!("{} is valid", ctx.config_path.display()));
+    } else {
+        report.ok(
+            "config",
+            format!(
+                "no file at {}; using the defaults",
+                ctx.config_path.display()
+            ),
+        );
+    }
+
+    let vault = check_vault(ctx, &mut report);
 
     if let Some(vault) = &vault {
         match Index::open(&ctx.paths.index_dir, vault, &ctx.config.index) {

@@ -157,128 +157,26 @@ impl Workspace {
     ) -> Result<Applied, ToolError> {
         let mut out = plan.extra.clone();
         out.insert("path".into(), json!(plan.path().rel()));
-        let (added, removed, record) = match &plan.change {
+        let done = match &plan.change {
             Change::Write {
                 path,
                 before: None,
                 after,
-            } => {
-                let text = match accepted {
-                    Some(flags) if !flags.iter().all(|f| *f) => {
-                        let diff = plan.diff();
-                        record_hunks(&mut out, flags);
-                        apply_hunks("", after, &diff, flags)
-                    }
-                    _ => after.clone(),
-                };
-                let fingerprint = note_io::create_note(path, &text, false).map_err(note_error)?;
-                out.insert("changed".into(), json!(true));
-                out.insert("revision".into(), json!(fingerprint.to_revision_string()));
-                let (added, removed) = super::line_stats("", &text);
-                let record = OwnedRecord {
-                    rel: path.rel().to_string(),
-                    before: None,
-                    after: Some(text),
-                    before_rev: None,
-                    after_rev: Some(fingerprint.to_revision_string()),
-                };
-                (added, removed, Some(record))
-            }
+            } => apply_create(plan, path, after, accepted, &mut out)?,
             Change::Write {
                 path,
                 before: Some(before),
                 after,
-            } => {
-                let wanted = match accepted {
-                    Some(flags) if !flags.iter().all(|f| *f) => {
-                        let diff = plan.diff();
-                        record_hunks(&mut out, flags);
-                        apply_hunks(&before.text, after, &diff, flags)
-                    }
-                    _ => after.clone(),
-                };
-                let current = read_text(path)?;
-                // Changed on disk after the plan: re-base the change onto what is there now.
-                let text = if current.fingerprint.matches_content(&before.fingerprint) {
-                    wanted
-                } else if plan.pinned {
-                    return Err(ToolError::Invalid(format!(
-                        "`{}` changed since revision {} (it is now {}); nothing was written: read it again and redo the change",
-                        path.rel(),
-                        before.fingerprint.to_revision_string(),
-                        current.fingerprint.to_revision_string()
-                    )));
-                } else {
-                    let merged = merge3(&before.text, &current.text, &wanted).map_err(|conflict| {
-                        ToolError::Invalid(format!(
-                            "`{}` changed on disk while this change waited, and both touch the same lines ({conflict}); nothing was written. Read the note again (it is now revision {}) and redo the change",
-                            path.rel(),
-                            current.fingerprint.to_revision_string()
-                        ))
-                    })?;
-                    out.insert("merged_with_changes_on_disk".into(), json!(true));
-                    merged
-                };
-                if text == current.text {
-                    out.insert("changed".into(), json!(false));
-                    out.insert(
-                        "revision".into(),
-                        json!(current.fingerprint.to_revision_string()),
-                    );
-                    (0, 0, None)
-                } else {
-                    let fingerprint = note_io::write_note(
-                        path,
-                        &text,
-                        &current.format,
-                        Some(&current.fingerprint),
-                    )
-                    .map_err(note_error)?;
-                    let (added, removed) = super::line_stats(&current.text, &text);
-                    out.insert("changed".into(), json!(true));
-                    // Line counts, unless the tool reports something else under these names
-                    // (manage_tags lists the tags it added and removed).
-                    out.entry("added").or_insert(json!(added));
-                    out.entry("removed").or_insert(json!(removed));
-                    out.insert("revision".into(), json!(fingerprint.to_revision_string()));
-                    let record = OwnedRecord {
-                        rel: path.rel().to_string(),
-                        before_rev: Some(current.fingerprint.to_revision_string()),
-                        before: Some(current.text),
-                        after: Some(text),
-                        after_rev: Some(fingerprint.to_revision_string()),
-                    };
-                    (added, removed, Some(record))
-                }
-            }
-            Change::Delete { path, before } => {
-                let current = read_text(path)?;
-                if !current.fingerprint.matches_content(&before.fingerprint) {
-                    return Err(ToolError::Invalid(format!(
-                        "`{}` changed on disk since the deletion was proposed; it was left in place. Read it again if it should still go",
-                        path.rel()
-                    )));
-                }
-                let moved_to = move_to_trash(path)?;
-                out.insert("moved_to".into(), json!(moved_to));
-                let (added, removed) = super::line_stats(&current.text, "");
-                let record = OwnedRecord {
-                    rel: path.rel().to_string(),
-                    before_rev: Some(current.fingerprint.to_revision_string()),
-                    before: Some(current.text),
-                    after: None,
-                    after_rev: None,
-                };
-                (added, removed, Some(record))
-            }
+            } => apply_update(plan, path, before, after, accepted, &mut out)?,
+            Change::Delete { path, before } => apply_delete(path, before, &mut out)?,
             Change::Folder { path } => {
                 let created = super::notebooks::create_folders(path)?;
                 out.insert("created".into(), json!(!created.is_empty()));
                 out.insert("created_folders".into(), json!(created));
-                (0, 0, None)
+                Done::default()
             }
         };
-        if let Some(record) = record {
+        if let Some(record) = done.record {
             let warnings = self.after_write(WriteRecord {
                 tool: Some(&plan.tool),
                 actor: None,
@@ -294,10 +192,154 @@ impl Workspace {
         }
         Ok(Applied {
             output: ToolOutput::json(Value::Object(out))?,
-            added,
-            removed,
+            added: done.added,
+            removed: done.removed,
         })
     }
+}
+
+/// What one applied change did: lines added and removed, and what to record (nothing for a
+/// folder or a write that changed nothing).
+#[derive(Default)]
+struct Done {
+    added: u64,
+    removed: u64,
+    record: Option<OwnedRecord>,
+}
+
+/// The text a plan writes: `after`, or only the accepted hunks of the change from `before`.
+fn accepted_text(
+    plan: &Plan,
+    before: &str,
+    after: &str,
+    accepted: Option<&[bool]>,
+    out: &mut Map<String, Value>,
+) -> String {
+    match accepted {
+        Some(flags) if !flags.iter().all(|f| *f) => {
+            let diff = plan.diff();
+            record_hunks(out, flags);
+            apply_hunks(before, after, &diff, flags)
+        }
+        _ => after.to_string(),
+    }
+}
+
+/// A new note: linked into place, never replacing anything that appeared meanwhile.
+fn apply_create(
+    plan: &Plan,
+    path: &VaultPath,
+    after: &str,
+    accepted: Option<&[bool]>,
+    out: &mut Map<String, Value>,
+) -> Result<Done, ToolError> {
+    let text = accepted_text(plan, "", after, accepted, out);
+    let fingerprint = note_io::create_note(path, &text, false).map_err(note_error)?;
+    out.insert("changed".into(), json!(true));
+    out.insert("revision".into(), json!(fingerprint.to_revision_string()));
+    let (added, removed) = super::line_stats("", &text);
+    Ok(Done {
+        added,
+        removed,
+        record: Some(OwnedRecord {
+            rel: path.rel().to_string(),
+            before: None,
+            after: Some(text),
+            before_rev: None,
+            after_rev: Some(fingerprint.to_revision_string()),
+        }),
+    })
+}
+
+/// A change to an existing note, re-based three-way onto what is on disk now when the note
+/// changed after the plan (refused when pinned, or when both touched the same lines).
+fn apply_update(
+    plan: &Plan,
+    path: &VaultPath,
+    before: &NoteText,
+    after: &str,
+    accepted: Option<&[bool]>,
+    out: &mut Map<String, Value>,
+) -> Result<Done, ToolError> {
+    let wanted = accepted_text(plan, &before.text, after, accepted, out);
+    let current = read_text(path)?;
+    let text = if current.fingerprint.matches_content(&before.fingerprint) {
+        wanted
+    } else if plan.pinned {
+        return Err(ToolError::Invalid(format!(
+            "`{}` changed since revision {} (it is now {}); nothing was written: read it again and redo the change",
+            path.rel(),
+            before.fingerprint.to_revision_string(),
+            current.fingerprint.to_revision_string()
+        )));
+    } else {
+        let merged = merge3(&before.text, &current.text, &wanted).map_err(|conflict| {
+            ToolError::Invalid(format!(
+                "`{}` changed on disk while this change waited, and both touch the same lines ({conflict}); nothing was written. Read the note again (it is now revision {}) and redo the change",
+                path.rel(),
+                current.fingerprint.to_revision_string()
+            ))
+        })?;
+        out.insert("merged_with_changes_on_disk".into(), json!(true));
+        merged
+    };
+    if text == current.text {
+        out.insert("changed".into(), json!(false));
+        out.insert(
+            "revision".into(),
+            json!(current.fingerprint.to_revision_string()),
+        );
+        return Ok(Done::default());
+    }
+    let fingerprint = note_io::write_note(path, &text, &current.format, Some(&current.fingerprint))
+        .map_err(note_error)?;
+    let (added, removed) = super::line_stats(&current.text, &text);
+    out.insert("changed".into(), json!(true));
+    // Line counts, unless the tool reports something else under these names (manage_tags lists
+    // the tags it added and removed).
+    out.entry("added").or_insert(json!(added));
+    out.entry("removed").or_insert(json!(removed));
+    out.insert("revision".into(), json!(fingerprint.to_revision_string()));
+    Ok(Done {
+        added,
+        removed,
+        record: Some(OwnedRecord {
+            rel: path.rel().to_string(),
+            before_rev: Some(current.fingerprint.to_revision_string()),
+            before: Some(current.text),
+            after: Some(text),
+            after_rev: Some(fingerprint.to_revision_string()),
+        }),
+    })
+}
+
+/// A deletion: the note moves to `.trash/`, unless it changed since the plan.
+fn apply_delete(
+    path: &VaultPath,
+    before: &NoteText,
+    out: &mut Map<String, Value>,
+) -> Result<Done, ToolError> {
+    let current = read_text(path)?;
+    if !current.fingerprint.matches_content(&before.fingerprint) {
+        return Err(ToolError::Invalid(format!(
+            "`{}` changed on disk since the deletion was proposed; it was left in place. Read it again if it should still go",
+            path.rel()
+        )));
+    }
+    let moved_to = move_to_trash(path)?;
+    out.insert("moved_to".into(), json!(moved_to));
+    let (added, removed) = super::line_stats(&current.text, "");
+    Ok(Done {
+        added,
+        removed,
+        record: Some(OwnedRecord {
+            rel: path.rel().to_string(),
+            before_rev: Some(current.fingerprint.to_revision_string()),
+            before: Some(current.text),
+            after: None,
+            after_rev: None,
+        }),
+    })
 }
 
 /// What a write changed, kept until its bookkeeping is done.

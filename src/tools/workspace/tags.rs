@@ -5,12 +5,12 @@
 
 use super::{Change, Plan, Workspace, internal, read_text, tool, write_tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
-use crate::vault::Access;
 use crate::vault::markdown::{self, FrontmatterValue};
 use crate::vault::walk;
+use crate::vault::{Access, VaultPath};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -232,16 +232,52 @@ fn contains_ci(list: &[String], tag: &str) -> bool {
 }
 
 fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> {
-    let add = args
-        .add
+    let (add, remove) = requested_tags(&args)?;
+    let path = ws.resolve_note(&args.note, Access::Write)?;
+    let current = read_text(&path)?;
+    super::check_expected_revision(&path, &current, args.expected_revision.as_deref())?;
+    let pinned = args.expected_revision.is_some();
+    let parsed = markdown::parse(&current.text);
+    check_tags_field(&parsed, &path)?;
+    let old_list: Vec<String> = parsed
+        .frontmatter
+        .as_ref()
+        .map(|f| f.tags.clone())
+        .unwrap_or_default();
+    let list = new_tag_list(&old_list, &add, &remove);
+    let mut text = current.text.clone();
+    let removed_inline = remove_inline_tags(&mut text, &parsed, &remove);
+    let not_found: Vec<&String> = remove
         .iter()
-        .map(|t| normalize_tag(t))
-        .collect::<Result<Vec<_>, _>>()?;
-    let remove = args
-        .remove
-        .iter()
-        .map(|t| normalize_tag(t))
-        .collect::<Result<Vec<_>, _>>()?;
+        .filter(|r| !contains_ci(&old_list, r) && !removed_inline.contains_key(*r))
+        .collect();
+    // Only touch the frontmatter when its list changes, so a removal that was inline only leaves
+    // the frontmatter byte-identical (even a `tags: a, b` string stays a string).
+    if list.tags != old_list {
+        text = markdown::set_frontmatter_list(&text, "tags", &list.tags);
+    }
+    let extra = tag_report(path.rel(), &list, &removed_inline, &not_found)?;
+    Ok(Plan {
+        tool: "manage_tags".into(),
+        change: Change::Write {
+            path,
+            before: Some(current),
+            after: text,
+        },
+        extra,
+        pinned,
+    })
+}
+
+/// The tags to add and to remove, normalised; at least one, and none in both.
+fn requested_tags(args: &ManageTagsArgs) -> Result<(Vec<String>, Vec<String>), ToolError> {
+    let normalised = |tags: &[String]| {
+        tags.iter()
+            .map(|t| normalize_tag(t))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let add = normalised(&args.add)?;
+    let remove = normalised(&args.remove)?;
     if add.is_empty() && remove.is_empty() {
         return Err(ToolError::Invalid(
             "give tags to `add` or `remove` (or both)".into(),
@@ -252,13 +288,12 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> 
             "`{both}` is both in `add` and in `remove`; give it in only one"
         )));
     }
+    Ok((add, remove))
+}
 
-    let path = ws.resolve_note(&args.note, Access::Write)?;
-    let current = read_text(&path)?;
-    super::check_expected_revision(&path, &current, args.expected_revision.as_deref())?;
-    let pinned = args.expected_revision.is_some();
-    let parsed = markdown::parse(&current.text);
-    // `tags`, else the singular `tag`, as the Markdown reader looks them up.
+/// A frontmatter `tags` (or singular `tag`, as the Markdown reader looks them up) that is neither a
+/// list nor a string is left alone.
+fn check_tags_field(parsed: &markdown::ParsedNote, path: &VaultPath) -> Result<(), ToolError> {
     if let Some(field) = parsed
         .frontmatter
         .as_ref()
@@ -271,36 +306,55 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> 
             path.rel()
         )));
     }
-    let old_list: Vec<String> = parsed
-        .frontmatter
-        .as_ref()
-        .map(|f| f.tags.clone())
-        .unwrap_or_default();
+    Ok(())
+}
 
-    // The frontmatter list: removals first, then additions that are not there yet.
-    let mut new_list: Vec<String> = old_list
+/// The frontmatter list after the change, and what the change did to it.
+struct TagList {
+    tags: Vec<String>,
+    added: Vec<String>,
+    already_present: Vec<String>,
+    removed: Vec<String>,
+}
+
+/// Removals first, then additions that are not there yet.
+fn new_tag_list(old: &[String], add: &[String], remove: &[String]) -> TagList {
+    let mut tags: Vec<String> = old
         .iter()
-        .filter(|t| !contains_ci(&remove, t))
+        .filter(|t| !contains_ci(remove, t))
         .cloned()
         .collect();
-    let removed_from_frontmatter: Vec<&String> = old_list
+    let removed = old
         .iter()
-        .filter(|t| contains_ci(&remove, t))
+        .filter(|t| contains_ci(remove, t))
+        .cloned()
         .collect();
     let mut added = Vec::new();
     let mut already_present = Vec::new();
-    for tag in &add {
-        if contains_ci(&new_list, tag) {
+    for tag in add {
+        if contains_ci(&tags, tag) {
             already_present.push(tag.clone());
         } else {
-            new_list.push(tag.clone());
+            tags.push(tag.clone());
             added.push(tag.clone());
         }
     }
+    TagList {
+        tags,
+        added,
+        already_present,
+        removed,
+    }
+}
 
-    // Inline occurrences of removed tags, cut from the end so earlier spans stay valid. Nested tags
-    // are other tags: removing `project` keeps `#project/alpha`.
-    let mut text = current.text.clone();
+/// Cuts the inline occurrences of removed tags from `text`, from the end so earlier spans stay
+/// valid, and counts them per tag. Nested tags are other tags: removing `project` keeps
+/// `#project/alpha`.
+fn remove_inline_tags(
+    text: &mut String,
+    parsed: &markdown::ParsedNote,
+    remove: &[String],
+) -> BTreeMap<String, usize> {
     let mut removed_inline: BTreeMap<String, usize> = BTreeMap::new();
     for tag in parsed.inline_tags.iter().rev() {
         let Some(asked) = remove
@@ -321,31 +375,30 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> 
         if in_prose {
             text.replace_range(tag.span.start..tag.span.start + 1, "");
         } else {
-            let span = widen_over_space(&text, tag.span.clone());
+            let span = widen_over_space(text, tag.span.clone());
             text.replace_range(span, "");
         }
         *removed_inline.entry(asked.clone()).or_default() += 1;
     }
-    let not_found: Vec<&String> = remove
-        .iter()
-        .filter(|r| !contains_ci(&old_list, r) && !removed_inline.contains_key(*r))
-        .collect();
+    removed_inline
+}
 
-    // Only touch the frontmatter when its list changes, so a removal that was inline only leaves
-    // the frontmatter byte-identical (even a `tags: a, b` string stays a string).
-    if new_list != old_list {
-        text = markdown::set_frontmatter_list(&text, "tags", &new_list);
-    }
-
+/// The tool result's report of a tag change.
+fn tag_report(
+    rel: &str,
+    list: &TagList,
+    removed_inline: &BTreeMap<String, usize>,
+    not_found: &[&String],
+) -> Result<Map<String, Value>, ToolError> {
     let mut out = json!({
-        "path": path.rel(),
-        "tags": new_list,
-        "added": added,
-        "removed_from_frontmatter": removed_from_frontmatter,
+        "path": rel,
+        "tags": list.tags,
+        "added": list.added,
+        "removed_from_frontmatter": list.removed,
         "removed_inline": removed_inline,
     });
-    if !already_present.is_empty() {
-        out["already_present"] = json!(already_present);
+    if !list.already_present.is_empty() {
+        out["already_present"] = json!(list.already_present);
     }
     if !not_found.is_empty() {
         out["not_found"] = json!(not_found);
@@ -359,16 +412,7 @@ fn manage_tags(ws: &Workspace, args: ManageTagsArgs) -> Result<Plan, ToolError> 
     let Value::Object(extra) = out else {
         return Err(internal("the tag report is not an object"));
     };
-    Ok(Plan {
-        tool: "manage_tags".into(),
-        change: Change::Write {
-            path,
-            before: Some(current),
-            after: text,
-        },
-        extra,
-        pinned,
-    })
+    Ok(extra)
 }
 
 /// The span of an inline tag plus one neighbouring space or tab, so removing `#b` from `a #b c`
