@@ -875,14 +875,7 @@ fn usage_cost(config: &Config, days: &[crate::store::DayUsage]) -> Option<f64> {
     let mut cost = 0.0;
     for day in days {
         for (model, t) in &day.by_model {
-            let name = model.split_once('/').map_or(model.as_str(), |(_, m)| m);
-            let p = config.prices.get(name)?;
-            cost += p.cost(
-                t.input_tokens,
-                t.output_tokens,
-                t.cache_read_tokens,
-                t.cache_write_tokens,
-            );
+            cost += t.cost(&config.price_of(model)?);
         }
     }
     Some(cost)

@@ -1062,8 +1062,10 @@ mod tests {
         assert!(parse(&text).frontmatter.is_none());
     }
 
+    /// How fast this is, is measured in benches/markdown.rs (no clock in tests, decisions §25);
+    /// here: both paths parse a generated note's structure.
     #[test]
-    fn parses_a_generated_vault_quickly() {
+    fn parses_a_generated_vault_note_on_both_paths() {
         let frontmatter = "---\ntitle: Generated\ntags: [a, b/c]\naliases:\n  - Other\n---\n";
         let section = "# Heading\n\nSome text with a #tag and a [[Link|alias]] and more words to make a \
                        realistic paragraph of prose that goes on for a while, #another/tag.\n\n\
@@ -1079,14 +1081,11 @@ mod tests {
         }
         assert!(is_plain(&plain[parse(&plain).body_start..]));
         assert!(!is_plain(&coded[parse(&coded).body_start..]));
-        let start = std::time::Instant::now();
-        for _ in 0..500 {
-            std::hint::black_box(parse(&plain));
-            std::hint::black_box(parse(&coded));
+        for text in [&plain, &coded] {
+            let parsed = parse(text);
+            assert_eq!(parsed.title.as_deref(), Some("Generated"));
+            assert_eq!(parsed.links.len(), 22, "{text}");
+            assert!(parsed.tags.len() >= 4, "{:?}", parsed.tags);
         }
-        // 1,000 notes of 2 KB. A debug build runs this ~10-30x slower than release, so this bound
-        // keeps 10,000 notes in release well under a second.
-        let elapsed = start.elapsed();
-        assert!(elapsed.as_secs_f64() < 5.0, "{elapsed:?}");
     }
 }
