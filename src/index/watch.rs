@@ -51,7 +51,7 @@ impl LiveIndex {
         config: &IndexConfig,
         mut on_event: impl FnMut(LiveEvent) + Send + 'static,
     ) -> Result<Self, LiveError> {
-        index.for_background_sync()?;
+        index.without_memory_map()?;
         let (sender, receiver) = mpsc::channel::<Message>();
         let to_indexer = sender.clone();
         let watcher = VaultWatcher::start(

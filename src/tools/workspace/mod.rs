@@ -75,7 +75,7 @@ impl Workspace {
         actor: Actor,
     ) -> Result<Arc<Self>, WorkspaceError> {
         let workspace = Self::open_unsynced(vault, paths, config, actor)?;
-        workspace.index().sync(&mut |_| {})?;
+        workspace.index().sync_lean()?;
         workspace.mark_index_synced();
         Ok(workspace)
     }
@@ -90,7 +90,9 @@ impl Workspace {
         config: &Config,
         actor: Actor,
     ) -> Result<Arc<Self>, WorkspaceError> {
-        let index = Index::open(&paths.index_dir, &vault, &config.index)?;
+        let mut index = Index::open(&paths.index_dir, &vault, &config.index)?;
+        // A workspace lives as long as the app or the server: no memory-mapped index (see there).
+        index.without_memory_map()?;
         let store = Store::open(&paths.database_file())?;
         let vault_id = crate::index::vault_id(&vault);
         let workspace = Self {
