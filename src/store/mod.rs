@@ -54,6 +54,14 @@ pub const MIGRATIONS: &[Migration] = &[
     },
 ];
 
+/// A store in a fresh temporary folder, for tests; keep the folder guard alive as long as the store.
+#[cfg(test)]
+pub(crate) fn test_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("app.db")).unwrap();
+    (dir, store)
+}
+
 /// The opened app database with its schema up to date.
 pub struct Store {
     conn: rusqlite::Connection,

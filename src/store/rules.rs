@@ -81,11 +81,7 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     fn shape(rules: &[StoredRule]) -> Vec<(&str, Option<&str>, &str)> {
         rules

@@ -426,11 +426,7 @@ mod tests {
     use super::*;
     use crate::store::UsageRecord;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     fn new_session<'a>(vault_id: &'a str, now_ms: i64) -> NewSession<'a> {
         NewSession {

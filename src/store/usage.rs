@@ -181,11 +181,7 @@ mod tests {
     const MARCH_1: i64 = 1_709_251_200_000;
     const DAY: i64 = 86_400_000;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     fn session(store: &Store, title: &str) -> String {
         let id = store
