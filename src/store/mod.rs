@@ -68,6 +68,18 @@ pub struct Store {
 }
 
 impl Store {
+    /// Every row `sql` answers for `params`, each turned into a `T` by `row`.
+    fn query_rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params, row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Open (or create) the app database and apply pending migrations.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let mut conn = open_connection(path, Journal::Wal)?;
