@@ -422,6 +422,13 @@ mod tests {
         String::from_utf8_lossy(&bytes).to_string()
     }
 
+    /// The error a provider with `settings` ends a completion of `hello()` with.
+    async fn error_of(settings: ProviderSettings) -> LlmError {
+        let provider = Provider::new(settings).unwrap();
+        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
+        provider.complete(&hello(), &sender).await.unwrap_err()
+    }
+
     fn settings(kind: ProviderKind, base: &str) -> ProviderSettings {
         let mut settings = ProviderSettings::new(kind, base, Some("sk-test".into()));
         settings.idle_timeout = Duration::from_millis(300);
@@ -497,9 +504,7 @@ mod tests {
             4096,
         )])
         .await;
-        let provider = Provider::new(settings(ProviderKind::Anthropic, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings(ProviderKind::Anthropic, &base)).await;
         assert_eq!(
             error.to_string(),
             "the provider rejected the API key (HTTP 401 authentication_error: invalid x-api-key; request req_401)"
@@ -519,9 +524,7 @@ mod tests {
             )
         };
         let (base, seen) = fake_server(vec![overloaded(), overloaded(), overloaded()]).await;
-        let provider = Provider::new(settings(ProviderKind::OpenAi, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings(ProviderKind::OpenAi, &base)).await;
         assert!(
             matches!(
                 error,
@@ -548,9 +551,7 @@ mod tests {
             Reply::new("200 OK", &[SSE, "request-id: req_slow"], half, 64).stalling(),
         ])
         .await;
-        let provider = Provider::new(settings(ProviderKind::Anthropic, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings(ProviderKind::Anthropic, &base)).await;
         assert!(matches!(error, LlmError::Idle { .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
@@ -565,9 +566,7 @@ mod tests {
         let cut = text.split("event: message_stop").next().unwrap();
         let (base, _seen) =
             fake_server(vec![Reply::new("200 OK", &[SSE], cut.as_bytes(), 13)]).await;
-        let provider = Provider::new(settings(ProviderKind::Anthropic, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings(ProviderKind::Anthropic, &base)).await;
         assert!(matches!(error, LlmError::Incomplete { .. }), "{error:?}");
     }
 
@@ -605,9 +604,7 @@ mod tests {
             4096,
         )])
         .await;
-        let provider = Provider::new(settings(ProviderKind::OpenAi, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings(ProviderKind::OpenAi, &base)).await;
         assert_eq!(
             error.to_string(),
             "the provider sent a response vaultchat cannot read: it answered with JSON instead of an event stream: streaming is disabled"
@@ -621,9 +618,7 @@ mod tests {
         drop(listener);
         let mut settings = settings(ProviderKind::Anthropic, &base);
         settings.max_retries = 1;
-        let provider = Provider::new(settings).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings).await;
         assert!(
             matches!(error, LlmError::Unreachable { retries: 1, .. }),
             "{error:?}"
@@ -651,9 +646,7 @@ mod tests {
         let (base, seen) = fake_server(vec![silent(), silent()]).await;
         let mut settings = settings(ProviderKind::OpenAi, &base);
         settings.max_retries = 1;
-        let provider = Provider::new(settings).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings).await;
         assert_eq!(
             error.to_string(),
             format!(
@@ -668,9 +661,7 @@ mod tests {
         let (base, seen) = fake_server(Vec::new()).await;
         let mut settings = settings(ProviderKind::Anthropic, &base);
         settings.api_key = Some("sk-ant\nbroken".into());
-        let provider = Provider::new(settings).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings).await;
         assert!(matches!(error, LlmError::Setup(_)), "{error:?}");
         assert!(seen.lock().unwrap().is_empty());
     }
