@@ -422,6 +422,36 @@ mod tests {
         String::from_utf8_lossy(&bytes).to_string()
     }
 
+    /// The error when the Anthropic server answers with `part` of the recorded tool-use stream,
+    /// and the requests the server saw.
+    async fn error_of_partial_stream(
+        part: impl FnOnce(&'static str) -> Reply,
+    ) -> (LlmError, Arc<Mutex<Vec<String>>>) {
+        let text = std::str::from_utf8(fixture("anthropic_stream_tool_use.official")).unwrap();
+        error_against(ProviderKind::Anthropic, vec![part(text)]).await
+    }
+
+    /// The error a provider of `kind` ends a completion of `hello()` with against a server that
+    /// gives `replies`, and the requests the server saw.
+    async fn error_against(
+        kind: ProviderKind,
+        replies: Vec<Reply>,
+    ) -> (LlmError, Arc<Mutex<Vec<String>>>) {
+        let (base, seen) = fake_server(replies).await;
+        (error_of(settings(kind, &base)).await, seen)
+    }
+
+    /// Check the sentence an error reads as and how many requests the server saw.
+    fn assert_reported(
+        error: &LlmError,
+        seen: &Mutex<Vec<String>>,
+        sentence: &str,
+        requests: usize,
+    ) {
+        assert_eq!(error.to_string(), sentence);
+        assert_eq!(seen.lock().unwrap().len(), requests);
+    }
+
     /// The error a provider with `settings` ends a completion of `hello()` with.
     async fn error_of(settings: ProviderSettings) -> LlmError {
         let provider = Provider::new(settings).unwrap();
@@ -497,14 +527,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_401_is_not_retried_and_reads_as_one_sentence() {
-        let (base, seen) = fake_server(vec![Reply::new(
+        let (error, seen) = error_against(ProviderKind::Anthropic, vec![Reply::new(
             "401 Unauthorized",
             &["content-type: application/json", "request-id: req_401"],
             br#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"req_401"}"#,
             4096,
-        )])
-        .await;
-        let error = error_of(settings(ProviderKind::Anthropic, &base)).await;
+        )]).await;
         assert_eq!(
             error.to_string(),
             "the provider rejected the API key (HTTP 401 authentication_error: invalid x-api-key; request req_401)"
@@ -523,8 +551,11 @@ mod tests {
                 4096,
             )
         };
-        let (base, seen) = fake_server(vec![overloaded(), overloaded(), overloaded()]).await;
-        let error = error_of(settings(ProviderKind::OpenAi, &base)).await;
+        let (error, seen) = error_against(
+            ProviderKind::OpenAi,
+            vec![overloaded(), overloaded(), overloaded()],
+        )
+        .await;
         assert!(
             matches!(
                 error,
@@ -536,37 +567,37 @@ mod tests {
             ),
             "{error:?}"
         );
-        assert_eq!(
-            error.to_string(),
-            "the provider had an internal error (HTTP 503: busy) and still was after 2 retries; try again shortly"
+        assert_reported(
+            &error,
+            &seen,
+            "the provider had an internal error (HTTP 503: busy) and still was after 2 retries; try again shortly",
+            3,
         );
-        assert_eq!(seen.lock().unwrap().len(), 3);
     }
 
     #[tokio::test]
     async fn a_silent_stream_times_out_and_is_not_retried() {
-        let text = std::str::from_utf8(fixture("anthropic_stream_tool_use.official")).unwrap();
-        let half = &text.as_bytes()[..text.len() / 2];
-        let (base, seen) = fake_server(vec![
-            Reply::new("200 OK", &[SSE, "request-id: req_slow"], half, 64).stalling(),
-        ])
+        let (error, seen) = error_of_partial_stream(|text| {
+            let half = &text.as_bytes()[..text.len() / 2];
+            Reply::new("200 OK", &[SSE, "request-id: req_slow"], half, 64).stalling()
+        })
         .await;
-        let error = error_of(settings(ProviderKind::Anthropic, &base)).await;
         assert!(matches!(error, LlmError::Idle { .. }), "{error:?}");
-        assert_eq!(
-            error.to_string(),
-            "no data from the provider for 300 ms (request req_slow)"
+        assert_reported(
+            &error,
+            &seen,
+            "no data from the provider for 300 ms (request req_slow)",
+            1,
         );
-        assert_eq!(seen.lock().unwrap().len(), 1);
     }
 
     #[tokio::test]
     async fn a_stream_closed_early_is_incomplete() {
-        let text = std::str::from_utf8(fixture("anthropic_stream_tool_use.official")).unwrap();
-        let cut = text.split("event: message_stop").next().unwrap();
-        let (base, _seen) =
-            fake_server(vec![Reply::new("200 OK", &[SSE], cut.as_bytes(), 13)]).await;
-        let error = error_of(settings(ProviderKind::Anthropic, &base)).await;
+        let (error, _seen) = error_of_partial_stream(|text| {
+            let cut = text.split("event: message_stop").next().unwrap();
+            Reply::new("200 OK", &[SSE], cut.as_bytes(), 13)
+        })
+        .await;
         assert!(matches!(error, LlmError::Incomplete { .. }), "{error:?}");
     }
 
@@ -597,14 +628,16 @@ mod tests {
 
     #[tokio::test]
     async fn a_json_body_instead_of_a_stream_is_reported() {
-        let (base, _seen) = fake_server(vec![Reply::new(
-            "200 OK",
-            &["content-type: application/json"],
-            br#"{"error":{"message":"streaming is disabled"}}"#,
-            4096,
-        )])
+        let (error, _seen) = error_against(
+            ProviderKind::OpenAi,
+            vec![Reply::new(
+                "200 OK",
+                &["content-type: application/json"],
+                br#"{"error":{"message":"streaming is disabled"}}"#,
+                4096,
+            )],
+        )
         .await;
-        let error = error_of(settings(ProviderKind::OpenAi, &base)).await;
         assert_eq!(
             error.to_string(),
             "the provider sent a response vaultchat cannot read: it answered with JSON instead of an event stream: streaming is disabled"
@@ -647,13 +680,14 @@ mod tests {
         let mut settings = settings(ProviderKind::OpenAi, &base);
         settings.max_retries = 1;
         let error = error_of(settings).await;
-        assert_eq!(
-            error.to_string(),
-            format!(
+        assert_reported(
+            &error,
+            &seen,
+            &format!(
                 "no answer from the provider at {base}/chat/completions for 300 ms and still after 1 retry"
-            )
+            ),
+            2,
         );
-        assert_eq!(seen.lock().unwrap().len(), 2);
     }
 
     #[tokio::test]
