@@ -181,11 +181,7 @@ impl Provider {
                 Ok(Ok(response)) => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
-                    let text = tokio::time::timeout(idle, response.text())
-                        .await
-                        .ok()
-                        .and_then(Result::ok)
-                        .unwrap_or_default();
+                    let text = error_body_text(response, idle).await;
                     let parsed = error::parse_error_body(&text);
                     let error = LlmError::Status {
                         status,
@@ -243,11 +239,7 @@ impl Provider {
         let request_id = request_id_of(response.headers());
         if is_json(response.headers()) {
             // A 200 with a JSON body is not a stream: a proxy or server that ignored `stream`.
-            let text = tokio::time::timeout(idle, response.text())
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default();
+            let text = error_body_text(response, idle).await;
             let parsed = error::parse_error_body(&text);
             return Err(LlmError::Malformed {
                 message: format!(
@@ -286,6 +278,16 @@ impl Provider {
         }
         accumulator.finish()
     }
+}
+
+/// The body of a response that is not a stream (an error, or JSON where a stream was asked
+/// for), as text; empty when it does not arrive within `idle` or cannot be read.
+async fn error_body_text(response: reqwest::Response, idle: Duration) -> String {
+    tokio::time::timeout(idle, response.text())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default()
 }
 
 /// Anthropic sends `request-id`, OpenAI and most compatible servers `x-request-id`.
