@@ -88,47 +88,65 @@ mod tests {
     use super::*;
     use crate::agent::{EditorEditResult, NoteContext};
 
-    fn channels() -> (
-        mpsc::Sender<Op>,
-        mpsc::Receiver<Op>,
-        mpsc::UnboundedSender<AgentEvent>,
-        mpsc::UnboundedReceiver<AgentEvent>,
-    ) {
-        let (op_tx, op_rx) = mpsc::channel(8);
-        let (ev_tx, ev_rx) = mpsc::unbounded_channel();
-        (op_tx, op_rx, ev_tx, ev_rx)
+    /// The channels and agent state of a waiting turn (model "m").
+    struct Turn {
+        op_tx: mpsc::Sender<Op>,
+        ops: mpsc::Receiver<Op>,
+        events: mpsc::UnboundedSender<AgentEvent>,
+        ev: mpsc::UnboundedReceiver<AgentEvent>,
+        model: String,
+        shutting_down: bool,
+    }
+
+    impl Turn {
+        fn new() -> Turn {
+            let (op_tx, ops) = mpsc::channel(8);
+            let (events, ev) = mpsc::unbounded_channel();
+            Turn {
+                op_tx,
+                ops,
+                events,
+                ev,
+                model: "m".to_string(),
+                shutting_down: false,
+            }
+        }
+
+        /// The inbox and the state for one wait.
+        fn wait_parts(&mut self) -> (Inbox<'_>, WaitState<'_>) {
+            let inbox = Inbox {
+                ops: &mut self.ops,
+                events: &self.events,
+            };
+            let state = WaitState {
+                model: &mut self.model,
+                shutting_down: &mut self.shutting_down,
+            };
+            (inbox, state)
+        }
     }
 
     /// An interrupt ends a wait for work that never finishes.
     #[tokio::test]
     async fn interrupt_ends_a_wait_for_work_that_never_ends() {
-        let (op_tx, mut ops, events, _ev) = channels();
-        let (mut model, mut shutting_down) = ("m".to_string(), false);
-        op_tx.send(Op::SetModel("m2".into())).await.ok();
-        op_tx.send(Op::Interrupt).await.ok();
-        let mut inbox = Inbox {
-            ops: &mut ops,
-            events: &events,
-        };
-        let state = WaitState {
-            model: &mut model,
-            shutting_down: &mut shutting_down,
-        };
+        let mut turn = Turn::new();
+        turn.op_tx.send(Op::SetModel("m2".into())).await.ok();
+        turn.op_tx.send(Op::Interrupt).await.ok();
+        let (mut inbox, state) = turn.wait_parts();
         let waited: Option<()> = inbox
             .wait(std::future::pending(), state, BUSY, |_| None)
             .await;
         assert_eq!(waited, None);
-        assert_eq!(model, "m2");
-        assert!(!shutting_down);
+        assert_eq!(turn.model, "m2");
+        assert!(!turn.shutting_down);
     }
 
     /// Shutdown ends the wait and is remembered; a message meanwhile is told to wait; stale
     /// answers are dropped and the wanted one ends the wait.
     #[tokio::test]
     async fn answers_messages_and_shutdown() {
-        let (op_tx, mut ops, events, mut ev) = channels();
-        let (mut model, mut shutting_down) = ("m".to_string(), false);
-        op_tx
+        let mut turn = Turn::new();
+        turn.op_tx
             .send(Op::UserTurn {
                 text: "again".into(),
                 attachments: vec![],
@@ -137,7 +155,7 @@ mod tests {
             .await
             .ok();
         for id in [1, 2] {
-            op_tx
+            turn.op_tx
                 .send(Op::EditorApplied {
                     id,
                     result: EditorEditResult::Refused("x".into()),
@@ -145,14 +163,7 @@ mod tests {
                 .await
                 .ok();
         }
-        let mut inbox = Inbox {
-            ops: &mut ops,
-            events: &events,
-        };
-        let state = WaitState {
-            model: &mut model,
-            shutting_down: &mut shutting_down,
-        };
+        let (mut inbox, state) = turn.wait_parts();
         let got = inbox
             .answer(state, BUSY, |op| match op {
                 Op::EditorApplied { id: 2, .. } => Some(2),
@@ -160,31 +171,23 @@ mod tests {
             })
             .await;
         assert_eq!(got, Some(2));
-        assert_eq!(ev.try_recv().ok(), Some(AgentEvent::Notice(BUSY.into())));
+        assert_eq!(
+            turn.ev.try_recv().ok(),
+            Some(AgentEvent::Notice(BUSY.into()))
+        );
 
-        op_tx.send(Op::Shutdown).await.ok();
-        let state = WaitState {
-            model: &mut model,
-            shutting_down: &mut shutting_down,
-        };
+        turn.op_tx.send(Op::Shutdown).await.ok();
+        let (mut inbox, state) = turn.wait_parts();
         let waited: Option<()> = inbox.answer(state, BUSY, |_| None).await;
         assert_eq!(waited, None);
-        assert!(shutting_down);
+        assert!(turn.shutting_down);
     }
 
     /// Work that finishes ends the wait with its value.
     #[tokio::test]
     async fn finished_work_ends_the_wait() {
-        let (_op_tx, mut ops, events, _ev) = channels();
-        let (mut model, mut shutting_down) = ("m".to_string(), false);
-        let mut inbox = Inbox {
-            ops: &mut ops,
-            events: &events,
-        };
-        let state = WaitState {
-            model: &mut model,
-            shutting_down: &mut shutting_down,
-        };
+        let mut turn = Turn::new();
+        let (mut inbox, state) = turn.wait_parts();
         assert_eq!(
             inbox.wait(async { 7 }, state, BUSY, |_| None).await,
             Some(7)

@@ -219,6 +219,16 @@ pub enum CallDecision {
 }
 
 impl CallDecision {
+    /// Every decision.
+    pub const ALL: [CallDecision; 6] = [
+        CallDecision::Allowed,
+        CallDecision::ApprovedOnce,
+        CallDecision::ApprovedSession,
+        CallDecision::ApprovedAlways,
+        CallDecision::Denied,
+        CallDecision::Refused,
+    ];
+
     /// The word `ask --json` and the app database use.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -233,16 +243,7 @@ impl CallDecision {
 
     /// The decision [`CallDecision::as_str`] names.
     pub fn parse(word: &str) -> Option<CallDecision> {
-        [
-            CallDecision::Allowed,
-            CallDecision::ApprovedOnce,
-            CallDecision::ApprovedSession,
-            CallDecision::ApprovedAlways,
-            CallDecision::Denied,
-            CallDecision::Refused,
-        ]
-        .into_iter()
-        .find(|d| d.as_str() == word)
+        CallDecision::ALL.into_iter().find(|d| d.as_str() == word)
     }
 }
 
@@ -444,14 +445,7 @@ mod tests {
     /// The stored word is the JSON word, and every decision reads back.
     #[test]
     fn decision_words_round_trip_and_match_the_json() {
-        for decision in [
-            CallDecision::Allowed,
-            CallDecision::ApprovedOnce,
-            CallDecision::ApprovedSession,
-            CallDecision::ApprovedAlways,
-            CallDecision::Denied,
-            CallDecision::Refused,
-        ] {
+        for decision in CallDecision::ALL {
             assert_eq!(CallDecision::parse(decision.as_str()), Some(decision));
             assert_eq!(
                 serde_json::to_value(decision).ok(),

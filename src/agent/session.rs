@@ -271,11 +271,7 @@ fn plain_text(message: &Message) -> String {
 mod tests {
     use super::*;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     /// Decisions are stored per call and read back with the conversation.
     #[test]

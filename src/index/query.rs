@@ -105,10 +105,13 @@ pub fn parse(input: &str) -> Query {
     let mut pending_or = false;
 
     for token in tokenize(input) {
-        match token {
+        // A searched word or phrase: its FTS5 expression, whether it is negated, and (unless
+        // negated) the term to highlight.
+        let (expr, negated, term) = match token {
             Token::Or => {
                 pending_or = !positive_groups.is_empty();
                 query.has_or |= pending_or;
+                continue;
             }
             Token::Word { text, negated } => {
                 query.term_count += 1;
@@ -120,41 +123,37 @@ pub fn parse(input: &str) -> Query {
                 let Some(expr) = word_expr(&text) else {
                     continue;
                 };
-                if !negated {
-                    let prefix = text.ends_with('*');
-                    query.terms.push(Term {
-                        text: text.trim_end_matches('*').to_string(),
-                        prefix,
-                    });
-                }
-                push_term(
-                    expr,
-                    negated,
-                    &mut positive_groups,
-                    &mut negatives,
-                    &mut pending_or,
-                );
+                let term = Term {
+                    text: text.trim_end_matches('*').to_string(),
+                    prefix: text.ends_with('*'),
+                };
+                (expr, negated, term)
             }
             Token::Phrase { text, negated } => {
                 query.term_count += 1;
                 let Some(expr) = phrase_expr(&text) else {
                     continue;
                 };
-                if !negated {
-                    query.terms.push(Term {
-                        text: text.clone(),
-                        prefix: false,
-                    });
-                }
-                push_term(
+                (
                     expr,
                     negated,
-                    &mut positive_groups,
-                    &mut negatives,
-                    &mut pending_or,
-                );
+                    Term {
+                        text,
+                        prefix: false,
+                    },
+                )
             }
+        };
+        if !negated {
+            query.terms.push(term);
         }
+        push_term(
+            expr,
+            negated,
+            &mut positive_groups,
+            &mut negatives,
+            &mut pending_or,
+        );
     }
 
     if !positive_groups.is_empty() {

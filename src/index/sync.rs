@@ -120,46 +120,26 @@ impl Index {
             });
         }
 
-        let racy_cutoff = now_ns() - RACY_WINDOW_NS;
-        let mut work = Vec::new();
+        let mut pending = Pending::new();
         for stat in walked.notes {
-            match rows.remove(&stat.rel) {
-                Some(row)
-                    if row.mtime_ns == stat.mtime_ns && row.size == stat.size && !row.racy =>
-                {
-                    report.unchanged += 1;
-                }
-                existing => work.push(Work { stat, existing }),
-            }
+            let existing = rows.remove(&stat.rel);
+            pending.found(stat, existing, &mut report);
         }
         // What is left in `rows` is gone from the vault: deleted, or renamed (matched by hash).
-        let mut gone_by_hash: HashMap<u64, Vec<(String, Row)>> = HashMap::new();
         for (path, row) in rows {
-            gone_by_hash.entry(row.hash).or_default().push((path, row));
+            pending.gone(path, row);
         }
 
-        let total = work.len() as u64;
+        let total = pending.work.len() as u64;
         let mut done = 0u64;
-        write_loaded(
-            &tx,
-            &self.handle,
-            work,
-            racy_cutoff,
-            &mut gone_by_hash,
-            &mut report,
-            &mut |n| {
-                done += n;
-                progress(Progress {
-                    phase: ProgressPhase::Indexing,
-                    done,
-                    total,
-                });
-            },
-        )?;
-        for (_, row) in gone_by_hash.into_values().flatten() {
-            delete_row(&tx, row.id)?;
-            report.removed += 1;
-        }
+        pending.write(&tx, &self.handle, &mut report, &mut |n| {
+            done += n;
+            progress(Progress {
+                phase: ProgressPhase::Indexing,
+                done,
+                total,
+            });
+        })?;
         // A sync that changed nothing writes nothing: no journal, no fsync (most refreshes).
         if report.changed() > 0 || report.cold || !has_sync_time(&tx)? {
             record_sync_time(&tx)?;
@@ -184,9 +164,7 @@ impl Index {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let racy_cutoff = now_ns() - RACY_WINDOW_NS;
-        let mut work = Vec::new();
-        let mut gone_by_hash: HashMap<u64, Vec<(String, Row)>> = HashMap::new();
+        let mut pending = Pending::new();
         for rel in rels {
             let name = rel.rsplit('/').next().unwrap_or(rel);
             if walk::is_hidden_rel(rel)
@@ -205,25 +183,16 @@ impl Index {
                         mtime_ns: walk::mtime_ns(&meta),
                         size: meta.len(),
                     };
-                    match existing {
-                        Some(row)
-                            if row.mtime_ns == stat.mtime_ns
-                                && row.size == stat.size
-                                && !row.racy =>
-                        {
-                            report.unchanged += 1
-                        }
-                        existing => work.push(Work { stat, existing }),
-                    }
+                    pending.found(stat, existing, &mut report);
                 }
-                Ok(_) => forget(&mut gone_by_hash, rel, existing),
+                Ok(_) => pending.forget(rel, existing),
                 Err(e)
                     if matches!(
                         e.kind(),
                         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
                     ) =>
                 {
-                    forget(&mut gone_by_hash, rel, existing)
+                    pending.forget(rel, existing)
                 }
                 Err(e) => report.skipped.push(Skipped {
                     path: rel.clone(),
@@ -231,22 +200,10 @@ impl Index {
                 }),
             }
         }
-        if !gone_by_hash.is_empty() {
+        if !pending.gone_by_hash.is_empty() {
             check_root_readable(&self.root)?;
         }
-        write_loaded(
-            &tx,
-            &self.handle,
-            work,
-            racy_cutoff,
-            &mut gone_by_hash,
-            &mut report,
-            &mut |_| {},
-        )?;
-        for (_, row) in gone_by_hash.into_values().flatten() {
-            delete_row(&tx, row.id)?;
-            report.removed += 1;
-        }
+        pending.write(&tx, &self.handle, &mut report, &mut |_| {})?;
         tx.commit()?;
         report.elapsed = started.elapsed();
         Ok(report)
@@ -303,12 +260,71 @@ fn check_root_readable(root: &std::path::Path) -> Result<(), IndexError> {
 }
 
 /// Marks the row of `rel`, if it has one, as gone from the vault (deleted, or renamed).
-fn forget(gone_by_hash: &mut HashMap<u64, Vec<(String, Row)>>, rel: &str, existing: Option<Row>) {
-    if let Some(row) = existing {
-        gone_by_hash
+/// What a sync found to do: the notes to (re)load and the rows whose notes are gone (deleted, or
+/// renamed: matched by hash when the loaded notes are written).
+struct Pending {
+    racy_cutoff: i64,
+    work: Vec<Work>,
+    gone_by_hash: HashMap<u64, Vec<(String, Row)>>,
+}
+
+impl Pending {
+    fn new() -> Pending {
+        Pending {
+            racy_cutoff: now_ns() - RACY_WINDOW_NS,
+            work: Vec::new(),
+            gone_by_hash: HashMap::new(),
+        }
+    }
+
+    /// A note on disk with its row, if any: unchanged when the row has its size and modification
+    /// time (and was not written in the racy window), else to be loaded.
+    fn found(&mut self, stat: NoteStat, existing: Option<Row>, report: &mut SyncReport) {
+        match existing {
+            Some(row) if row.mtime_ns == stat.mtime_ns && row.size == stat.size && !row.racy => {
+                report.unchanged += 1;
+            }
+            existing => self.work.push(Work { stat, existing }),
+        }
+    }
+
+    /// The row of a note that is no longer there.
+    fn gone(&mut self, rel: String, row: Row) {
+        self.gone_by_hash
             .entry(row.hash)
             .or_default()
-            .push((rel.to_string(), row));
+            .push((rel, row));
+    }
+
+    /// [`Pending::gone`] for a path that may have had a row.
+    fn forget(&mut self, rel: &str, existing: Option<Row>) {
+        if let Some(row) = existing {
+            self.gone(rel.to_string(), row);
+        }
+    }
+
+    /// Write the loaded notes (`tick` counts them), then delete the rows still gone.
+    fn write(
+        mut self,
+        tx: &Transaction<'_>,
+        root: &RootHandle,
+        report: &mut SyncReport,
+        tick: &mut dyn FnMut(u64),
+    ) -> Result<(), IndexError> {
+        write_loaded(
+            tx,
+            root,
+            self.work,
+            self.racy_cutoff,
+            &mut self.gone_by_hash,
+            report,
+            tick,
+        )?;
+        for (_, row) in self.gone_by_hash.into_values().flatten() {
+            delete_row(tx, row.id)?;
+            report.removed += 1;
+        }
+        Ok(())
     }
 }
 

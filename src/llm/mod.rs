@@ -181,11 +181,7 @@ impl Provider {
                 Ok(Ok(response)) => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
-                    let text = tokio::time::timeout(idle, response.text())
-                        .await
-                        .ok()
-                        .and_then(Result::ok)
-                        .unwrap_or_default();
+                    let text = error_body_text(response, idle).await;
                     let parsed = error::parse_error_body(&text);
                     let error = LlmError::Status {
                         status,
@@ -243,11 +239,7 @@ impl Provider {
         let request_id = request_id_of(response.headers());
         if is_json(response.headers()) {
             // A 200 with a JSON body is not a stream: a proxy or server that ignored `stream`.
-            let text = tokio::time::timeout(idle, response.text())
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default();
+            let text = error_body_text(response, idle).await;
             let parsed = error::parse_error_body(&text);
             return Err(LlmError::Malformed {
                 message: format!(
@@ -286,6 +278,16 @@ impl Provider {
         }
         accumulator.finish()
     }
+}
+
+/// The body of a response that is not a stream (an error, or JSON where a stream was asked
+/// for), as text; empty when it does not arrive within `idle` or cannot be read.
+async fn error_body_text(response: reqwest::Response, idle: Duration) -> String {
+    tokio::time::timeout(idle, response.text())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default()
 }
 
 /// Anthropic sends `request-id`, OpenAI and most compatible servers `x-request-id`.
@@ -422,6 +424,43 @@ mod tests {
         String::from_utf8_lossy(&bytes).to_string()
     }
 
+    /// The error when the Anthropic server answers with `part` of the recorded tool-use stream,
+    /// and the requests the server saw.
+    async fn error_of_partial_stream(
+        part: impl FnOnce(&'static str) -> Reply,
+    ) -> (LlmError, Arc<Mutex<Vec<String>>>) {
+        let text = std::str::from_utf8(fixture("anthropic_stream_tool_use.official")).unwrap();
+        error_against(ProviderKind::Anthropic, vec![part(text)]).await
+    }
+
+    /// The error a provider of `kind` ends a completion of `hello()` with against a server that
+    /// gives `replies`, and the requests the server saw.
+    async fn error_against(
+        kind: ProviderKind,
+        replies: Vec<Reply>,
+    ) -> (LlmError, Arc<Mutex<Vec<String>>>) {
+        let (base, seen) = fake_server(replies).await;
+        (error_of(settings(kind, &base)).await, seen)
+    }
+
+    /// Check the sentence an error reads as and how many requests the server saw.
+    fn assert_reported(
+        error: &LlmError,
+        seen: &Mutex<Vec<String>>,
+        sentence: &str,
+        requests: usize,
+    ) {
+        assert_eq!(error.to_string(), sentence);
+        assert_eq!(seen.lock().unwrap().len(), requests);
+    }
+
+    /// The error a provider with `settings` ends a completion of `hello()` with.
+    async fn error_of(settings: ProviderSettings) -> LlmError {
+        let provider = Provider::new(settings).unwrap();
+        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
+        provider.complete(&hello(), &sender).await.unwrap_err()
+    }
+
     fn settings(kind: ProviderKind, base: &str) -> ProviderSettings {
         let mut settings = ProviderSettings::new(kind, base, Some("sk-test".into()));
         settings.idle_timeout = Duration::from_millis(300);
@@ -490,16 +529,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_401_is_not_retried_and_reads_as_one_sentence() {
-        let (base, seen) = fake_server(vec![Reply::new(
+        let (error, seen) = error_against(ProviderKind::Anthropic, vec![Reply::new(
             "401 Unauthorized",
             &["content-type: application/json", "request-id: req_401"],
             br#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"req_401"}"#,
             4096,
-        )])
-        .await;
-        let provider = Provider::new(settings(ProviderKind::Anthropic, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        )]).await;
         assert_eq!(
             error.to_string(),
             "the provider rejected the API key (HTTP 401 authentication_error: invalid x-api-key; request req_401)"
@@ -518,10 +553,11 @@ mod tests {
                 4096,
             )
         };
-        let (base, seen) = fake_server(vec![overloaded(), overloaded(), overloaded()]).await;
-        let provider = Provider::new(settings(ProviderKind::OpenAi, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let (error, seen) = error_against(
+            ProviderKind::OpenAi,
+            vec![overloaded(), overloaded(), overloaded()],
+        )
+        .await;
         assert!(
             matches!(
                 error,
@@ -533,41 +569,37 @@ mod tests {
             ),
             "{error:?}"
         );
-        assert_eq!(
-            error.to_string(),
-            "the provider had an internal error (HTTP 503: busy) and still was after 2 retries; try again shortly"
+        assert_reported(
+            &error,
+            &seen,
+            "the provider had an internal error (HTTP 503: busy) and still was after 2 retries; try again shortly",
+            3,
         );
-        assert_eq!(seen.lock().unwrap().len(), 3);
     }
 
     #[tokio::test]
     async fn a_silent_stream_times_out_and_is_not_retried() {
-        let text = std::str::from_utf8(fixture("anthropic_stream_tool_use.official")).unwrap();
-        let half = &text.as_bytes()[..text.len() / 2];
-        let (base, seen) = fake_server(vec![
-            Reply::new("200 OK", &[SSE, "request-id: req_slow"], half, 64).stalling(),
-        ])
+        let (error, seen) = error_of_partial_stream(|text| {
+            let half = &text.as_bytes()[..text.len() / 2];
+            Reply::new("200 OK", &[SSE, "request-id: req_slow"], half, 64).stalling()
+        })
         .await;
-        let provider = Provider::new(settings(ProviderKind::Anthropic, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
         assert!(matches!(error, LlmError::Idle { .. }), "{error:?}");
-        assert_eq!(
-            error.to_string(),
-            "no data from the provider for 300 ms (request req_slow)"
+        assert_reported(
+            &error,
+            &seen,
+            "no data from the provider for 300 ms (request req_slow)",
+            1,
         );
-        assert_eq!(seen.lock().unwrap().len(), 1);
     }
 
     #[tokio::test]
     async fn a_stream_closed_early_is_incomplete() {
-        let text = std::str::from_utf8(fixture("anthropic_stream_tool_use.official")).unwrap();
-        let cut = text.split("event: message_stop").next().unwrap();
-        let (base, _seen) =
-            fake_server(vec![Reply::new("200 OK", &[SSE], cut.as_bytes(), 13)]).await;
-        let provider = Provider::new(settings(ProviderKind::Anthropic, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let (error, _seen) = error_of_partial_stream(|text| {
+            let cut = text.split("event: message_stop").next().unwrap();
+            Reply::new("200 OK", &[SSE], cut.as_bytes(), 13)
+        })
+        .await;
         assert!(matches!(error, LlmError::Incomplete { .. }), "{error:?}");
     }
 
@@ -598,16 +630,16 @@ mod tests {
 
     #[tokio::test]
     async fn a_json_body_instead_of_a_stream_is_reported() {
-        let (base, _seen) = fake_server(vec![Reply::new(
-            "200 OK",
-            &["content-type: application/json"],
-            br#"{"error":{"message":"streaming is disabled"}}"#,
-            4096,
-        )])
+        let (error, _seen) = error_against(
+            ProviderKind::OpenAi,
+            vec![Reply::new(
+                "200 OK",
+                &["content-type: application/json"],
+                br#"{"error":{"message":"streaming is disabled"}}"#,
+                4096,
+            )],
+        )
         .await;
-        let provider = Provider::new(settings(ProviderKind::OpenAi, &base)).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
         assert_eq!(
             error.to_string(),
             "the provider sent a response vaultchat cannot read: it answered with JSON instead of an event stream: streaming is disabled"
@@ -621,9 +653,7 @@ mod tests {
         drop(listener);
         let mut settings = settings(ProviderKind::Anthropic, &base);
         settings.max_retries = 1;
-        let provider = Provider::new(settings).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings).await;
         assert!(
             matches!(error, LlmError::Unreachable { retries: 1, .. }),
             "{error:?}"
@@ -651,16 +681,15 @@ mod tests {
         let (base, seen) = fake_server(vec![silent(), silent()]).await;
         let mut settings = settings(ProviderKind::OpenAi, &base);
         settings.max_retries = 1;
-        let provider = Provider::new(settings).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            format!(
+        let error = error_of(settings).await;
+        assert_reported(
+            &error,
+            &seen,
+            &format!(
                 "no answer from the provider at {base}/chat/completions for 300 ms and still after 1 retry"
-            )
+            ),
+            2,
         );
-        assert_eq!(seen.lock().unwrap().len(), 2);
     }
 
     #[tokio::test]
@@ -668,9 +697,7 @@ mod tests {
         let (base, seen) = fake_server(Vec::new()).await;
         let mut settings = settings(ProviderKind::Anthropic, &base);
         settings.api_key = Some("sk-ant\nbroken".into());
-        let provider = Provider::new(settings).unwrap();
-        let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-        let error = provider.complete(&hello(), &sender).await.unwrap_err();
+        let error = error_of(settings).await;
         assert!(matches!(error, LlmError::Setup(_)), "{error:?}");
         assert!(seen.lock().unwrap().is_empty());
     }

@@ -74,11 +74,7 @@ mod tests {
         servers: &[],
     };
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     /// A stored rule whose effect is neither allow nor deny (a damaged or hand-edited database)
     /// is an error, never an allow (issue 14: it was loaded as an allow).

@@ -10,6 +10,13 @@ pub struct Migration {
     pub sql: &'static str,
 }
 
+impl Migration {
+    /// Migration `version`, called `name`, running `sql`.
+    pub const fn new(version: i64, name: &'static str, sql: &'static str) -> Migration {
+        Migration { version, name, sql }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum MigrationError {
     #[error(
@@ -75,21 +82,13 @@ mod tests {
     use super::*;
 
     const STEPS: &[Migration] = &[
-        Migration {
-            version: 1,
-            name: "a",
-            sql: "CREATE TABLE a (x INTEGER);",
-        },
-        Migration {
-            version: 2,
-            name: "b",
-            sql: "ALTER TABLE a ADD COLUMN y TEXT; CREATE TABLE b (z INTEGER);",
-        },
-        Migration {
-            version: 3,
-            name: "c",
-            sql: "CREATE INDEX a_y ON a (y);",
-        },
+        Migration::new(1, "a", "CREATE TABLE a (x INTEGER);"),
+        Migration::new(
+            2,
+            "b",
+            "ALTER TABLE a ADD COLUMN y TEXT; CREATE TABLE b (z INTEGER);",
+        ),
+        Migration::new(3, "c", "CREATE INDEX a_y ON a (y);"),
     ];
 
     #[test]
@@ -115,11 +114,7 @@ mod tests {
     fn a_failing_step_leaves_the_previous_version() {
         let bad = [
             STEPS[0],
-            Migration {
-                version: 2,
-                name: "broken",
-                sql: "CREATE TABLE ok (x); THIS IS NOT SQL;",
-            },
+            Migration::new(2, "broken", "CREATE TABLE ok (x); THIS IS NOT SQL;"),
         ];
         let mut conn = Connection::open_in_memory().unwrap();
         let err = apply_migrations(&mut conn, &bad).unwrap_err();

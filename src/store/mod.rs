@@ -22,37 +22,37 @@ use std::path::Path;
 
 /// Every migration of the app database, in order. Never edit a released migration; add a new one.
 pub const MIGRATIONS: &[Migration] = &[
-    Migration {
-        version: 1,
-        name: "vaults",
-        sql: include_str!("migrations/0001_vaults.sql"),
-    },
-    Migration {
-        version: 2,
-        name: "revisions",
-        sql: include_str!("migrations/0002_revisions.sql"),
-    },
-    Migration {
-        version: 3,
-        name: "sessions",
-        sql: include_str!("migrations/0003_sessions.sql"),
-    },
-    Migration {
-        version: 4,
-        name: "permission_rules",
-        sql: include_str!("migrations/0004_permission_rules.sql"),
-    },
-    Migration {
-        version: 5,
-        name: "revision_deltas",
-        sql: include_str!("migrations/0005_revision_deltas.sql"),
-    },
-    Migration {
-        version: 6,
-        name: "tool_decisions",
-        sql: include_str!("migrations/0006_tool_decisions.sql"),
-    },
+    Migration::new(1, "vaults", include_str!("migrations/0001_vaults.sql")),
+    Migration::new(
+        2,
+        "revisions",
+        include_str!("migrations/0002_revisions.sql"),
+    ),
+    Migration::new(3, "sessions", include_str!("migrations/0003_sessions.sql")),
+    Migration::new(
+        4,
+        "permission_rules",
+        include_str!("migrations/0004_permission_rules.sql"),
+    ),
+    Migration::new(
+        5,
+        "revision_deltas",
+        include_str!("migrations/0005_revision_deltas.sql"),
+    ),
+    Migration::new(
+        6,
+        "tool_decisions",
+        include_str!("migrations/0006_tool_decisions.sql"),
+    ),
 ];
+
+/// A store in a fresh temporary folder, for tests; keep the folder guard alive as long as the store.
+#[cfg(test)]
+pub(crate) fn test_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("app.db")).unwrap();
+    (dir, store)
+}
 
 /// The opened app database with its schema up to date.
 pub struct Store {
@@ -60,6 +60,18 @@ pub struct Store {
 }
 
 impl Store {
+    /// Every row `sql` answers for `params`, each turned into a `T` by `row`.
+    fn query_rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params, row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Open (or create) the app database and apply pending migrations.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let mut conn = open_connection(path, Journal::Wal)?;

@@ -213,12 +213,10 @@ impl Store {
         path: &str,
         limit: usize,
     ) -> Result<Vec<Revision>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.query_rows(
             "SELECT id, path, at_unix_ms, actor, tool, added, removed, before_rev, after_rev
              FROM revisions WHERE vault_id = ?1 AND path = ?2
              ORDER BY at_unix_ms DESC, id DESC LIMIT ?3",
-        )?;
-        let rows = stmt.query_map(
             params![vault_id, path, i64::try_from(limit).unwrap_or(i64::MAX)],
             |r| {
                 Ok(Revision {
@@ -233,8 +231,7 @@ impl Store {
                     after_rev: r.get(8)?,
                 })
             },
-        )?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        )
     }
 
     /// The note's text before revision `id` (None when the note did not exist before it): the

@@ -53,18 +53,18 @@ impl Store {
 
     /// The rules of a vault, oldest first.
     pub fn rules(&self, vault_id: &str) -> Result<Vec<StoredRule>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.query_rows(
             "SELECT id, tool, path_glob, effect FROM rules WHERE vault_id = ?1 ORDER BY id",
-        )?;
-        let rows = stmt.query_map([vault_id], |r| {
-            Ok(StoredRule {
-                id: r.get(0)?,
-                tool: r.get(1)?,
-                path_glob: r.get(2)?,
-                effect: r.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            [vault_id],
+            |r| {
+                Ok(StoredRule {
+                    id: r.get(0)?,
+                    tool: r.get(1)?,
+                    path_glob: r.get(2)?,
+                    effect: r.get(3)?,
+                })
+            },
+        )
     }
 
     /// Remove one of a vault's rules; `false` when the vault has no rule with that id.
@@ -81,11 +81,7 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     fn shape(rules: &[StoredRule]) -> Vec<(&str, Option<&str>, &str)> {
         rules

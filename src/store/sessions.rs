@@ -239,18 +239,18 @@ impl Store {
 
     /// Every message of a session, in order (empty for an unknown session).
     pub fn session_messages(&self, session_id: &str) -> Result<Vec<StoredMessage>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.query_rows(
             "SELECT seq, role, content, at_ms FROM messages WHERE session_id = ?1 ORDER BY seq",
-        )?;
-        let rows = stmt.query_map([session_id], |r| {
-            Ok(StoredMessage {
-                seq: r.get(0)?,
-                role: r.get(1)?,
-                content_json: r.get(2)?,
-                at_ms: r.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            [session_id],
+            |r| {
+                Ok(StoredMessage {
+                    seq: r.get(0)?,
+                    role: r.get(1)?,
+                    content_json: r.get(2)?,
+                    at_ms: r.get(3)?,
+                })
+            },
+        )
     }
 
     /// Remember how tool call `call_id` of a session was decided (`decision` is the agent's word
@@ -271,11 +271,11 @@ impl Store {
 
     /// The recorded decisions of a session's tool calls, as `(call_id, decision)`.
     pub fn tool_decisions(&self, session_id: &str) -> Result<Vec<(String, String)>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.query_rows(
             "SELECT call_id, decision FROM tool_decisions WHERE session_id = ?1 ORDER BY call_id",
-        )?;
-        let rows = stmt.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            [session_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     /// The session with exactly this id, with its counts.
@@ -334,12 +334,11 @@ impl Store {
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE ?1 IS NULL OR s.vault_id = ?1 {NEWEST_FIRST} LIMIT ?2"
         );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(
+        self.query_rows(
+            &sql,
             params![vault_id, i64::try_from(limit).unwrap_or(i64::MAX)],
             summary_from_row,
-        )?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        )
     }
 
     /// Sessions whose messages or title match `query`, best first, of one vault or of all (`None`),
@@ -387,8 +386,8 @@ impl Store {
              LIMIT ?4"
         );
         let words_json = serde_json::Value::from(words).to_string();
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(
+        self.query_rows(
+            &sql,
             params![
                 fts_query,
                 words_json,
@@ -396,8 +395,7 @@ impl Store {
                 i64::try_from(limit).unwrap_or(i64::MAX)
             ],
             summary_from_row,
-        )?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        )
     }
 
     /// The id of the vault's session with the most recent activity (for `--continue`).
@@ -426,11 +424,7 @@ mod tests {
     use super::*;
     use crate::store::UsageRecord;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     fn new_session<'a>(vault_id: &'a str, now_ms: i64) -> NewSession<'a> {
         NewSession {

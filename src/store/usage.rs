@@ -163,12 +163,11 @@ impl Store {
                       + sum(cache_write_tokens) DESC, s.id
              LIMIT ?2"
         );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(
+        self.query_rows(
+            &sql,
             params![since_ms, i64::try_from(limit).unwrap_or(i64::MAX)],
             |r| Ok((r.get(0)?, r.get(1)?, totals_from_row(r, 2)?)),
-        )?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        )
     }
 }
 
@@ -181,11 +180,7 @@ mod tests {
     const MARCH_1: i64 = 1_709_251_200_000;
     const DAY: i64 = 86_400_000;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("app.db")).unwrap();
-        (dir, store)
-    }
+    use crate::store::test_store as store;
 
     fn session(store: &Store, title: &str) -> String {
         let id = store

@@ -104,6 +104,27 @@ actions! {
     Discard => "discard": "Drop the unsaved changes and go on",
 }
 
+/// The scrolling actions, as a pattern: the app's dispatch `match` names them with it (keeping
+/// that match exhaustive) and [`Action::is_scrolling`] tests for them.
+macro_rules! scrolling_actions {
+    () => {
+        $crate::tui::keymap::Action::ScrollUp
+            | $crate::tui::keymap::Action::ScrollDown
+            | $crate::tui::keymap::Action::PageUp
+            | $crate::tui::keymap::Action::PageDown
+            | $crate::tui::keymap::Action::ScrollTop
+            | $crate::tui::keymap::Action::ScrollBottom
+    };
+}
+pub(crate) use scrolling_actions;
+
+impl Action {
+    /// Whether the action scrolls (the help lists these after a context's own).
+    pub fn is_scrolling(self) -> bool {
+        matches!(self, scrolling_actions!())
+    }
+}
+
 /// Where a key is pressed. Global bindings apply everywhere unless a context binds the key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum KeyContext {

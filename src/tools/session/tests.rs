@@ -33,6 +33,19 @@ fn invalid(name: &str, args: Value, state: &EditorState) -> String {
     }
 }
 
+/// Run `name` on `state` and check the note text it leaves; the edit is returned for more checks.
+fn edited(name: &str, args: Value, state: &EditorState, expected: &str) -> SessionEdit {
+    let edit = run(name, args, state);
+    assert_eq!(edit.new_text, expected, "{name}");
+    edit
+}
+
+/// Check that `name` on `state` is refused with a message that contains `needle`.
+fn refused(name: &str, args: Value, state: &EditorState, needle: &str) {
+    let err = invalid(name, args, state);
+    assert!(err.contains(needle), "{name}: {err}");
+}
+
 /// The text of a char range.
 fn chars(text: &str, range: Range<usize>) -> String {
     text.chars()
@@ -120,31 +133,42 @@ fn specs_are_destructive_session_tools_with_closed_schemas() {
 #[test]
 fn unknown_and_unoffered_tools_are_refused() {
     let plain = state("a note\n");
-    let err = invalid("read_note", json!({}), &plain);
-    assert!(err.contains("not a session tool"), "{err}");
-    let err = invalid(EDIT_SELECTION, json!({"text": "x"}), &plain);
-    assert!(err.contains("nothing is selected"), "{err}");
-    let err = invalid(
+    refused("read_note", json!({}), &plain, "not a session tool");
+    refused(
+        EDIT_SELECTION,
+        json!({"text": "x"}),
+        &plain,
+        "nothing is selected",
+    );
+    refused(
         REWRITE_PARAGRAPH,
         json!({"anchor": "a", "text": "x"}),
         &selected("a note\n", 0..1),
+        "use edit_selection",
     );
-    assert!(err.contains("use edit_selection"), "{err}");
-    let err = invalid(
+    refused(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "http", "text": "x"}),
         &plain,
+        "no fenced code block",
     );
-    assert!(err.contains("no fenced code block"), "{err}");
 }
 
 #[test]
 fn bad_arguments_are_refused() {
     let plain = state("a note with words\n");
-    let err = invalid(APPEND_TO_NOTE, json!({"text": "x", "extra": 1}), &plain);
-    assert!(err.contains("unknown field `extra`"), "{err}");
-    let err = invalid(INSERT_AFTER_ANCHOR, json!({"text": "x"}), &plain);
-    assert!(err.contains("missing field `anchor`"), "{err}");
+    refused(
+        APPEND_TO_NOTE,
+        json!({"text": "x", "extra": 1}),
+        &plain,
+        "unknown field `extra`",
+    );
+    refused(
+        INSERT_AFTER_ANCHOR,
+        json!({"text": "x"}),
+        &plain,
+        "missing field `anchor`",
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -155,31 +179,35 @@ fn edit_selection_replaces_chars_not_bytes() {
     let text = "héllo 中文 🎉 wörld";
     // "中文 🎉" is chars 6..10.
     assert_eq!(chars(text, 6..10), "中文 🎉");
-    let edit = run(
+    let edit = edited(
         EDIT_SELECTION,
         json!({"text": "日本語"}),
         &selected(text, 6..10),
+        "héllo 日本語 wörld",
     );
-    assert_eq!(edit.new_text, "héllo 日本語 wörld");
     assert_eq!(edit.changed, 6..9);
     assert_eq!(chars(&edit.new_text, edit.changed), "日本語");
 }
 
 #[test]
 fn edit_selection_with_empty_text_deletes() {
-    let edit = run(
+    let edit = edited(
         EDIT_SELECTION,
         json!({"text": ""}),
         &selected("abcdef", 1..3),
+        "adef",
     );
-    assert_eq!(edit.new_text, "adef");
     assert_eq!(edit.changed, 1..1);
 }
 
 #[test]
 fn edit_selection_at_the_end_and_outside_the_text() {
-    let edit = run(EDIT_SELECTION, json!({"text": "!"}), &selected("ééé", 2..3));
-    assert_eq!(edit.new_text, "éé!");
+    edited(
+        EDIT_SELECTION,
+        json!({"text": "!"}),
+        &selected("ééé", 2..3),
+        "éé!",
+    );
     let err = run_session_tool(EDIT_SELECTION, json!({"text": "x"}), &selected("ééé", 2..4));
     assert!(matches!(err, Err(ToolError::Internal(_))), "{err:?}");
 }
@@ -187,19 +215,19 @@ fn edit_selection_at_the_end_and_outside_the_text() {
 #[test]
 fn edit_selection_writes_crlf_in_a_crlf_note() {
     let text = "one\r\ntwo\r\nthree\r\n";
-    let edit = run(
+    edited(
         EDIT_SELECTION,
         json!({"text": "2\nand a half"}),
         &selected(text, 5..8),
+        "one\r\n2\r\nand a half\r\nthree\r\n",
     );
-    assert_eq!(edit.new_text, "one\r\n2\r\nand a half\r\nthree\r\n");
     // An LF note gets the text as written.
-    let edit = run(
+    edited(
         EDIT_SELECTION,
         json!({"text": "2\nb"}),
         &selected("one\ntwo\n", 4..7),
+        "one\n2\nb\n",
     );
-    assert_eq!(edit.new_text, "one\n2\nb\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,14 +238,11 @@ const NOTE: &str =
 
 #[test]
 fn rewrite_replaces_the_whole_paragraph_and_keeps_blank_lines() {
-    let edit = run(
+    let edit = edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "two of the", "text": "A new first paragraph.\n"}),
         &state(NOTE),
-    );
-    assert_eq!(
-        edit.new_text,
-        "# Title\n\nA new first paragraph.\n\n\nSecond paragraph here.\n"
+        "# Title\n\nA new first paragraph.\n\n\nSecond paragraph here.\n",
     );
     assert_eq!(
         chars(&edit.new_text, edit.changed),
@@ -230,78 +255,69 @@ fn rewrite_picks_the_paragraph_nearest_the_cursor() {
     let text = "Status: open (é).\n\nfiller text between them\n\nStatus: open (é).\n";
     let mut st = state(text);
     st.cursor = text.chars().count();
-    let edit = run(
+    edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "Status: open", "text": "Status: closed."}),
         &st,
-    );
-    assert_eq!(
-        edit.new_text,
-        "Status: open (é).\n\nfiller text between them\n\nStatus: closed.\n"
+        "Status: open (é).\n\nfiller text between them\n\nStatus: closed.\n",
     );
     st.cursor = 0;
-    let edit = run(
+    edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "Status: open", "text": "Status: closed."}),
         &st,
-    );
-    assert_eq!(
-        edit.new_text,
-        "Status: closed.\n\nfiller text between them\n\nStatus: open (é).\n"
+        "Status: closed.\n\nfiller text between them\n\nStatus: open (é).\n",
     );
 }
 
 #[test]
 fn rewrite_treats_a_fenced_block_as_one_block() {
     let text = "intro\n\n```sh\necho a\n\necho b\n```\n\noutro text\n";
-    let edit = run(
+    edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "echo b", "text": "```sh\necho c\n```"}),
         &state(text),
+        "intro\n\n```sh\necho c\n```\n\noutro text\n",
     );
-    assert_eq!(edit.new_text, "intro\n\n```sh\necho c\n```\n\noutro text\n");
 }
 
 #[test]
 fn rewrite_with_an_anchor_across_paragraphs_replaces_both() {
     let text = "one one one\n\ntwo two two\n\nthree three three\n";
-    let edit = run(
+    edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "one\n\ntwo", "text": "merged"}),
         &state(text),
+        "merged\n\nthree three three\n",
     );
-    assert_eq!(edit.new_text, "merged\n\nthree three three\n");
 }
 
 #[test]
 fn rewrite_with_empty_text_removes_the_block_and_one_separator() {
     let text = "alpha alpha\n\nbeta beta\n\ngamma gamma";
-    let middle = run(
+    edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "beta", "text": ""}),
         &state(text),
+        "alpha alpha\n\ngamma gamma",
     );
-    assert_eq!(middle.new_text, "alpha alpha\n\ngamma gamma");
-    let last = run(
+    let last = edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "gamma", "text": "\n"}),
         &state(text),
+        "alpha alpha\n\nbeta beta",
     );
-    assert_eq!(last.new_text, "alpha alpha\n\nbeta beta");
     assert_eq!(last.changed, 22..22);
 }
 
 #[test]
 fn rewrite_in_a_crlf_note_keeps_crlf_and_the_bom() {
     let text = "\u{feff}First line\r\nsecond line\r\n\r\nOther paragraph\r\n";
-    let edit = run(
+    let edit = edited(
         REWRITE_PARAGRAPH,
         json!({"anchor": "second line", "text": "New\nparagraph"}),
         &state(text),
-    );
-    assert_eq!(
-        edit.new_text,
-        "\u{feff}New\r\nparagraph\r\n\r\nOther paragraph\r\n"
+        "\u{feff}New\r\nparagraph\r\n\r\nOther paragraph\r\n",
     );
     assert_eq!(chars(&edit.new_text, edit.changed), "New\r\nparagraph");
 }
@@ -309,24 +325,24 @@ fn rewrite_in_a_crlf_note_keeps_crlf_and_the_bom() {
 #[test]
 fn anchor_errors_reach_the_model() {
     let text = "Meeting notes for Monday.\n\nDecide the budget.\n";
-    let err = invalid(
+    refused(
         REWRITE_PARAGRAPH,
         json!({"anchor": "Decide the budgets now", "text": "x"}),
         &state(text),
+        "line 3: \"Decide the budget.\"",
     );
-    assert!(err.contains("line 3: \"Decide the budget.\""), "{err}");
-    let err = invalid(
+    refused(
         INSERT_AFTER_ANCHOR,
         json!({"anchor": "Meeting notes for Monday.\n\nDecide", "text": "x"}),
         &state(text),
+        "more than half the note",
     );
-    assert!(err.contains("more than half the note"), "{err}");
-    let err = invalid(
+    refused(
         INSERT_BEFORE_ANCHOR,
         json!({"anchor": "", "text": "x"}),
         &state(text),
+        "empty",
     );
-    assert!(err.contains("empty"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -335,24 +351,18 @@ fn anchor_errors_reach_the_model() {
 #[test]
 fn inserts_go_exactly_before_and_after_the_anchor() {
     let text = "Ünïcode 中文 and 🎉 emoji, then more words to make it long.";
-    let before = run(
+    let before = edited(
         INSERT_BEFORE_ANCHOR,
         json!({"anchor": "中文", "text": "[b]"}),
         &state(text),
-    );
-    assert_eq!(
-        before.new_text,
-        "Ünïcode [b]中文 and 🎉 emoji, then more words to make it long."
+        "Ünïcode [b]中文 and 🎉 emoji, then more words to make it long.",
     );
     assert_eq!(before.changed, 8..11);
-    let after = run(
+    let after = edited(
         INSERT_AFTER_ANCHOR,
         json!({"anchor": "🎉", "text": "\n\nnew paragraph\n\n"}),
         &state(text),
-    );
-    assert_eq!(
-        after.new_text,
-        "Ünïcode 中文 and 🎉\n\nnew paragraph\n\n emoji, then more words to make it long."
+        "Ünïcode 中文 and 🎉\n\nnew paragraph\n\n emoji, then more words to make it long.",
     );
     assert_eq!(
         chars(&after.new_text, after.changed),
@@ -363,25 +373,22 @@ fn inserts_go_exactly_before_and_after_the_anchor() {
 #[test]
 fn inserts_after_a_normalised_anchor_use_the_original_end() {
     let text = "He wrote “don’t panic”  here.\nAnd some more text below it.";
-    let edit = run(
+    edited(
         INSERT_AFTER_ANCHOR,
         json!({"anchor": "\"don't panic\" here", "text": " (sic)"}),
         &state(text),
-    );
-    assert_eq!(
-        edit.new_text,
-        "He wrote “don’t panic”  here (sic).\nAnd some more text below it."
+        "He wrote “don’t panic”  here (sic).\nAnd some more text below it.",
     );
 }
 
 #[test]
 fn inserting_nothing_is_refused() {
-    let err = invalid(
+    refused(
         INSERT_BEFORE_ANCHOR,
         json!({"anchor": "note", "text": ""}),
         &state("a note with text\n"),
+        "nothing to insert",
     );
-    assert!(err.contains("nothing to insert"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,12 +410,12 @@ fn append_keeps_exactly_one_blank_line() {
 
 #[test]
 fn append_trims_blank_edges_of_the_text_but_keeps_indentation() {
-    let edit = run(
+    let edit = edited(
         APPEND_TO_NOTE,
         json!({"text": "\n\n    indented code\nnext\n\n\n"}),
         &state("é\n"),
+        "é\n\n    indented code\nnext\n",
     );
-    assert_eq!(edit.new_text, "é\n\n    indented code\nnext\n");
     assert_eq!(
         chars(&edit.new_text, edit.changed),
         "    indented code\nnext"
@@ -426,18 +433,22 @@ fn append_to_an_empty_note_adds_no_blank_line() {
 
 #[test]
 fn append_to_a_crlf_note_uses_crlf() {
-    let edit = run(
+    edited(
         APPEND_TO_NOTE,
         json!({"text": "one\ntwo"}),
         &state("title\r\nbody\r\n\r\n"),
+        "title\r\nbody\r\n\r\none\r\ntwo\r\n",
     );
-    assert_eq!(edit.new_text, "title\r\nbody\r\n\r\none\r\ntwo\r\n");
 }
 
 #[test]
 fn appending_blank_text_is_refused() {
-    let err = invalid(APPEND_TO_NOTE, json!({"text": " \n "}), &state("note"));
-    assert!(err.contains("nothing to append"), "{err}");
+    refused(
+        APPEND_TO_NOTE,
+        json!({"text": " \n "}),
+        &state("note"),
+        "nothing to append",
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -447,17 +458,14 @@ const BLOCKS: &str = "# Requests\n\n```http id=login\nPOST /login\n```\n\n~~~sql
 
 #[test]
 fn replaces_the_body_and_keeps_the_fences() {
-    let edit = run(
+    let edit = edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "http", "text": "POST /v2/login\nContent-Type: application/json\n"}),
         &state(BLOCKS),
-    );
-    assert_eq!(
-        edit.new_text,
-        BLOCKS.replace(
+        &BLOCKS.replace(
             "POST /login\n",
-            "POST /v2/login\nContent-Type: application/json\n"
-        )
+            "POST /v2/login\nContent-Type: application/json\n",
+        ),
     );
     assert_eq!(
         chars(&edit.new_text, edit.changed),
@@ -467,75 +475,69 @@ fn replaces_the_body_and_keeps_the_fences() {
 
 #[test]
 fn occurrence_and_case_insensitive_tags() {
-    let edit = run(
+    // A missing final newline is added so the closing fence stays on its own line.
+    edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "http", "text": "GET /bye", "occurrence": 2}),
         &state(BLOCKS),
+        &BLOCKS.replace("POST /logout\n", "GET /bye\n"),
     );
-    // A missing final newline is added so the closing fence stays on its own line.
-    assert_eq!(
-        edit.new_text,
-        BLOCKS.replace("POST /logout\n", "GET /bye\n")
-    );
-    let edit = run(
+    edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "```sql", "text": "select 2;\n"}),
         &state(BLOCKS),
+        &BLOCKS.replace("select 1;", "select 2;"),
     );
-    assert_eq!(edit.new_text, BLOCKS.replace("select 1;", "select 2;"));
 }
 
 #[test]
 fn missing_blocks_list_the_tags_that_exist() {
-    let err = invalid(
+    refused(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "graphql", "text": "x"}),
         &state(BLOCKS),
+        "`http` (1), `sql` (1), `HTTP` (1)",
     );
-    assert!(err.contains("`http` (1), `sql` (1), `HTTP` (1)"), "{err}");
-    let err = invalid(
+    refused(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "sql", "text": "x", "occurrence": 3}),
         &state(BLOCKS),
+        "1 block(s) tagged `sql`",
     );
-    assert!(err.contains("1 block(s) tagged `sql`"), "{err}");
-    let err = invalid(
+    refused(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "sql", "text": "x", "occurrence": 0}),
         &state(BLOCKS),
+        "counts from 1",
     );
-    assert!(err.contains("counts from 1"), "{err}");
 }
 
 #[test]
 fn a_body_that_would_close_the_block_is_refused() {
-    let err = invalid(
+    refused(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "http", "text": "```http\nGET /\n```"}),
         &state(BLOCKS),
+        "without the fence lines",
     );
-    assert!(err.contains("without the fence lines"), "{err}");
     // A shorter fence inside a longer one is body text.
     let text = "````md\nold\n````\n";
-    let edit = run(
+    edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "md", "text": "```js\nx\n```\n"}),
         &state(text),
+        "````md\n```js\nx\n```\n````\n",
     );
-    assert_eq!(edit.new_text, "````md\n```js\nx\n```\n````\n");
 }
 
 #[test]
 fn replace_block_in_a_crlf_note_with_multibyte_text() {
     let text = "\u{feff}```json\r\n{\"a\": 1}\r\n```\r\n";
-    let edit = run(
+    let edit = edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "json", "text": "{\"名前\": \"é🎉\"}\n{}"}),
         &state(text),
-    );
-    assert_eq!(
-        edit.new_text,
-        "\u{feff}```json\r\n{\"名前\": \"é🎉\"}\r\n{}\r\n```\r\n"
+        "\u{feff}```json\r\n{\"名前\": \"é🎉\"}\r\n{}\r\n```\r\n",
     );
     assert_eq!(
         chars(&edit.new_text, edit.changed),
@@ -547,32 +549,32 @@ fn replace_block_in_a_crlf_note_with_multibyte_text() {
 fn replace_block_edge_shapes() {
     // An empty body becomes non-empty, an unclosed block runs to the end, and an opening fence
     // on the last line gets a line break before its new body.
-    let edit = run(
+    edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "sh", "text": "ls\n"}),
         &state("```sh\n```\n"),
+        "```sh\nls\n```\n",
     );
-    assert_eq!(edit.new_text, "```sh\nls\n```\n");
-    let edit = run(
+    edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "sh", "text": "ls"}),
         &state("```sh\nold\nstuff"),
+        "```sh\nls",
     );
-    assert_eq!(edit.new_text, "```sh\nls");
-    let edit = run(
+    let edit = edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "sh", "text": "ls"}),
         &state("text\n```sh"),
+        "text\n```sh\nls",
     );
-    assert_eq!(edit.new_text, "text\n```sh\nls");
     assert_eq!(chars(&edit.new_text, edit.changed), "ls");
     // An empty text empties the body.
-    let edit = run(
+    edited(
         REPLACE_STRUCTURED_BLOCK,
         json!({"tag": "sh", "text": ""}),
         &state("```sh\nold\n```\n"),
+        "```sh\n```\n",
     );
-    assert_eq!(edit.new_text, "```sh\n```\n");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //! the person's decision, not the model's.
 
 use super::config_files::{self, REDACTED};
-use super::{Workspace, internal, read_text, tool};
+use super::{Body, Workspace, internal, read_text, tool};
 use crate::store::Revision;
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::Access;
@@ -31,7 +31,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              start and end line and the number of body lines. Block bodies are never returned and never run; \
              secret-looking attribute values are redacted.",
             Annotations::READ_ONLY,
-            list_blocks_in_note,
+            Body::Read(list_blocks_in_note),
         ),
         tool(
             ws,
@@ -43,7 +43,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              `connection` attribute, whether that connection exists in `connections.toml`. Never the body, never \
              secret values.",
             Annotations::READ_ONLY,
-            get_block_settings,
+            Body::Read(get_block_settings),
         ),
         tool(
             ws,
@@ -53,7 +53,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              who (agent, user or another program), which tool, lines added and removed, and for each revision \
              whether this block (its info string or body) changed in it. Never the body.",
             Annotations::READ_ONLY,
-            get_block_history,
+            Body::Read(get_block_history),
         ),
     ]
 }

@@ -8,7 +8,7 @@
 //! [`REDACTED`], and credentials embedded in URLs are cut out. Error messages name files, lines and
 //! keys, never values.
 
-use super::{Workspace, internal, tool};
+use super::{Body, Workspace, internal, tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::Access;
 use schemars::JsonSchema;
@@ -39,7 +39,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              Secret values (passwords, tokens, keys, anything under `[secrets]`) are never shown; the \
              `redacted` array lists which keys were hidden. Use get_connection for one connection's settings.",
             Annotations::READ_ONLY,
-            list_connections,
+            Body::Read(list_connections),
         ),
         tool(
             ws,
@@ -49,7 +49,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              e.g. host, port, database, user. Secret values are replaced by \"[redacted]\" and listed in \
              `redacted`; they cannot be revealed by any tool. An unknown name fails with the list of known names.",
             Annotations::READ_ONLY,
-            get_connection,
+            Body::Read(get_connection),
         ),
         tool(
             ws,
@@ -59,7 +59,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              with `env=NAME`, each with the names of its variables (values are not listed; secret ones are \
              never shown by any tool).",
             Annotations::READ_ONLY,
-            list_environments,
+            Body::Read(list_environments),
         ),
         tool(
             ws,
@@ -69,7 +69,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              except that secret values (under `[secrets]`, or named like password/token/key) are replaced by \
              \"[redacted]\" and listed in `redacted`. An unknown name fails with the list of known environments.",
             Annotations::READ_ONLY,
-            get_environment_variables,
+            Body::Read(get_environment_variables),
         ),
     ]
 }

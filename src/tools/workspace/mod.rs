@@ -435,45 +435,8 @@ impl<A: DeserializeOwned + Send + 'static> Tool for WorkspaceTool<A> {
     }
 }
 
-/// Build one read-only workspace tool.
+/// Build one workspace tool: `Body::Read` answers, `Body::Write` plans a change (see [`Plan`]).
 fn tool<A: JsonSchema + DeserializeOwned + Send + 'static>(
-    workspace: &Arc<Workspace>,
-    name: &str,
-    title: &str,
-    description: &str,
-    annotations: Annotations,
-    run: fn(&Workspace, A) -> Result<ToolOutput, ToolError>,
-) -> Arc<dyn Tool> {
-    build(
-        workspace,
-        name,
-        title,
-        description,
-        annotations,
-        Body::Read(run),
-    )
-}
-
-/// Build one workspace tool that writes (through a [`Plan`]).
-fn write_tool<A: JsonSchema + DeserializeOwned + Send + 'static>(
-    workspace: &Arc<Workspace>,
-    name: &str,
-    title: &str,
-    description: &str,
-    annotations: Annotations,
-    plan: fn(&Workspace, A) -> Result<Plan, ToolError>,
-) -> Arc<dyn Tool> {
-    build(
-        workspace,
-        name,
-        title,
-        description,
-        annotations,
-        Body::Write(plan),
-    )
-}
-
-fn build<A: JsonSchema + DeserializeOwned + Send + 'static>(
     workspace: &Arc<Workspace>,
     name: &str,
     title: &str,

@@ -1,7 +1,7 @@
 //! The notebooks family: list_notebooks, create_notebook. A notebook is a folder of the vault;
 //! dot-folders (`.git`, `.obsidian`, `.trash`, ...) are not notebooks.
 
-use super::{Change, Plan, Workspace, internal, path_error, tool, write_tool};
+use super::{Body, Change, Plan, Workspace, internal, path_error, tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::contained::{ContainedError, Entry};
 use crate::vault::walk;
@@ -23,9 +23,9 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              subfolders). Pass `parent` (vault-relative folder, e.g. `Projects`) to list only the folders \
              below it. Use list_notes with `folder` to see the notes of one notebook.",
             Annotations::READ_ONLY,
-            list_notebooks,
+            Body::Read(list_notebooks),
         ),
-        write_tool(
+        tool(
             ws,
             "create_notebook",
             "Create a notebook",
@@ -33,7 +33,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              missing parent folders. Succeeds with `created: false` if the folder already exists. To create \
              a note use create_note instead: a path ending in `.md` is refused here.",
             Annotations::ADDITIVE,
-            create_notebook,
+            Body::Write(create_notebook),
         ),
     ]
 }

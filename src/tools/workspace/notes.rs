@@ -1,6 +1,6 @@
 //! The notes family: list_notes, read_note, search_notes, create_note, update_note, delete_note.
 
-use super::{Change, Plan, Workspace, internal, read_text, tool, write_tool};
+use super::{Body, Change, Plan, Workspace, internal, read_text, tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::Access;
 use crate::vault::markdown::{self, FrontmatterValue};
@@ -22,7 +22,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              Filter by `folder` (vault-relative, e.g. `Projects/alpha`, includes subfolders). Paged: pass \
              `offset` from the previous page; `has_more` says whether another page exists.",
             Annotations::READ_ONLY,
-            list_notes,
+            Body::Read(list_notes),
         ),
         tool(
             ws,
@@ -33,7 +33,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              (paged by `offset`/`max_chars` in characters, with `has_more` and the total `length`), the \
              frontmatter, tags, outgoing wikilinks and a `revision` to pass to update_note as `expected_revision`.",
             Annotations::READ_ONLY,
-            read_note,
+            Body::Read(read_note),
         ),
         tool(
             ws,
@@ -44,9 +44,9 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              `a OR b`, `-word` to exclude, `prefix*`, `tag:project` (nested tags included), `folder:Projects/alpha`. \
              Accents are ignored; Chinese/Japanese/Korean text matches any run of characters.",
             Annotations::READ_ONLY,
-            search_notes,
+            Body::Read(search_notes),
         ),
-        write_tool(
+        tool(
             ws,
             "create_note",
             "Create a note",
@@ -55,9 +55,9 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              `overwrite` is true.",
             // With `overwrite` it replaces a note, so clients must treat it as destructive.
             Annotations::DESTRUCTIVE,
-            create_note,
+            Body::Write(create_note),
         ),
-        write_tool(
+        tool(
             ws,
             "update_note",
             "Update a note",
@@ -67,16 +67,16 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              exactly expected_matches times). Pass `expected_revision` from read_note to fail instead of \
              overwriting a change you have not seen. Line endings, BOM and file mode are kept.",
             Annotations::DESTRUCTIVE,
-            update_note,
+            Body::Write(update_note),
         ),
-        write_tool(
+        tool(
             ws,
             "delete_note",
             "Delete a note",
             "Move a note to the vault's `.trash/` folder (keeping its folder structure), where it can be \
              restored by hand. `note` is a path or an unambiguous title.",
             Annotations::DESTRUCTIVE,
-            delete_note,
+            Body::Write(delete_note),
         ),
     ]
 }

@@ -207,6 +207,34 @@ struct Done {
     record: Option<OwnedRecord>,
 }
 
+impl Done {
+    /// A write of `path` from `before` to `after`, each a note's text with its revision (`None`:
+    /// no note), with its line counts.
+    fn written(
+        path: &VaultPath,
+        before: Option<(String, String)>,
+        after: Option<(String, String)>,
+    ) -> Done {
+        let (before, before_rev) = before.unzip();
+        let (after, after_rev) = after.unzip();
+        let (added, removed) = super::line_stats(
+            before.as_deref().unwrap_or(""),
+            after.as_deref().unwrap_or(""),
+        );
+        Done {
+            added,
+            removed,
+            record: Some(OwnedRecord {
+                rel: path.rel().to_string(),
+                before,
+                after,
+                before_rev,
+                after_rev,
+            }),
+        }
+    }
+}
+
 /// The text a plan writes: `after`, or only the accepted hunks of the change from `before`.
 fn accepted_text(
     plan: &Plan,
@@ -237,18 +265,11 @@ fn apply_create(
     let fingerprint = note_io::create_note(path, &text, false).map_err(note_error)?;
     out.insert("changed".into(), json!(true));
     out.insert("revision".into(), json!(fingerprint.to_revision_string()));
-    let (added, removed) = super::line_stats("", &text);
-    Ok(Done {
-        added,
-        removed,
-        record: Some(OwnedRecord {
-            rel: path.rel().to_string(),
-            before: None,
-            after: Some(text),
-            before_rev: None,
-            after_rev: Some(fingerprint.to_revision_string()),
-        }),
-    })
+    Ok(Done::written(
+        path,
+        None,
+        Some((text, fingerprint.to_revision_string())),
+    ))
 }
 
 /// A change to an existing note, re-based three-way onto what is on disk now when the note
@@ -293,24 +314,19 @@ fn apply_update(
     }
     let fingerprint = note_io::write_note(path, &text, &current.format, Some(&current.fingerprint))
         .map_err(note_error)?;
-    let (added, removed) = super::line_stats(&current.text, &text);
+    let revision = fingerprint.to_revision_string();
+    let done = Done::written(
+        path,
+        Some((current.text, current.fingerprint.to_revision_string())),
+        Some((text, revision.clone())),
+    );
     out.insert("changed".into(), json!(true));
     // Line counts, unless the tool reports something else under these names (manage_tags lists
     // the tags it added and removed).
-    out.entry("added").or_insert(json!(added));
-    out.entry("removed").or_insert(json!(removed));
-    out.insert("revision".into(), json!(fingerprint.to_revision_string()));
-    Ok(Done {
-        added,
-        removed,
-        record: Some(OwnedRecord {
-            rel: path.rel().to_string(),
-            before_rev: Some(current.fingerprint.to_revision_string()),
-            before: Some(current.text),
-            after: Some(text),
-            after_rev: Some(fingerprint.to_revision_string()),
-        }),
-    })
+    out.entry("added").or_insert(json!(done.added));
+    out.entry("removed").or_insert(json!(done.removed));
+    out.insert("revision".into(), json!(revision));
+    Ok(done)
 }
 
 /// A deletion: the note moves to `.trash/`, unless it changed since the plan.
@@ -328,18 +344,8 @@ fn apply_delete(
     }
     let moved_to = move_to_trash(path)?;
     out.insert("moved_to".into(), json!(moved_to));
-    let (added, removed) = super::line_stats(&current.text, "");
-    Ok(Done {
-        added,
-        removed,
-        record: Some(OwnedRecord {
-            rel: path.rel().to_string(),
-            before_rev: Some(current.fingerprint.to_revision_string()),
-            before: Some(current.text),
-            after: None,
-            after_rev: None,
-        }),
-    })
+    let before_rev = current.fingerprint.to_revision_string();
+    Ok(Done::written(path, Some((current.text, before_rev)), None))
 }
 
 /// What a write changed, kept until its bookkeeping is done.

@@ -3,7 +3,7 @@
 //! Tags live in two places: the frontmatter `tags` list and inline `#tags` in the body. Obsidian
 //! treats tags case-insensitively, so both tools group and match them that way.
 
-use super::{Change, Plan, Workspace, internal, read_text, tool, write_tool};
+use super::{Body, Change, Plan, Workspace, internal, read_text, tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::markdown::{self, FrontmatterValue};
 use crate::vault::walk;
@@ -25,9 +25,9 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              most used first. Tags are grouped case-insensitively and shown in their most common spelling; \
              other spellings are listed in `variants`. Filter with `prefix` (e.g. `project/` for nested tags).",
             Annotations::READ_ONLY,
-            list_tags,
+            Body::Read(list_tags),
         ),
-        write_tool(
+        tool(
             ws,
             "manage_tags",
             "Add or remove tags",
@@ -37,7 +37,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              or without `#`; nested tags use `/` (`project/alpha`). Pass `expected_revision` from read_note to \
              fail instead of overwriting a change you have not seen.",
             Annotations::DESTRUCTIVE,
-            manage_tags,
+            Body::Write(manage_tags),
         ),
     ]
 }

@@ -426,13 +426,7 @@ impl App {
                     self.maximized = None;
                 }
             }
-            Action::ScrollUp
-            | Action::ScrollDown
-            | Action::PageUp
-            | Action::PageDown
-            | Action::ScrollTop
-            | Action::ScrollBottom
-            | Action::ToggleDetails => {
+            crate::tui::keymap::scrolling_actions!() | Action::ToggleDetails => {
                 self.transcript.handle(action);
             }
             // Actions of other contexts that a user key map may bind here: pass the key on.

@@ -77,19 +77,6 @@ fn context_heading(context: KeyContext) -> (&'static str, &'static str) {
     }
 }
 
-/// Scrolling actions, listed after a context's own.
-fn is_scrolling(action: Action) -> bool {
-    matches!(
-        action,
-        Action::ScrollUp
-            | Action::ScrollDown
-            | Action::PageUp
-            | Action::PageDown
-            | Action::ScrollTop
-            | Action::ScrollBottom
-    )
-}
-
 /// One row of the help before it is laid out for a width.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Row {
@@ -137,7 +124,7 @@ impl HelpView {
             });
             let mut bindings = bindings;
             // What a context is for comes first; scrolling, common to several, last.
-            bindings.sort_by_key(|(_, action)| is_scrolling(*action));
+            bindings.sort_by_key(|(_, action)| action.is_scrolling());
             for (keys, action) in bindings {
                 rows.push(Row::Binding {
                     keys,
@@ -388,7 +375,7 @@ mod tests {
                 );
                 let mut bindings = bindings;
                 // What a context is for comes first; scrolling, common to several, last.
-                bindings.sort_by_key(|(_, action)| is_scrolling(*action));
+                bindings.sort_by_key(|(_, action)| action.is_scrolling());
                 for (keys, action) in bindings {
                     count += 1;
                     assert!(
