@@ -262,6 +262,26 @@ fn a_note_changed_on_disk_is_never_overwritten_by_the_autosave() {
 }
 
 #[test]
+fn keeping_mine_after_a_conflict_saves_it_with_autosave() {
+    let mut app = opened_app(true);
+    type_text(&mut app, "mine ");
+    app.autosave_deadline();
+    app.on_autosave_due();
+    app.take_effects();
+    app.on_save_finished(PATH, Err((true, "changed on disk".into())));
+    app.on_disk_change(note(&NOTE.replace("# Garden plan", "# Garden plans"), 3));
+    assert!(app.editor.conflict());
+    // The person chose their text: with autosave it goes to disk now, not at the next key.
+    key(&mut app, KeyCode::Char('k'));
+    assert!(!app.editor.conflict());
+    let saved = saved_text(&app.take_effects());
+    assert!(
+        saved.as_deref().is_some_and(|t| t.starts_with("mine # Garden plan\n")),
+        "{saved:?}"
+    );
+}
+
+#[test]
 fn a_change_on_disk_elsewhere_is_merged_with_autosave() {
     let mut app = opened_app(true);
     type_text(&mut app, "mine ");

@@ -368,7 +368,12 @@ impl App {
 
     pub(super) fn resolve(&mut self, choice: ConflictChoice) {
         match self.editor.resolve_conflict(choice) {
-            Ok(()) => self.flash("conflict resolved", Role::Notice),
+            Ok(()) => {
+                self.flash("conflict resolved", Role::Notice);
+                // The person chose the text to keep (theirs, mine or merged): with autosave it
+                // goes to disk now, not at the next keystroke or when the note is left.
+                self.saver.save_now_if_auto(&self.editor, &mut self.effects);
+            }
             Err(message) => self.flash(message, Role::Error),
         }
     }
