@@ -255,7 +255,8 @@ impl Index {
             .prepare_cached("SELECT ord, hash FROM chunks WHERE note_id = ?1")?;
         for (note_id, path, hash) in stale {
             // A note that cannot be read now is left for the next pass.
-            let Ok(bytes) = std::fs::read(self.root.join(&path)) else {
+            // Through the vault root's handle, never through a link that appeared since the sync.
+            let Ok(bytes) = self.handle.read(&path) else {
                 continue;
             };
             let text = String::from_utf8_lossy(&bytes);

@@ -363,9 +363,28 @@ pub fn write_note(
     let bytes = encode(text, format);
     let temp = TempFile::write(&folder, name, path, &bytes, mode, owner)?;
     let file = temp.rename_over(name)?;
-    folder.sync().map_err(io_err(path.abs()))?;
-    let meta = file.metadata().map_err(io_err(path.abs()))?;
-    Ok(Fingerprint::of(&bytes, &meta))
+    Ok(written(path, &folder, &file, &bytes))
+}
+
+/// The fingerprint of a note whose new content is already in place. From here on an error may not
+/// be reported as one: `NoteError` means "the note was left unchanged", and it was not. A folder
+/// that cannot be synced (a network mount) or a handle that cannot be stat'ed is logged, and the
+/// fingerprint falls back to the bytes alone (the mtime is never compared).
+fn written(path: &VaultPath, folder: &Folder, file: &File, bytes: &[u8]) -> Fingerprint {
+    if let Err(err) = folder.sync() {
+        tracing::warn!("{} was written, but its folder could not be synced: {err}", path.rel());
+    }
+    match file.metadata() {
+        Ok(meta) => Fingerprint::of(bytes, &meta),
+        Err(err) => {
+            tracing::warn!("{} was written, but cannot be stat'ed: {err}", path.rel());
+            Fingerprint {
+                hash: content_hash(bytes),
+                mtime_ns: 0,
+                size: bytes.len() as u64,
+            }
+        }
+    }
 }
 
 fn check_write_access(path: &VaultPath) -> Result<(), NoteError> {
@@ -400,9 +419,7 @@ pub fn create_note(
     let bytes = text.as_bytes();
     let temp = TempFile::write(&folder, name, path, bytes, new_file_mode(), None)?;
     let file = temp.link_as(name)?;
-    folder.sync().map_err(io_err(path.abs()))?;
-    let meta = file.metadata().map_err(io_err(path.abs()))?;
-    Ok(Fingerprint::of(bytes, &meta))
+    Ok(written(path, &folder, &file, bytes))
 }
 
 /// Re-checks the final component right before a write: the guard checked it earlier, but a link or a
