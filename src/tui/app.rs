@@ -587,8 +587,18 @@ impl App {
     // ------------------------------------------------------------------------------------------
     // Answers from the runner
 
+    /// The agent task ended without finishing its turn: approved edits it had not delivered will
+    /// never come, so nothing may wait for them (a quit or an open would hang on them).
+    pub fn on_agent_gone(&mut self) {
+        self.saver.on_turn_done();
+        self.state = AgentState::Idle;
+        self.settle();
+    }
+
     /// A message could not reach an agent (none could start: no API key, a bad provider).
     pub fn on_agent_unavailable(&mut self) {
+        self.saver.on_turn_done();
+        self.settle();
         self.state = AgentState::Idle;
         self.on_error(
             "there is no agent to answer: check [provider] in the config and the API key (vaultchat doctor), then /new",

@@ -227,8 +227,15 @@ async fn event_loop(
                 tracing::warn!("quitting without the last save: it did not finish in time");
                 break 'events;
             }
-            Some(event) = recv_agent(&mut agent) => {
-                app.on_agent_event(event);
+            event = recv_agent(&mut agent) => {
+                match event {
+                    Some(event) => app.on_agent_event(event),
+                    // The agent task ended (it failed): nothing it promised will arrive.
+                    None => {
+                        agent = None;
+                        app.on_agent_gone();
+                    }
+                }
                 dirty = true;
             }
             Some(message) = bg_rx.recv() => {

@@ -459,7 +459,15 @@ impl Saver {
         effects: &mut Vec<Effect>,
     ) -> Option<UnsavedPrompt> {
         let (leave, treat) = self.pending.clone()?;
-        if self.in_flight.is_some() || !self.awaiting.is_empty() {
+        if self.in_flight.is_some() {
+            return None;
+        }
+        if !self.awaiting.is_empty() {
+            // Leaving waits for the approved edit, but what is typed meanwhile goes to disk now:
+            // a signal that stops waiting must not find it only in memory.
+            if editor.is_dirty() && treat == Treat::Save && !editor.conflict() {
+                self.save(editor, effects);
+            }
             return None;
         }
         let path = editor.path().unwrap_or_default().to_string();

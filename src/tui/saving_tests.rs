@@ -276,7 +276,9 @@ fn keeping_mine_after_a_conflict_saves_it_with_autosave() {
     assert!(!app.editor.conflict());
     let saved = saved_text(&app.take_effects());
     assert!(
-        saved.as_deref().is_some_and(|t| t.starts_with("mine # Garden plan\n")),
+        saved
+            .as_deref()
+            .is_some_and(|t| t.starts_with("mine # Garden plan\n")),
         "{saved:?}"
     );
 }
@@ -522,6 +524,29 @@ fn approving_an_edit_of_the_open_note_then_quitting_waits_for_the_edit() {
         ),
         "{effects:?}"
     );
+}
+
+#[test]
+fn typing_while_a_quit_waits_for_an_approved_edit_is_saved_and_a_gone_agent_lets_it_quit() {
+    let mut app = opened_app(true);
+    app.on_agent_event(AgentEvent::PermissionRequested(edit_request(11)));
+    key(&mut app, KeyCode::Char('y'));
+    let _ = app.take_effects();
+    type_text(&mut app, "typed ");
+    ctrl(&mut app, 'q');
+    // The quit waits for the edit, but the typed text does not wait with it.
+    let effects = app.take_effects();
+    assert!(!has_quit(&effects), "{effects:?}");
+    let typed = saved_text(&effects);
+    assert!(
+        typed.as_deref().is_some_and(|t| t.starts_with("typed ")),
+        "{typed:?}"
+    );
+    finish(&mut app, &typed.unwrap_or_default());
+    assert!(!has_quit(&app.take_effects()));
+    // The agent task ends without delivering the edit: the quit goes on instead of hanging.
+    app.on_agent_gone();
+    assert!(has_quit(&app.take_effects()));
 }
 
 #[test]

@@ -372,7 +372,10 @@ pub fn write_note(
 /// fingerprint falls back to the bytes alone (the mtime is never compared).
 fn written(path: &VaultPath, folder: &Folder, file: &File, bytes: &[u8]) -> Fingerprint {
     if let Err(err) = folder.sync() {
-        tracing::warn!("{} was written, but its folder could not be synced: {err}", path.rel());
+        tracing::warn!(
+            "{} was written, but its folder could not be synced: {err}",
+            path.rel()
+        );
     }
     match file.metadata() {
         Ok(meta) => Fingerprint::of(bytes, &meta),
