@@ -370,6 +370,12 @@ impl App {
         self.effects.push(Effect::LoadFiles);
     }
 
+    /// The open note was saved: it moves up in the file pane's "Recent". A save changes no other
+    /// note, so the vault is not listed again (on a large vault that listing runs on the loop).
+    pub fn on_note_written(&mut self, path: &str) {
+        self.files.touch(path, now_ns());
+    }
+
     /// The vault's notes, for the file pane and the `[[` completion list.
     pub fn set_notes(&mut self, notes: Vec<NoteEntry>) {
         self.files.set_notes(notes);

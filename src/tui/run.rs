@@ -76,8 +76,11 @@ enum StartError {
 /// What the background work reports to the loop.
 enum Background {
     Ready(Result<Ready, OpenError>),
-    /// The index synced a batch of changes (the open note may have changed on disk).
-    Synced,
+    /// The index synced a batch of changes (the open note may have changed on disk; with
+    /// `listing_changed`, notes were added, removed or renamed).
+    Synced {
+        listing_changed: bool,
+    },
     /// The clipboard was read for a paste.
     Clipboard(super::clipboard::ClipboardPaste),
     /// The person's MCP servers are done starting.
@@ -445,12 +448,15 @@ fn on_background(
             }
             app.on_mcp_started();
         }
-        Background::Synced => {
+        Background::Synced { listing_changed } => {
             // During a save the file is about to change by our own hand.
             if let Some(r) = ready.as_ref()
                 && !app.save_in_flight()
             {
                 check_open_note(app, &r.workspace);
+            }
+            if listing_changed {
+                app.on_vault_changed();
             }
         }
         Background::Saved { path, result } => {
@@ -460,7 +466,7 @@ fn on_background(
                 // Shows the disk's text beside the buffer (or merges it).
                 check_open_note(app, &r.workspace);
             }
-            app.on_vault_changed();
+            app.on_note_written(&path);
         }
         Background::Clipboard(paste) => app.on_clipboard(paste),
     }
@@ -568,8 +574,11 @@ fn watch_vault(
 ) -> Result<LiveIndex, WatchError> {
     let index = Index::open(&paths.index_dir, vault, &config.index)?;
     let live = LiveIndex::start(index, vault, &config.index, move |event| match event {
-        LiveEvent::Synced(_) => {
-            if tx.send(Background::Synced).is_err() {
+        LiveEvent::Synced(report) => {
+            // Notes came, went or moved: the file pane lists the vault again. A note's content
+            // changing (the person's own saves included) does not change the listing.
+            let listing_changed = report.added + report.removed + report.renamed > 0;
+            if tx.send(Background::Synced { listing_changed }).is_err() {
                 tracing::debug!("the loop ended; a sync was not reported");
             }
         }

@@ -107,6 +107,11 @@ impl FilePane {
         self.tree.add_note(note);
     }
 
+    /// A listed note was written at `modified_ns` (see [`FileTree::touch`]).
+    pub fn touch(&mut self, path: &str, modified_ns: i64) {
+        self.tree.touch(path, modified_ns);
+    }
+
     /// The editor shows `path` now. Opened (`now_ns` given): it also counts as touched for
     /// "Recent". The selection moves to it in the tree.
     pub fn follow(&mut self, path: Option<&str>, now_ns: Option<i64>) {

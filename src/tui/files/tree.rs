@@ -147,6 +147,15 @@ impl FileTree {
         self.set_notes(notes);
     }
 
+    /// A listed note was written (saved in the editor) at `modified_ns`: it moves up in "Recent"
+    /// without listing the whole vault again.
+    pub fn touch(&mut self, path: &str, modified_ns: i64) {
+        if let Ok(i) = self.notes.binary_search_by(|n| n.path.as_str().cmp(path)) {
+            self.notes[i].modified_ns = self.notes[i].modified_ns.max(modified_ns);
+            self.changed();
+        }
+    }
+
     pub fn is_loaded(&self) -> bool {
         self.loaded
     }
@@ -463,6 +472,11 @@ mod tests {
         tree.set_notes(notes);
         assert_eq!(tree.recent(2)[0].path, "Apple.md");
         assert_eq!(tree.recent(2)[1].path, "zebra.md");
+        // A save touches one note without a new listing; an unlisted path changes nothing.
+        tree.touch("zebra.md", 300);
+        tree.touch("Nowhere.md", 400);
+        assert_eq!(tree.recent(2)[0].path, "zebra.md");
+        assert_eq!(tree.notes().len(), vault().notes().len());
     }
 
     #[test]
