@@ -79,6 +79,9 @@ pub enum Effect {
         path: String,
         text: String,
         read: NoteText,
+        /// The text holds an agent edit the person approved: the revision is the agent's (so
+        /// /rewind can undo it), never folded into the person's run of saves.
+        agent_edit: bool,
     },
     /// Suspend the app, run `$EDITOR` on the note, reload it.
     OpenExternal(String),

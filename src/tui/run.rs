@@ -360,8 +360,22 @@ async fn run_effect(
         }
         Effect::Suspend if state.headless => {}
         Effect::Suspend => term::suspend(terminal, *state.mouse)?,
-        Effect::SaveNote { path, text, read } => match state.ready {
-            Some(r) => save_off_the_loop(&r.workspace, path, text, read, state.bg_tx.clone()),
+        Effect::SaveNote {
+            path,
+            text,
+            read,
+            agent_edit,
+        } => match state.ready {
+            Some(r) => save_off_the_loop(
+                &r.workspace,
+                SaveJob {
+                    path,
+                    text,
+                    read,
+                    agent_edit,
+                },
+                state.bg_tx.clone(),
+            ),
             None => app.on_save_finished(
                 &path,
                 Err((false, "the vault is still being opened".into())),
@@ -474,23 +488,42 @@ fn on_background(
 
 /// Write the open note on the blocking pool (the same path as every save: atomic, refused when
 /// the file changed since `read`) and report to the loop.
-fn save_off_the_loop(
-    workspace: &Arc<Workspace>,
+/// One save of the open note (see [`Effect::SaveNote`]).
+struct SaveJob {
     path: String,
     text: String,
     read: crate::vault::note_io::NoteText,
+    agent_edit: bool,
+}
+
+fn save_off_the_loop(
+    workspace: &Arc<Workspace>,
+    job: SaveJob,
     tx: mpsc::UnboundedSender<Background>,
 ) {
     let workspace = Arc::clone(workspace);
     tokio::task::spawn_blocking(move || {
-        let result = workspace.save_user_edit(&path, &read, &text).map_err(|e| {
-            // Refused because the file is no longer what was read: the conflict state
-            // shows both; any other failure is only reported.
-            let changed = workspace
-                .read_path(&path)
-                .is_ok_and(|now| !now.fingerprint.matches_content(&read.fingerprint));
-            (changed, e.to_string())
-        });
+        let SaveJob {
+            path,
+            text,
+            read,
+            agent_edit,
+        } = job;
+        let by = if agent_edit {
+            crate::tools::workspace::SavedBy::AgentEdit
+        } else {
+            crate::tools::workspace::SavedBy::Person
+        };
+        let result = workspace
+            .save_user_edit(&path, &read, &text, by)
+            .map_err(|e| {
+                // Refused because the file is no longer what was read: the conflict state
+                // shows both; any other failure is only reported.
+                let changed = workspace
+                    .read_path(&path)
+                    .is_ok_and(|now| !now.fingerprint.matches_content(&read.fingerprint));
+                (changed, e.to_string())
+            });
         let _ = tx.send(Background::Saved { path, result });
     });
 }

@@ -241,6 +241,7 @@ impl Saver {
             path: path.to_string(),
             text: editor.text(),
             read: read.clone(),
+            agent_edit: !self.replies.is_empty(),
         });
         self.in_flight = Some(InFlight {
             path: path.to_string(),

@@ -120,6 +120,16 @@ fn typing_schedules_the_autosave_and_keys_typed_during_the_save_stay_unsaved() {
     app.on_autosave_due();
     let effects = app.take_effects();
     let first = saved_text(&effects).expect("the autosave writes");
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::SaveNote {
+                agent_edit: false,
+                ..
+            }
+        )),
+        "typing alone is the person's revision"
+    );
     assert_eq!(first, format!("AB{NOTE}"));
     // Typed while the save is written: not part of it, and a second due time waits for it.
     type_text(&mut app, "C");
@@ -425,6 +435,17 @@ fn an_agent_edit_is_saved_even_without_autosave_and_answered_after_the_save() {
     assert!(
         !effects.iter().any(|e| matches!(e, Effect::Agent(_))),
         "not answered before it is on disk: {effects:?}"
+    );
+    // Recorded as the agent's revision (so /rewind can undo it), not as the person's typing.
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::SaveNote {
+                agent_edit: true,
+                ..
+            }
+        )),
+        "{effects:?}"
     );
     finish(&mut app, &after);
     match app.take_effects().as_slice() {

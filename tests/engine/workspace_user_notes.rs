@@ -79,3 +79,42 @@ fn the_listing_has_every_note_with_its_mtime_and_a_created_note_is_empty_listed_
     }
     assert!(!tmp.path().join("outside.md").exists());
 }
+
+/// The editor's saves: a run of the person's typing is one revision, an approved agent edit saved
+/// in the editor is a revision of the agent's between them (so /rewind can undo just that edit).
+#[test]
+fn an_agent_edit_saved_in_the_editor_is_its_own_agent_revision() {
+    use vaultchat::tools::workspace::SavedBy;
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Plan.md"), "one\n").unwrap();
+    let paths = Paths::under(&tmp.path().join("data"));
+    let ws = Workspace::open(
+        Vault::open(&vault).unwrap(),
+        &paths,
+        &Config::default(),
+        Actor::Agent,
+    )
+    .unwrap();
+    let (_, read) = ws.read_note_named("Plan.md").unwrap();
+    let saves = [
+        ("one\ntwo\n", SavedBy::Person),
+        ("one\ntwo\nthree\n", SavedBy::Person),
+        ("ONE\ntwo\nthree\n", SavedBy::AgentEdit),
+        ("ONE\ntwo\nthree\nfour\n", SavedBy::Person),
+    ];
+    let mut read = read;
+    for (text, by) in saves {
+        read = ws.save_user_edit("Plan.md", &read, text, by).unwrap();
+    }
+    let store = Store::open(&paths.database_file()).unwrap();
+    let revisions = store.revisions_of(ws.vault_id(), "Plan.md", 10).unwrap();
+    let actors: Vec<Actor> = revisions.iter().map(|r| r.actor).collect();
+    // Newest first: the person's last save, the agent's edit, the person's first two saves as one.
+    assert_eq!(actors, [Actor::User, Actor::Agent, Actor::User]);
+    assert_eq!(
+        store.revision_text(revisions[1].id).unwrap().as_deref(),
+        Some("one\ntwo\nthree\n")
+    );
+}

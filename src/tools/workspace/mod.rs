@@ -52,6 +52,15 @@ pub struct Workspace {
     index_synced: std::sync::atomic::AtomicBool,
 }
 
+/// Whose change an editor save carries, for the revision log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SavedBy {
+    /// The person's typing: a run of their saves is one revision.
+    Person,
+    /// An agent edit the person approved in the editor: a revision of its own, the agent's.
+    AgentEdit,
+}
+
 /// A temp file this old cannot belong to a write still in progress.
 pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
@@ -592,6 +601,7 @@ impl Workspace {
         rel: &str,
         read: &note_io::NoteText,
         text: &str,
+        by: SavedBy,
     ) -> Result<note_io::NoteText, ToolError> {
         let path = self.resolve(rel, Access::Write)?;
         let fingerprint = {
@@ -600,9 +610,13 @@ impl Workspace {
                 .map_err(note_error)?
         };
         // The note is saved; bookkeeping failures are logged, never reported as a failed save.
+        let (tool, actor) = match by {
+            SavedBy::Person => (None, Actor::User),
+            SavedBy::AgentEdit => (Some("editor edit"), Actor::Agent),
+        };
         for warning in self.after_write(WriteRecord {
-            tool: None,
-            actor: Some(Actor::User),
+            tool,
+            actor: Some(actor),
             rel: path.rel(),
             before: Some(&read.text),
             after: Some(text),
