@@ -44,16 +44,6 @@ pub enum ContainedError {
     Io(#[from] io::Error),
 }
 
-impl ContainedError {
-    /// The underlying I/O error, when that is what it is.
-    pub fn io(&self) -> Option<&io::Error> {
-        match self {
-            Self::Io(err) => Some(err),
-            Self::LinkAppeared { .. } | Self::LockTimeout => None,
-        }
-    }
-}
-
 /// The open vault root: every contained operation starts here.
 #[derive(Debug)]
 pub struct RootHandle {
@@ -389,11 +379,6 @@ impl Folder {
             .saturating_mul(1_000_000_000)
             .saturating_add(i64::try_from(stat.st_mtime_nsec).unwrap_or(0));
         Ok(Some((u64::try_from(stat.st_size).unwrap_or(0), mtime_ns)))
-    }
-
-    /// The folder's own handle, for callers that need `fstat` and the like.
-    pub fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.fd.as_fd()
     }
 }
 

@@ -284,12 +284,6 @@ impl VaultPath {
     pub fn root_folder(&self) -> Result<Folder, ContainedError> {
         self.handle.folder(&[], false, "")
     }
-
-    /// Opens this path as a folder through the root handle (the root itself for the empty path).
-    pub fn open_folder(&self, create: bool) -> Result<Folder, ContainedError> {
-        let names: Vec<&str> = self.rel.split('/').filter(|n| !n.is_empty()).collect();
-        self.handle.folder(&names, create, &self.rel)
-    }
 }
 
 impl Vault {
