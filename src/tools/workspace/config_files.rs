@@ -11,6 +11,7 @@
 use super::{Body, Workspace, internal, tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::Access;
+use crate::vault::contained::ContainedError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -487,21 +488,22 @@ pub(super) fn env_file(name: &str) -> Result<String, ToolError> {
 /// The names of the environments (files `envs/*.toml`), sorted.
 fn environment_names(ws: &Workspace) -> Result<Option<Vec<String>>, ToolError> {
     let dir = ws.resolve(ENVS_DIR, Access::Read)?;
-    let entries = match std::fs::read_dir(dir.abs()) {
+    // Listed through the vault root's handle, never through a link (like every read).
+    let listing = dir.open_parent(false).and_then(|(parent, name)| {
+        parent
+            .open_folder(name, ENVS_DIR)
+            .and_then(|folder| Ok(folder.entries()?))
+    });
+    let entries = match listing {
         Ok(entries) => entries,
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None);
-        }
+        Err(ContainedError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // A file (or a link) where the folder should be: no environments folder.
+        Err(ContainedError::LinkAppeared { .. }) => return Ok(None),
         Err(e) => return Err(internal(format!("cannot list `{ENVS_DIR}/`: {e}"))),
     };
     let mut names: Vec<String> = entries
-        .flatten()
-        .filter_map(|entry| entry.file_name().into_string().ok())
+        .into_iter()
+        .filter_map(|(name, _)| name.ok())
         .filter(|name| !name.starts_with('.'))
         .filter_map(|name| name.strip_suffix(".toml").map(str::to_string))
         .filter(|stem| !stem.is_empty())
