@@ -118,9 +118,17 @@ impl Workspace {
             recorded_since_prune: std::sync::atomic::AtomicU32::new(0),
             index_synced: std::sync::atomic::AtomicBool::new(false),
         };
-        workspace.prune_history();
         workspace.remove_stale_temps();
-        Ok(Arc::new(workspace))
+        let workspace = Arc::new(workspace);
+        // Pruning reads the size of every stored revision: not on the way to the first answer.
+        let pruning = Arc::clone(&workspace);
+        if let Err(e) = std::thread::Builder::new()
+            .name("history-prune".into())
+            .spawn(move || pruning.prune_history())
+        {
+            tracing::warn!("cannot start the history clean-up: {e}");
+        }
+        Ok(workspace)
     }
 
     /// The index has caught up with the vault (after start-up).
