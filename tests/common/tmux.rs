@@ -60,12 +60,20 @@ impl Tmux {
     }
 
     /// Wait (up to 30 s) until `check` accepts the screen; returns it.
+    ///
+    /// A frame reaches tmux in several writes, so one capture can show half of the new frame over
+    /// the old one. The check must accept a second capture taken a moment later, and that later
+    /// screen is the one returned: callers assert on it, and it is the settled frame.
     pub fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let screen = self.screen();
             if check(&screen) {
-                return screen;
+                std::thread::sleep(Duration::from_millis(30));
+                let settled = self.screen();
+                if check(&settled) {
+                    return settled;
+                }
             }
             assert!(
                 Instant::now() < deadline,
