@@ -10,6 +10,7 @@ mod error;
 mod openai;
 mod retry;
 pub mod sse;
+pub mod tokens;
 mod types;
 
 pub use error::LlmError;
