@@ -90,8 +90,8 @@ mod tests {
             messages: vec![message.clone(), message],
         };
         let total = estimate_request(&request);
-        let parts = estimate_text("m", &request.system)
-            + 2 * estimate_message("m", &request.messages[0]);
+        let parts =
+            estimate_text("m", &request.system) + 2 * estimate_message("m", &request.messages[0]);
         assert_eq!(total, parts);
         assert!(total > 300, "{total}");
     }

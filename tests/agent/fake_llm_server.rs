@@ -898,18 +898,20 @@ fn with_comments_puts_a_keepalive_between_events_in_either_line_ending() {
 // The fixtures
 // ---------------------------------------------------------------------------------------------
 
-const FIXTURES: [&str; 6] = [
+const FIXTURES: [&str; 8] = [
     "anthropic_stream_error_midstream.sse",
     "anthropic_stream_max_tokens_truncated_tool.sse",
     "anthropic_stream_parallel_tool_use.vault.sse",
     "anthropic_stream_tool_use.official.sse",
     "openai_stream_parallel_tool_calls.recorded.sse",
     "openai_stream_tool_call.recorded.sse",
+    "llama_cpp_python_text_no_usage.sse",
+    "llama_cpp_python_content_array_abort.sse",
 ];
 
 /// The xxh3-64 digest of each fixture as recorded (tests/fixtures/sse/README.md lists the same):
 /// a copy that git, an editor or a formatter touched (line endings, a final newline) fails here.
-const FIXTURE_XXH3: [(&str, u64); 6] = [
+const FIXTURE_XXH3: [(&str, u64); 8] = [
     (
         "anthropic_stream_error_midstream.sse",
         0x7552_fa15_879f_03cf,
@@ -933,6 +935,11 @@ const FIXTURE_XXH3: [(&str, u64); 6] = [
     (
         "openai_stream_tool_call.recorded.sse",
         0xcc48_9296_9300_e88d,
+    ),
+    ("llama_cpp_python_text_no_usage.sse", 0x833c_9b1f_11b9_b97a),
+    (
+        "llama_cpp_python_content_array_abort.sse",
+        0x2d06_8005_38d3_94c2,
     ),
 ];
 
