@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 pub fn run(ctx: &Context, global: &GlobalArgs) -> Result<ExitCode, Failure> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return Err(Failure(
-            "the full-screen app needs a terminal; for scripts use `vaultchat ask`, `search` or `mcp`".into(),
+        return Err(Failure::new(
+            "the full-screen app needs a terminal; for scripts use `vaultchat ask`, `search` or `mcp`",
         ));
     }
     let vault = ctx.vault()?;

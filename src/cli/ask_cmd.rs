@@ -4,6 +4,7 @@
 //! streams, and answers each permission request by the `--approve` policy — on a terminal it
 //! shows the diff and asks.
 
+use super::outln;
 use super::{Context, Failure};
 use crate::agent::{
     Agent, AgentEvent, Attachment, BuildError, FocusedNote, NoteContext, Op, PendingTools,
@@ -105,8 +106,8 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         .pending_tools((!mcp.is_empty()).then(|| tools_reporting_failures(mcp.clone())))
         .build(resume)
         .map_err(|e| match e {
-            BuildError::Rules(e) => Failure(format!("{}: {e}", ctx.config_path.display())),
-            e => Failure(e.to_string()),
+            BuildError::Rules(e) => Failure::new(format!("{}: {e}", ctx.config_path.display())),
+            e => Failure::new(e.to_string()),
         })?;
 
     let outcome = runtime.block_on(async {
@@ -121,7 +122,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         serde_json::to_writer(&mut out, &outcome)?;
         writeln!(out)?;
     } else if !outcome.reply.is_empty() {
-        println!();
+        outln!();
     }
     if let Some(error) = &outcome.error {
         eprintln!("vaultchat: {error}");
@@ -167,7 +168,7 @@ async fn drive(
         context,
     })
     .await
-    .map_err(|_| Failure("the agent stopped before the turn began".into()))?;
+    .map_err(|_| Failure::new("the agent stopped before the turn began"))?;
     let chatty = !args.json;
     let show_tools = std::io::stderr().is_terminal();
     let mut outcome = None;
@@ -217,7 +218,7 @@ async fn drive(
         }
     }
     let _ = task.await;
-    outcome.ok_or_else(|| Failure("the agent stopped without finishing the turn".into()))
+    outcome.ok_or_else(|| Failure::new("the agent stopped without finishing the turn"))
 }
 
 /// The `--approve` policy's answer; `ask` asks on the terminal (and denies without one).

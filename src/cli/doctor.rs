@@ -256,8 +256,8 @@ fn check_vault(ctx: &Context, report: &mut Report) -> Option<crate::vault::Vault
             check_note_contents(&vault, &walked.notes, report);
             Some(vault)
         }
-        Err(Failure(message)) => {
-            report.fail("vault", message);
+        Err(failure) => {
+            report.fail("vault", failure.to_string());
             None
         }
     }

@@ -1,5 +1,6 @@
 //! `vaultchat index [--rebuild] [--watch]`.
 
+use super::outln;
 use super::{Context, Failure};
 use crate::index::watch::{LiveEvent, LiveIndex};
 use crate::index::{Index, Progress, ProgressPhase, SyncReport};
@@ -25,7 +26,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
         index.reset()?;
     }
     let report = sync_with_progress(&mut index)?;
-    println!("{}", summary(&report, index.db_path()));
+    outln!("{}", summary(&report, index.db_path()));
     print_skipped(&report);
     if let Some(config) = &ctx.config.embeddings {
         index = embed_with_progress(index, config)?;
@@ -50,7 +51,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     })?;
-    println!(
+    outln!(
         "watching {} folders for changes{} (Ctrl+C to stop)",
         live.watched_folders(),
         if live.is_degraded() {
@@ -98,7 +99,7 @@ fn embed_with_progress(
         bar.finish_and_clear();
     }
     let index = index.into_inner().unwrap_or_else(|p| p.into_inner());
-    println!(
+    outln!(
         "embedded {embedded} new or changed pieces with {} in {:.2} s ({} pieces in all)",
         embedder.model(),
         started.elapsed().as_secs_f64(),

@@ -1,6 +1,7 @@
 //! `vaultchat mcp [--http ADDR] [--allow-writes]`: serve the workspace tools over MCP, on stdio
 //! or on Streamable HTTP.
 
+use super::outln;
 use super::{Context, Failure};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
@@ -73,7 +74,9 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        runtime.block_on(serve_stdio(server))?;
+        runtime
+            .block_on(serve_stdio(server))
+            .map_err(Failure::new)?;
         return Ok(ExitCode::SUCCESS);
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -81,7 +84,7 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         .enable_all()
         .build()?;
     if !addr.ip().is_loopback() && !args.allow_remote {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "{addr} is not a loopback address; the vault would be reachable from other machines. \
              Use 127.0.0.1:PORT, or add --allow-remote if that is really what you want"
         )));
@@ -96,8 +99,8 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
                 token
             }
             Ok(_) => {
-                return Err(Failure(
-                    "VAULTCHAT_MCP_TOKEN is shorter than 16 characters; use a longer token".into(),
+                return Err(Failure::new(
+                    "VAULTCHAT_MCP_TOKEN is shorter than 16 characters; use a longer token",
                 ));
             }
             Err(_) => generate_token()?,
@@ -109,14 +112,14 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         // Printed once, on stdout, so scripts can read it; never logged.
         match &auth {
             HttpAuth::Bearer(_) if token_from_env => {
-                println!("MCP endpoint: http://{bound}/mcp");
-                println!("Bearer token: the value of VAULTCHAT_MCP_TOKEN");
+                outln!("MCP endpoint: http://{bound}/mcp");
+                outln!("Bearer token: the value of VAULTCHAT_MCP_TOKEN");
             }
             HttpAuth::Bearer(token) => {
-                println!("MCP endpoint: http://{bound}/mcp");
-                println!("Bearer token: {token}");
+                outln!("MCP endpoint: http://{bound}/mcp");
+                outln!("Bearer token: {token}");
             }
-            HttpAuth::None => println!("MCP endpoint: http://{bound}/mcp (no token: --no-auth)"),
+            HttpAuth::None => outln!("MCP endpoint: http://{bound}/mcp (no token: --no-auth)"),
         }
         use std::io::Write;
         std::io::stdout().flush()?;

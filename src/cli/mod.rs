@@ -81,17 +81,78 @@ pub enum Command {
     Mcp(mcp_cmd::McpArgs),
     /// Check the configuration, the vault, the index and the database.
     Doctor,
+    /// Print the shell completion script (e.g. `vaultchat completions bash > ~/.local/share/bash-completion/completions/vaultchat`).
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
 }
 
-/// An error that ends the program: printed as one line on stderr, exit code 1.
+/// An error that ends the program: printed as one line on stderr, exit code 1 — unless the reader
+/// of our output went away (`vaultchat search … | head`), which ends the command quietly, as
+/// `grep` and `ripgrep` do: the person asked for fewer lines, nothing failed.
 #[derive(Debug)]
-pub struct Failure(pub String);
+pub struct Failure {
+    message: String,
+    output_closed: bool,
+}
 
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
-        Failure(e.to_string())
+impl Failure {
+    /// A failure with this one-line message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            output_closed: false,
+        }
     }
 }
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error + 'static> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Self {
+            message: e.to_string(),
+            output_closed: is_closed_output(&e),
+        }
+    }
+}
+
+/// Whether `error` (or an error it wraps, e.g. inside a `serde_json::Error`) is a write to a pipe
+/// whose reader has closed it.
+fn is_closed_output(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        let kind = match (
+            e.downcast_ref::<std::io::Error>(),
+            e.downcast_ref::<serde_json::Error>(),
+        ) {
+            (Some(io), _) => Some(io.kind()),
+            // serde_json hides the io::Error it wraps from `source()`.
+            (None, Some(json)) => json.io_error_kind(),
+            (None, None) => None,
+        };
+        if kind == Some(std::io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
+/// `println!` for the commands: a failed write becomes the command's [`Failure`] instead of a
+/// panic, so a closed pipe ends the command quietly.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+pub(crate) use outln;
 
 /// What every command needs: where files live, the configuration and the vault.
 pub struct Context {
@@ -107,7 +168,7 @@ impl Context {
         let config_path = global.config.clone().unwrap_or_else(|| paths.config_file());
         // `exists` follows links; a folder or a device is named as such by `Config::load`.
         if global.config.is_some() && !config_path.exists() {
-            return Err(Failure(format!(
+            return Err(Failure::new(format!(
                 "the config file {} does not exist; create it or drop --config",
                 config_path.display()
             )));
@@ -130,7 +191,7 @@ impl Context {
     /// Open the vault named on the command line, with an error that says how to name another.
     pub fn vault(&self) -> Result<Vault, Failure> {
         if !self.vault_arg.is_dir() {
-            return Err(Failure(format!(
+            return Err(Failure::new(format!(
                 "the vault folder {} does not exist or is not a folder; pass --vault DIR",
                 self.vault_arg.display()
             )));
@@ -151,14 +212,32 @@ pub fn run() -> ExitCode {
     };
     match dispatch(cli) {
         Ok(code) => code,
-        Err(Failure(message)) => {
+        Err(Failure {
+            output_closed: true,
+            ..
+        }) => ExitCode::SUCCESS,
+        Err(Failure { message, .. }) => {
             eprintln!("vaultchat: {message}");
             ExitCode::from(1)
         }
     }
 }
 
+/// Write the completion script for `shell` to stdout.
+fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Failure> {
+    use clap::CommandFactory as _;
+    use std::io::Write as _;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "vaultchat", &mut script);
+    std::io::stdout().lock().write_all(&script)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
+    // Completions need no config, vault or log: they must work on a machine with none of them.
+    if let Some(Command::Completions { shell }) = cli.command {
+        return completions(shell);
+    }
     let ctx = Context::new(&cli.global, cli.vault_positional.as_deref())?;
     let _log = logging::init(&ctx.paths.log_file());
     match cli.command {
@@ -170,6 +249,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
         Some(Command::Doctor) => doctor::run(&ctx),
+        Some(Command::Completions { shell }) => completions(shell),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
                 // `vaultchat typo` must not look like success.

@@ -1,5 +1,6 @@
 //! `vaultchat sessions [list|show ID|rm ID] [--json]`: the stored conversations.
 
+use super::outln;
 use super::{Context, Failure};
 use crate::llm::{Block, ResultPart};
 use crate::store::Store;
@@ -45,9 +46,9 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
             let full = resolve(&store, id)?;
             store.delete_session(&full)?;
             if args.json {
-                println!("{}", json!({ "deleted": full }));
+                outln!("{}", json!({ "deleted": full }));
             } else {
-                println!("deleted session {full}");
+                outln!("deleted session {full}");
             }
         }
     }
@@ -56,7 +57,7 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
 
 fn resolve(store: &Store, id: &str) -> Result<String, Failure> {
     store.resolve_session_id(id)?.ok_or_else(|| {
-        Failure(format!(
+        Failure::new(format!(
             "there is no session `{id}`; `vaultchat sessions list` shows them"
         ))
     })
@@ -76,16 +77,16 @@ fn list(
     };
     let sessions = store.list_sessions(vault_id.as_deref(), limit)?;
     if as_json {
-        println!("{}", json!({ "sessions": sessions }));
+        outln!("{}", json!({ "sessions": sessions }));
     } else if sessions.is_empty() {
-        println!("no sessions yet; `vaultchat ask \"…\"` starts one");
+        outln!("no sessions yet; `vaultchat ask \"…\"` starts one");
     } else {
         for s in &sessions {
             let tokens = s.usage.input_tokens
                 + s.usage.output_tokens
                 + s.usage.cache_read_tokens
                 + s.usage.cache_write_tokens;
-            println!(
+            outln!(
                 "{}  {}  {:>3} messages  {:>8} tokens  {}",
                 s.id,
                 super::usage_cmd::day_of(s.updated_ms),
@@ -119,26 +120,30 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
                 })
             })
             .collect();
-        println!("{}", json!({ "session": summary, "messages": messages }));
+        outln!("{}", json!({ "session": summary, "messages": messages }));
         return Ok(());
     }
     if let Some(s) = &summary {
-        println!("{}  {}", s.id, s.title);
+        outln!("{}  {}", s.id, s.title);
     }
     for m in &messages {
         match serde_json::from_str::<Vec<Block>>(&m.content_json) {
-            Ok(blocks) => blocks.iter().for_each(|block| print_block(&m.role, block)),
-            Err(e) => println!("{}: [message {} could not be read: {e}]", m.role, m.seq),
+            Ok(blocks) => {
+                for block in &blocks {
+                    print_block(&m.role, block)?;
+                }
+            }
+            Err(e) => outln!("{}: [message {} could not be read: {e}]", m.role, m.seq),
         }
     }
     Ok(())
 }
 
-fn print_block(role: &str, block: &Block) {
+fn print_block(role: &str, block: &Block) -> Result<(), Failure> {
     match block {
-        Block::Text { text } => println!("{role}: {text}"),
-        Block::Image { media_type, .. } => println!("{role}: [image {media_type}]"),
-        Block::ToolUse { name, input, .. } => println!("{role}: → {name} {input}"),
+        Block::Text { text } => outln!("{role}: {text}"),
+        Block::Image { media_type, .. } => outln!("{role}: [image {media_type}]"),
+        Block::ToolUse { name, input, .. } => outln!("{role}: → {name} {input}"),
         Block::ToolResult {
             content, is_error, ..
         } => {
@@ -151,7 +156,8 @@ fn print_block(role: &str, block: &Block) {
                 .collect();
             let short: String = text.chars().take(160).collect();
             let mark = if *is_error { "✗" } else { "←" };
-            println!("{role}: {mark} {short}");
+            outln!("{role}: {mark} {short}");
         }
     }
+    Ok(())
 }

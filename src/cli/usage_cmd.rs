@@ -1,5 +1,6 @@
 //! `vaultchat usage [--days N] [--json]`: tokens, cache hits and cost, per day and per session.
 
+use super::outln;
 use super::{Context, Failure};
 use crate::store::{Store, TokenTotals};
 use clap::Args;
@@ -52,7 +53,7 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
             .iter()
             .map(|(id, title, t)| json!({ "session_id": id, "title": title, "usage": usage_json(t) }))
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({
                 "days": args.days,
@@ -67,7 +68,7 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "last {} day(s): {} responses, {} input + {} output tokens, {} cache read, {} cache write; cache hits {:.1}%",
         args.days,
         totals.responses,
@@ -78,12 +79,12 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
         cache_hit_percent(&totals)
     );
     match cost_json.as_f64() {
-        Some(c) if priced_all => println!("estimated cost: ${c:.2}"),
-        Some(c) => println!("estimated cost: ${c:.2} (some models have no price in [prices])"),
-        None => println!("estimated cost: unknown (add the models to [prices] in the config)"),
+        Some(c) if priced_all => outln!("estimated cost: ${c:.2}"),
+        Some(c) => outln!("estimated cost: ${c:.2} (some models have no price in [prices])"),
+        None => outln!("estimated cost: unknown (add the models to [prices] in the config)"),
     }
     for d in &days {
-        println!(
+        outln!(
             "  {}  in {:>9}  out {:>8}  cache {:>9}",
             d.day,
             d.totals.input_tokens,

@@ -582,3 +582,103 @@ fn doctor_lists_notes_it_cannot_read_cleanly() {
         "{stdout}"
     );
 }
+
+/// `vaultchat search … | head` ends quietly: when the reader has closed the pipe, the command
+/// stops with exit code 0 and nothing on stderr (no "Broken pipe" line, no panic) — for the text
+/// and JSON outputs and the other listing commands.
+#[test]
+fn a_reader_that_closes_the_pipe_ends_the_command_quietly() {
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&vault).unwrap();
+    for i in 0..400 {
+        std::fs::write(
+            vault.join(format!("note {i}.md")),
+            format!("# Note {i}\n\nThe garden plan, line {i}.\n"),
+        )
+        .unwrap();
+    }
+    ok(&data, &vault, &["index"]);
+    let commands: [&[&str]; 5] = [
+        &["search", "garden", "--limit", "400"],
+        &["search", "garden", "--limit", "400", "--json"],
+        &["tools"],
+        &["tools", "--json"],
+        &["usage"],
+    ];
+    for args in commands {
+        let mut child = cmd(&data, &vault)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the first line is written: every write fails with EPIPE.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stderr.is_empty(),
+            "{args:?}: exit {:?}, stderr {stderr:?}",
+            out.status.code()
+        );
+    }
+}
+
+/// `vaultchat completions bash` prints a script that real bash loads and that completes
+/// subcommands and their options; every shell clap knows gets a script, without a config or vault.
+#[test]
+fn shell_completions_complete_commands_and_options_in_bash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("vaultchat.bash");
+    let out = std::process::Command::new(bin())
+        .args(["completions", "bash"])
+        .env("VAULTCHAT_DATA_DIR", tmp.path().join("no-data"))
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    std::fs::write(&script, &out.stdout).unwrap();
+    let complete = |words: &str, cword: usize| {
+        let probe = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD={cword}; _vaultchat vaultchat \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"; echo \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "-c", &probe])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let words: Vec<String> = complete("vaultchat se", 1)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(words, ["sessions", "search"]);
+    let options = complete("vaultchat mcp --al", 2);
+    assert!(options.contains("--allow-writes"), "{options}");
+
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = std::process::Command::new(bin())
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("allow-writes"),
+            "{shell}: {out:?}"
+        );
+    }
+    let out = std::process::Command::new(bin())
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+}
