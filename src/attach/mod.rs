@@ -2,16 +2,22 @@
 //!
 //! Images are sent as base64 inside every request of the conversation, so they are checked here
 //! once: a known format by its magic bytes (the file name may lie), and the size the providers
-//! take (docs/protocols.md §1.5): a PNG whose long edge is over 1568 px or whose file is over 5 MB is
-//! scaled down here (the provider would scale it anyway, slower and after paying for the upload);
-//! other formats are sent as they are when they are at most 5 MB.
+//! take (docs/protocols.md §1.5): a PNG, JPEG or WebP whose long edge is over 1568 px or whose file
+//! is over 5 MB is scaled down here (the provider would scale it anyway, slower and after paying
+//! for the upload); a GIF is sent as it is when it is at most 5 MB.
 
+mod dropped;
 mod scale;
+
+pub use dropped::dropped_image_paths;
 
 use std::path::Path;
 
 /// The largest image accepted, in bytes before encoding.
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
+/// The most images one message carries (claude.ai's limit; past 20 images in one request the
+/// API also shrinks its per-image size limit, docs/protocols.md §1.5).
+pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 /// The longest edge sent, in pixels: the most most models look at (docs/protocols.md §1.5).
 pub const MAX_IMAGE_EDGE: u32 = 1568;
 
@@ -21,7 +27,7 @@ pub struct Image {
     pub media_type: &'static str,
     /// Base64 (standard alphabet, padded), without a `data:` prefix.
     pub data: String,
-    /// Width and height in pixels, when the header says (PNG); `None` for the other formats.
+    /// Width and height in pixels, when the header says.
     pub dimensions: Option<(u32, u32)>,
     /// Bytes before base64.
     pub size: usize,
@@ -52,10 +58,7 @@ impl ImageFacts {
     /// The facts of an image stored as base64 (a resumed session's messages).
     pub fn of_base64(media_type: &str, data: &str) -> ImageFacts {
         let bytes = base64_decode(data).unwrap_or_default();
-        let dimensions = match sniff(&bytes) {
-            Some("image/png") => scale::png_dimensions(&bytes),
-            _ => None,
-        };
+        let dimensions = dimensions(&bytes);
         ImageFacts {
             media_type: media_type.to_string(),
             dimensions,
@@ -99,8 +102,12 @@ pub fn load_image(path: &Path) -> Result<Image, AttachError> {
     image_from_bytes(&bytes, &shown)
 }
 
-/// Check, scale (PNG) and encode image bytes (from a file or the clipboard); `name` appears in
-/// errors.
+/// Check, scale and encode image bytes (from a file or the clipboard); `name` appears in errors.
+///
+/// An image within the limits is sent as it is. A larger PNG is scaled and stays PNG (screenshots
+/// keep sharp text); a larger JPEG or WebP — a phone photo — is scaled and sent as JPEG, unless it
+/// has transparency, which only PNG keeps. A GIF is only checked: it may be animated, and scaling
+/// would keep its first frame alone.
 pub fn image_from_bytes(bytes: &[u8], name: &str) -> Result<Image, AttachError> {
     let media_type = sniff(bytes).ok_or_else(|| AttachError::UnknownFormat {
         path: name.to_string(),
@@ -109,19 +116,18 @@ pub fn image_from_bytes(bytes: &[u8], name: &str) -> Result<Image, AttachError> 
         path: name.to_string(),
         size: bytes.len(),
     };
-    if media_type != "image/png" {
-        // Without a decoder for these formats in the build, they are only checked, not scaled.
+    let size = dimensions(bytes);
+    if media_type == "image/gif" {
         if bytes.len() > MAX_IMAGE_BYTES {
             return Err(too_large());
         }
-        return Ok(encoded(media_type, bytes, None));
+        return Ok(encoded(media_type, bytes, size));
     }
-    let dimensions = scale::png_dimensions(bytes);
-    let too_wide = dimensions.is_some_and(|(w, h)| w.max(h) > MAX_IMAGE_EDGE);
+    let too_wide = size.is_some_and(|(w, h)| w.max(h) > MAX_IMAGE_EDGE);
     if !too_wide && bytes.len() <= MAX_IMAGE_BYTES {
-        return Ok(encoded(media_type, bytes, dimensions));
+        return Ok(encoded(media_type, bytes, size));
     }
-    let decoded = scale::decode_png(bytes).map_err(|reason| {
+    let decoded = scale::decode(bytes).map_err(|reason| {
         if bytes.len() > MAX_IMAGE_BYTES {
             too_large()
         } else {
@@ -131,9 +137,17 @@ pub fn image_from_bytes(bytes: &[u8], name: &str) -> Result<Image, AttachError> 
             }
         }
     })?;
-    let png = scale::fit_png(&decoded, name)?;
-    let dimensions = scale::png_dimensions(&png);
-    Ok(encoded(media_type, &png, dimensions))
+    let (media_type, file) = if media_type == "image/png" || scale::has_transparency(&decoded) {
+        ("image/png", scale::fit_png(&decoded, name)?)
+    } else {
+        ("image/jpeg", scale::fit_jpeg(&decoded, name)?)
+    };
+    Ok(encoded(media_type, &file, dimensions(&file)))
+}
+
+/// Width and height: from a PNG's first chunk, or from the header of the other formats.
+fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
+    scale::png_dimensions(bytes).or_else(|| scale::header_dimensions(bytes))
 }
 
 /// An image from raw RGBA pixels (what the clipboard gives): scaled to fit, encoded as PNG, and
@@ -348,15 +362,128 @@ mod image_tests {
         );
     }
 
+    /// A photo-like `width`×`height` image: smooth gradients under fine noise, so it compresses
+    /// like a real photo (several bytes per pixel at high quality), not like a flat screenshot.
+    fn photo(width: u32, height: u32) -> image::RgbImage {
+        let mut state: u32 = 0x9e37_79b9;
+        image::RgbImage::from_fn(width, height, |x, y| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let noise = (state % 64) as u8;
+            image::Rgb([
+                ((x * 255 / width) as u8).wrapping_add(noise),
+                ((y * 255 / height) as u8).wrapping_add(noise / 2),
+                noise.wrapping_mul(3),
+            ])
+        })
+    }
+
+    /// A JPEG of `pixels` at `quality`, with an EXIF block giving `orientation` when set.
+    fn jpeg(pixels: &image::RgbImage, quality: u8, orientation: Option<u16>) -> Vec<u8> {
+        use image::ImageEncoder as _;
+        let mut out = Vec::new();
+        let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality);
+        if let Some(value) = orientation {
+            // A little-endian TIFF header and one IFD entry: Orientation (0x0112), SHORT, 1 value.
+            let mut exif = b"II*\0\x08\0\0\0\x01\0".to_vec();
+            exif.extend_from_slice(&[0x12, 0x01, 3, 0, 1, 0, 0, 0]);
+            exif.extend_from_slice(&value.to_le_bytes());
+            exif.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+            encoder.set_exif_metadata(exif).unwrap();
+        }
+        encoder
+            .write_image(
+                pixels.as_raw(),
+                pixels.width(),
+                pixels.height(),
+                image::ExtendedColorType::Rgb8,
+            )
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_phone_photo_over_5_mb_is_scaled_to_a_jpeg_that_fits() {
+        let original = jpeg(&photo(4032, 3024), 100, None);
+        assert!(original.len() > MAX_IMAGE_BYTES, "{}", original.len());
+        let image = image_from_bytes(&original, "IMG_0001.jpg").unwrap();
+        assert_eq!(image.media_type, "image/jpeg");
+        assert_eq!(image.dimensions, Some((MAX_IMAGE_EDGE, 1176)));
+        assert!(image.size <= MAX_IMAGE_BYTES, "{}", image.size);
+        let sent = base64_decode(&image.data).unwrap();
+        assert!(sent.starts_with(&[0xFF, 0xD8, 0xFF]));
+        assert_eq!(
+            scale::header_dimensions(&sent),
+            Some((MAX_IMAGE_EDGE, 1176))
+        );
+    }
+
+    #[test]
+    fn a_photo_stored_sideways_arrives_upright() {
+        // Stored 1800×1200 with "rotate 90° clockwise to show": it is a portrait photo.
+        let sideways = jpeg(&photo(1800, 1200), 90, Some(6));
+        assert_eq!(dimensions(&sideways), Some((1200, 1800)));
+        let image = image_from_bytes(&sideways, "portrait.jpg").unwrap();
+        assert_eq!(image.dimensions, Some((1045, MAX_IMAGE_EDGE)));
+        let sent = base64_decode(&image.data).unwrap();
+        let decoded = image::load_from_memory(&sent).unwrap();
+        assert_eq!((decoded.width(), decoded.height()), (1045, MAX_IMAGE_EDGE));
+    }
+
+    #[test]
+    fn a_small_jpeg_or_webp_is_sent_as_it_is_with_its_size() {
+        let small = jpeg(&photo(640, 480), 80, None);
+        let image = image_from_bytes(&small, "small.jpg").unwrap();
+        assert_eq!(image.data, base64(&small));
+        assert_eq!(image.dimensions, Some((640, 480)));
+        let webp = webp(&image::DynamicImage::ImageRgb8(photo(300, 200)));
+        let image = image_from_bytes(&webp, "small.webp").unwrap();
+        assert_eq!(
+            (image.media_type, image.dimensions),
+            ("image/webp", Some((300, 200)))
+        );
+        assert_eq!(image.data, base64(&webp));
+    }
+
+    fn webp(image: &image::DynamicImage) -> Vec<u8> {
+        let mut out = Vec::new();
+        image
+            .write_with_encoder(image::codecs::webp::WebPEncoder::new_lossless(&mut out))
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_large_webp_becomes_a_jpeg_and_one_with_transparency_a_png() {
+        let opaque = webp(&image::DynamicImage::ImageRgb8(photo(1800, 900)));
+        let image = image_from_bytes(&opaque, "wide.webp").unwrap();
+        assert_eq!(
+            (image.media_type, image.dimensions),
+            ("image/jpeg", Some((MAX_IMAGE_EDGE, 784)))
+        );
+        let mut clear = image::DynamicImage::ImageRgb8(photo(1800, 900)).to_rgba8();
+        clear.put_pixel(5, 5, image::Rgba([0, 0, 0, 0]));
+        let transparent = webp(&image::DynamicImage::ImageRgba8(clear));
+        let image = image_from_bytes(&transparent, "sticker.webp").unwrap();
+        assert_eq!(
+            (image.media_type, image.dimensions),
+            ("image/png", Some((MAX_IMAGE_EDGE, 784)))
+        );
+    }
+
     #[test]
     fn facts_of_a_stored_image_come_from_its_bytes() {
         let facts = ImageFacts::of_base64("image/png", &base64(HEADER_ONLY_PNG));
         assert_eq!(facts.dimensions, Some((1, 1)));
         assert_eq!(facts.size, 33);
         assert_eq!(facts.format(), "PNG");
-        let jpeg = ImageFacts::of_base64("image/jpeg", &base64(&[0xFF, 0xD8, 0xFF, 0]));
-        assert_eq!((jpeg.dimensions, jpeg.size), (None, 4));
-        assert_eq!(jpeg.format(), "JPEG");
+        let broken = ImageFacts::of_base64("image/jpeg", &base64(&[0xFF, 0xD8, 0xFF, 0]));
+        assert_eq!((broken.dimensions, broken.size), (None, 4));
+        assert_eq!(broken.format(), "JPEG");
+        let photo = jpeg(&photo(64, 48), 80, None);
+        let facts = ImageFacts::of_base64("image/jpeg", &base64(&photo));
+        assert_eq!(facts.dimensions, Some((64, 48)));
     }
 }
 

@@ -1,11 +1,18 @@
 //! Fitting an image to what the providers take (docs/protocols.md §1.5): at most
 //! [`MAX_IMAGE_EDGE`](super::MAX_IMAGE_EDGE) pixels on the long edge and at most
-//! [`MAX_IMAGE_BYTES`](super::MAX_IMAGE_BYTES) as a PNG.
+//! [`MAX_IMAGE_BYTES`](super::MAX_IMAGE_BYTES) as a file. Screenshots stay PNG (sharp text);
+//! photos become JPEG (a PNG of a photo is several times larger).
 
 use super::{AttachError, MAX_IMAGE_BYTES, MAX_IMAGE_EDGE};
-use image::DynamicImage;
+use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::imageops::FilterType;
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder as _, ImageReader};
+use std::io::Cursor;
+
+/// JPEG quality for scaled photos: visually lossless at the size models look at.
+const JPEG_QUALITY: u8 = 85;
 
 /// Below this long edge an image is no longer worth sending: give up instead of shrinking more.
 const MIN_EDGE: u32 = 64;
@@ -27,10 +34,69 @@ pub(super) fn png_dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
     (width > 0 && height > 0).then_some((width, height))
 }
 
-/// Decode a PNG (within the image crate's default memory limits, so a decompression bomb fails
-/// instead of taking the memory).
-pub(super) fn decode_png(bytes: &[u8]) -> Result<DynamicImage, String> {
-    image::load_from_memory_with_format(bytes, image::ImageFormat::Png).map_err(|e| e.to_string())
+/// Width and height as shown, from the header of a PNG, JPEG, GIF or WebP (no pixels decoded):
+/// a phone photo stored sideways with an EXIF rotation reports its upright size.
+pub(super) fn header_dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
+    let mut decoder = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?
+        .into_decoder()
+        .ok()?;
+    let (width, height) = decoder.dimensions();
+    let upright = match decoder.orientation().unwrap_or(Orientation::NoTransforms) {
+        Orientation::Rotate90
+        | Orientation::Rotate270
+        | Orientation::Rotate90FlipH
+        | Orientation::Rotate270FlipH => (height, width),
+        Orientation::NoTransforms
+        | Orientation::Rotate180
+        | Orientation::FlipHorizontal
+        | Orientation::FlipVertical => (width, height),
+    };
+    (width > 0 && height > 0).then_some(upright)
+}
+
+/// Decode any supported format, turned upright by its EXIF orientation (re-encoding drops the
+/// EXIF block, so a phone photo would otherwise arrive on its side). The image crate's default
+/// memory limits apply, so a decompression bomb fails instead of taking the memory.
+pub(super) fn decode(bytes: &[u8]) -> Result<DynamicImage, String> {
+    let mut decoder = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?
+        .into_decoder()
+        .map_err(|e| e.to_string())?;
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let mut image = DynamicImage::from_decoder(decoder).map_err(|e| e.to_string())?;
+    image.apply_orientation(orientation);
+    Ok(image)
+}
+
+/// Whether `image` has pixels that are not fully opaque (those need PNG; JPEG has no alpha).
+pub(super) fn has_transparency(image: &DynamicImage) -> bool {
+    image.color().has_alpha() && !is_opaque(image)
+}
+
+/// The JPEG bytes of `image` made to fit, like [`fit_png`]: the long-edge limit first, then steps
+/// of 3/4 until the file is small enough. Transparency is dropped: call it for opaque images.
+pub(super) fn fit_jpeg(image: &DynamicImage, name: &str) -> Result<Vec<u8>, AttachError> {
+    fit_jpeg_within(image, name, MAX_IMAGE_EDGE, MAX_IMAGE_BYTES)
+}
+
+/// [`fit_jpeg`] with the limits as arguments (the tests use small ones).
+fn fit_jpeg_within(
+    image: &DynamicImage,
+    name: &str,
+    max_edge: u32,
+    max_bytes: usize,
+) -> Result<Vec<u8>, AttachError> {
+    let rgb = DynamicImage::ImageRgb8(image.to_rgb8());
+    fit_within(&rgb, name, max_edge, max_bytes, |fitted| {
+        let mut jpeg = Vec::new();
+        fitted
+            .write_with_encoder(JpegEncoder::new_with_quality(&mut jpeg, JPEG_QUALITY))
+            .map_err(|e| e.to_string())?;
+        Ok(jpeg)
+    })
 }
 
 /// The PNG bytes of `image` made to fit: scaled to the long-edge limit, then by steps of 3/4
@@ -54,6 +120,18 @@ fn fit_png_within(
     } else {
         image
     };
+    fit_within(image, name, max_edge, max_bytes, encode_png)
+}
+
+/// Scale `image` to `max_edge` and encode it; while the file is over `max_bytes`, shrink the long
+/// edge by 3/4 and try again, down to [`MIN_EDGE`].
+fn fit_within(
+    image: &DynamicImage,
+    name: &str,
+    max_edge: u32,
+    max_bytes: usize,
+    encode: impl Fn(&DynamicImage) -> Result<Vec<u8>, String>,
+) -> Result<Vec<u8>, AttachError> {
     let long_edge = image.width().max(image.height());
     let mut edge = long_edge.min(max_edge);
     loop {
@@ -64,18 +142,18 @@ fn fit_png_within(
         } else {
             image
         };
-        let png = encode_png(fitted).map_err(|reason| AttachError::Undecodable {
+        let file = encode(fitted).map_err(|reason| AttachError::Undecodable {
             path: name.to_string(),
             reason,
         })?;
-        if png.len() <= max_bytes {
-            return Ok(png);
+        if file.len() <= max_bytes {
+            return Ok(file);
         }
         edge = edge * 3 / 4;
         if edge < MIN_EDGE {
             return Err(AttachError::TooLarge {
                 path: name.to_string(),
-                size: png.len(),
+                size: file.len(),
             });
         }
     }
@@ -135,22 +213,22 @@ mod tests {
 
     #[test]
     fn a_wide_image_is_scaled_to_the_long_edge_limit_keeping_its_aspect() {
-        let source = decode_png(&png(3136, 200, false)).unwrap();
+        let source = decode(&png(3136, 200, false)).unwrap();
         let fitted = fit_png(&source, "wide.png").unwrap();
         assert_eq!(png_dimensions(&fitted), Some((MAX_IMAGE_EDGE, 100)));
     }
 
     #[test]
     fn a_small_opaque_image_keeps_its_size_and_drops_the_alpha_channel() {
-        let source = decode_png(&png(40, 30, false)).unwrap();
-        let fitted = decode_png(&fit_png(&source, "small.png").unwrap()).unwrap();
+        let source = decode(&png(40, 30, false)).unwrap();
+        let fitted = decode(&fit_png(&source, "small.png").unwrap()).unwrap();
         assert_eq!((fitted.width(), fitted.height()), (40, 30));
         assert_eq!(fitted.color(), image::ColorType::Rgb8);
         let mut clear = source.to_rgba8();
         clear.put_pixel(0, 0, image::Rgba([0, 0, 0, 0]));
         let fitted = fit_png(&DynamicImage::ImageRgba8(clear), "clear.png").unwrap();
         assert_eq!(
-            decode_png(&fitted).unwrap().color(),
+            decode(&fitted).unwrap().color(),
             image::ColorType::Rgba8,
             "transparency is kept"
         );
@@ -159,7 +237,7 @@ mod tests {
     #[test]
     fn a_file_too_big_at_the_edge_limit_shrinks_until_it_fits() {
         // 200×200 of noise is about 120 kB as an RGB PNG; allow 50 kB.
-        let source = decode_png(&png(200, 200, true)).unwrap();
+        let source = decode(&png(200, 200, true)).unwrap();
         let fitted = fit_png_within(&source, "noise.png", MAX_IMAGE_EDGE, 50_000).unwrap();
         assert!(fitted.len() <= 50_000, "{}", fitted.len());
         // 200 → 150 → 112 (3/4 steps): the first size that fits.

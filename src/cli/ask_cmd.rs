@@ -71,6 +71,13 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         Ok(choice) => choice,
         Err(problem) => return usage(problem.0),
     };
+    if args.images.len() > crate::attach::MAX_IMAGES_PER_MESSAGE {
+        return usage(format!(
+            "{} images given; a message takes at most {}",
+            args.images.len(),
+            crate::attach::MAX_IMAGES_PER_MESSAGE
+        ));
+    }
     let mut attachments = Vec::new();
     for path in &args.images {
         match crate::attach::load_image(path) {

@@ -54,9 +54,7 @@ pub const FILES_WIDTH: u16 = 28;
 /// Rows the mouse wheel scrolls per notch.
 const WHEEL_ROWS: u16 = 3;
 
-/// The most images one message carries (claude.ai's limit; past 20 images in one request the
-/// API also shrinks its per-image size limit, docs/protocols.md §1.5).
-pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
+pub use crate::attach::MAX_IMAGES_PER_MESSAGE;
 
 /// What the runner must do for the app.
 #[derive(Debug)]
@@ -107,6 +105,9 @@ pub enum Effect {
     /// Read the clipboard off the UI thread and call `on_clipboard`: an image becomes an
     /// attachment of the message being written, text is pasted into it.
     ReadClipboardImage,
+    /// Load these image files (dropped on the terminal, pasted as their paths) off the UI thread
+    /// and call `on_clipboard` with each, as if pasted.
+    AttachImageFiles(Vec<std::path::PathBuf>),
     SetMouseCapture(bool),
     Suspend,
     Quit,

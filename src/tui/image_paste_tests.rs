@@ -347,3 +347,24 @@ fn snapshot_sent_message_with_its_images() {
     ));
     both_sizes("app_sent_images", &mut app);
 }
+
+#[test]
+fn a_pasted_path_to_an_image_file_attaches_it_and_other_paths_are_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("IMG 1.jpg");
+    std::fs::write(&photo, b"not decoded here").unwrap();
+    let mut app = app();
+    app.on_terminal(Event::Paste(format!("'{}'", photo.display())));
+    match app.take_effects().as_slice() {
+        [Effect::AttachImageFiles(paths)] => assert_eq!(paths, std::slice::from_ref(&photo)),
+        other => panic!("expected the file to be attached, got {other:?}"),
+    }
+    assert_eq!(app.input.text(), "", "the path is not typed");
+    assert!(status_line(&mut app).contains("attaching the dropped image…"));
+    // A path that is not an image file is text like any other.
+    let notes = dir.path().join("notes.md");
+    std::fs::write(&notes, b"x").unwrap();
+    app.on_terminal(Event::Paste(notes.display().to_string()));
+    assert!(app.take_effects().is_empty());
+    assert_eq!(app.input.text(), notes.display().to_string());
+}

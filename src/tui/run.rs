@@ -401,6 +401,22 @@ async fn run_effect(
                 }
             });
         }
+        Effect::AttachImageFiles(paths) => {
+            // A phone photo is decoded, scaled and re-encoded: a second or more, never on the loop.
+            let tx = state.bg_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                for path in paths {
+                    let paste = match crate::attach::load_image(&path) {
+                        Ok(image) => super::clipboard::ClipboardPaste::Image(image),
+                        Err(e) => super::clipboard::ClipboardPaste::Failed(e.to_string()),
+                    };
+                    if tx.send(Background::Clipboard(paste)).is_err() {
+                        tracing::debug!("the loop ended before the dropped image was read");
+                        return;
+                    }
+                }
+            });
+        }
         Effect::SetModel(model) => to_agent(app, state.agent.as_ref(), Op::SetModel(model)).await,
         effect => {
             let new_agent = perform(
@@ -709,6 +725,7 @@ async fn perform(
         | Effect::Quit
         | Effect::Suspend
         | Effect::ReadClipboardImage
+        | Effect::AttachImageFiles(_)
         | Effect::SetMouseCapture(_) => {}
     }
     Ok(None)
@@ -768,6 +785,7 @@ fn perform_on_store(
         | Effect::Quit
         | Effect::Suspend
         | Effect::ReadClipboardImage
+        | Effect::AttachImageFiles(_)
         | Effect::SetMouseCapture(_) => {
             tracing::warn!("not an effect on the app database; ignored");
         }

@@ -934,6 +934,20 @@ fn images_are_sent_in_each_providers_shape() {
         let out = ask(&s, &fake, p, &["x", "--image", s.config.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(2));
         assert!(fake.requests().is_empty());
+        // More images than a message takes is a usage error, before any request.
+        let mut args = vec!["x"];
+        for _ in 0..21 {
+            args.extend(["--image", image.to_str().unwrap()]);
+        }
+        let out = ask(&s, &fake, p, &args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("21 images given; a message takes at most 20"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(fake.requests().is_empty());
     }
 }
 

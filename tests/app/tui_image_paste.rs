@@ -208,3 +208,63 @@ fn ctrl_v_attaches_the_clipboard_image_and_the_request_carries_it() {
     let screen = tmux.wait_text("EXIT=");
     assert!(screen.contains("EXIT=0"), "{screen}");
 }
+
+/// A photo dropped on the terminal arrives as its quoted path in a bracketed paste (as GNOME
+/// Terminal and others send it): the chat attaches the image — a 3000×2000 JPEG scaled to the
+/// long-edge limit and still a JPEG — instead of typing the path, and the request carries it.
+#[test]
+fn a_dropped_photo_is_attached_scaled_not_typed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    let data = tmp.path().join("data");
+    let photo = tmp.path().join("My Photo.jpg");
+    image::RgbImage::from_fn(3000, 2000, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, ((x + y) % 256) as u8])
+    })
+    .save_with_format(&photo, image::ImageFormat::Jpeg)
+    .unwrap();
+
+    let fake = FakeLlm::start(vec![Reply::Sse {
+        body: anthropic_text(
+            "A photo of stripes.",
+            FakeUsage {
+                input: 100,
+                output: 5,
+                cache_read: 0,
+                cache_write: 0,
+            },
+        ),
+        chunking: Chunking::Whole,
+    }]);
+    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 120, 40);
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    tmux.run(&["set-buffer", &format!("'{}'", photo.display())]);
+    tmux.run(&["paste-buffer", "-p", "-t", "t"]);
+    let screen = tmux.wait_text("[image 1 · JPEG 1568×1045 ·");
+    assert!(
+        !screen.contains("My Photo.jpg"),
+        "the path is not typed: {screen}"
+    );
+    tmux.type_text("What is this?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("A photo of stripes.");
+
+    let requests = fake.requests();
+    let content = &requests[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"];
+    assert_eq!(
+        content[0]["source"]["media_type"], "image/jpeg",
+        "{content}"
+    );
+    let bytes =
+        vaultchat::attach::base64_decode(content[0]["source"]["data"].as_str().unwrap()).unwrap();
+    let sent = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg).unwrap();
+    assert_eq!((sent.width(), sent.height()), (1568, 1045));
+}

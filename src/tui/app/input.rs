@@ -25,7 +25,15 @@ impl App {
         match self.focus {
             // Some terminals paste an image as an empty paste: look at the clipboard itself.
             Pane::Chat if text.is_empty() => self.read_clipboard(),
-            Pane::Chat => self.input.insert_str(text),
+            Pane::Chat => match crate::attach::dropped_image_paths(text) {
+                Some(paths) => {
+                    let count = paths.len();
+                    self.effects.push(Effect::AttachImageFiles(paths));
+                    let what = if count == 1 { "image" } else { "images" };
+                    self.flash(format!("attaching the dropped {what}…"), Role::Notice);
+                }
+                None => self.input.insert_str(text),
+            },
             Pane::Editor if self.editor.path().is_some() => self.editor.insert_text(text),
             Pane::Editor => {}
             Pane::Files => self.files.paste(text),
