@@ -93,11 +93,6 @@ pub fn provider_choice(
     };
     let key_env = provider.api_key_env.as_deref().unwrap_or(key_env);
     let api_key = std::env::var(key_env).ok().filter(|k| !k.trim().is_empty());
-    if api_key.is_none() && kind == ProviderKind::Anthropic {
-        return Err(ProviderProblem(format!(
-            "no API key: set {key_env} (or name another variable with api_key_env in [provider])"
-        )));
-    }
     let base_url = flags
         .base_url
         .clone()
@@ -109,6 +104,22 @@ pub fn provider_choice(
             "the base URL `{base_url}` is not an http:// or https:// URL"
         )));
     }
+    // Checked before anything is sent: with local_only, a remote server never sees a byte.
+    let pinned = if config.privacy.local_only {
+        let pinned = crate::llm::locality::local_host(&base_url).map_err(|e| {
+            ProviderProblem(format!(
+                "[privacy] local_only is on and the provider is refused: {e}. Use a server on this machine or your network (e.g. --provider openai --base-url http://localhost:11434/v1), or set local_only = false"
+            ))
+        })?;
+        Some(pinned)
+    } else {
+        None
+    };
+    if api_key.is_none() && kind == ProviderKind::Anthropic {
+        return Err(ProviderProblem(format!(
+            "no API key: set {key_env} (or name another variable with api_key_env in [provider]); or use a model on this machine: --provider openai --base-url http://localhost:11434/v1 --model NAME (Ollama, llama.cpp), with [privacy] local_only = true to keep every request local"
+        )));
+    }
     let model = configured_model(config, flags).unwrap_or_else(|| default_model.to_string());
     Ok(ProviderChoice {
         settings: ProviderSettings {
@@ -118,6 +129,7 @@ pub fn provider_choice(
             connect_timeout: Duration::from_secs(provider.connect_timeout_secs.unwrap_or(5)),
             idle_timeout: Duration::from_secs(provider.idle_timeout_secs.unwrap_or(120)),
             max_retries: provider.max_retries.unwrap_or(2),
+            pinned,
         },
         model,
     })

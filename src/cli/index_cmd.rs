@@ -29,7 +29,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
     outln!("{}", summary(&report, index.db_path()));
     print_skipped(&report);
     if let Some(config) = &ctx.config.embeddings {
-        index = embed_with_progress(index, config)?;
+        index = embed_with_progress(index, config, ctx.config.privacy.local_only)?;
     }
     if !args.watch {
         return Ok(ExitCode::SUCCESS);
@@ -72,9 +72,10 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
 fn embed_with_progress(
     index: Index,
     config: &crate::config::EmbeddingsConfig,
+    local_only: bool,
 ) -> Result<Index, Failure> {
     use crate::index::embeddings::{HttpEmbedder, embed_pending};
-    let embedder = HttpEmbedder::new(config)?;
+    let embedder = HttpEmbedder::new(config, local_only)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -58,6 +58,19 @@ pub struct Config {
     /// `[history]`: how long the note revision log keeps what it records.
     #[serde(default)]
     pub history: HistoryConfig,
+    /// `[privacy]`: where notes may be sent.
+    #[serde(default)]
+    pub privacy: PrivacyConfig,
+}
+
+/// `[privacy]`: where the text of notes may go.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivacyConfig {
+    /// Only providers (and embedding servers) on this machine or a private network are used; a
+    /// remote base URL is refused before any byte is sent.
+    #[serde(default)]
+    pub local_only: bool,
 }
 
 /// `[history]`: the revision log behind /rewind and block history. Revisions are stored as deltas;
@@ -436,6 +449,11 @@ const KEY_HINTS: &[(&str, &str)] = &[
     ),
     ("index", "[index]\nexclude_folders = [\"Templates\"]"),
     ("history", "[history]\nkeep_days = 90\nmax_mb = 50"),
+    ("privacy", "[privacy]\nlocal_only = true"),
+    (
+        "privacy.local_only",
+        "local_only = true   # only servers on this machine or a private network",
+    ),
     ("history.keep_days", "keep_days = 90"),
     ("history.max_mb", "max_mb = 50"),
     (

@@ -80,6 +80,8 @@ pub enum EmbedError {
     BadAnswer { url: String, message: String },
     #[error("the environment variable {0} (embeddings.api_key_env) is not set")]
     MissingKey(String),
+    #[error("[privacy] local_only is on and the embeddings endpoint is refused: {0}")]
+    NotLocal(crate::llm::locality::LocalityError),
 }
 
 /// A client for an OpenAI-compatible `/embeddings` endpoint.
@@ -92,20 +94,26 @@ pub struct HttpEmbedder {
 }
 
 impl HttpEmbedder {
-    /// `base_url` ends in `/v1` as the OpenAI SDKs expect; `/embeddings` is appended.
-    pub fn new(config: &EmbeddingsConfig) -> Result<Self, EmbedError> {
+    /// `base_url` ends in `/v1` as the OpenAI SDKs expect; `/embeddings` is appended. With
+    /// `local_only` (`[privacy]`), a server that is not on this machine or a private network is
+    /// refused, and the client is pinned to the addresses checked.
+    pub fn new(config: &EmbeddingsConfig, local_only: bool) -> Result<Self, EmbedError> {
         let api_key = match &config.api_key_env {
             Some(var) => Some(std::env::var(var).map_err(|_| EmbedError::MissingKey(var.clone()))?),
             None => None,
         };
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(std::time::Duration::from_secs(5))
-            .timeout(std::time::Duration::from_secs(120))
-            .build()
-            .map_err(|e| EmbedError::Unreachable {
-                url: config.base_url.clone(),
-                message: e.to_string(),
-            })?;
+            .timeout(std::time::Duration::from_secs(120));
+        if local_only {
+            let pinned =
+                crate::llm::locality::local_host(&config.base_url).map_err(EmbedError::NotLocal)?;
+            builder = builder.resolve_to_addrs(&pinned.host, &pinned.addresses);
+        }
+        let client = builder.build().map_err(|e| EmbedError::Unreachable {
+            url: config.base_url.clone(),
+            message: e.to_string(),
+        })?;
         Ok(Self {
             client,
             url: format!("{}/embeddings", config.base_url.trim_end_matches('/')),

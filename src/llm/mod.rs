@@ -7,6 +7,7 @@
 
 mod anthropic;
 mod error;
+pub mod locality;
 mod openai;
 mod retry;
 pub mod sse;
@@ -44,6 +45,9 @@ pub struct ProviderSettings {
     pub idle_timeout: Duration,
     /// Retries after a failure before the first byte of a successful body.
     pub max_retries: u32,
+    /// With `[privacy] local_only`: the host's addresses, checked to be local; the client
+    /// connects to these and never resolves the name again.
+    pub pinned: Option<locality::PinnedHost>,
 }
 
 impl ProviderSettings {
@@ -63,6 +67,7 @@ impl ProviderSettings {
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             max_retries: Self::DEFAULT_MAX_RETRIES,
+            pinned: None,
         }
     }
 }
@@ -96,8 +101,11 @@ impl Provider {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(bad_url("it must start with http:// or https://".into()));
         }
-        let client = reqwest::Client::builder()
-            .connect_timeout(settings.connect_timeout)
+        let mut builder = reqwest::Client::builder().connect_timeout(settings.connect_timeout);
+        if let Some(pinned) = &settings.pinned {
+            builder = builder.resolve_to_addrs(&pinned.host, &pinned.addresses);
+        }
+        let client = builder
             .build()
             .map_err(|e| LlmError::Setup(e.to_string()))?;
         Ok(Self { client, settings })

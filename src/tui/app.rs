@@ -168,6 +168,8 @@ pub struct SessionInfo {
     pub context_window: u64,
     /// What the model costs, when the config has its price.
     pub price: Option<crate::config::Price>,
+    /// `[privacy] local_only`: only servers on this machine or a private network are used.
+    pub local_only: bool,
 }
 
 pub struct App {

@@ -142,6 +142,7 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         session_id: None,
         context_window: crate::agent::build::context_window(&launch.config),
         price,
+        local_only: launch.config.privacy.local_only,
     };
     let mut app = App::new(theme, keymap, info).with_autosave(AutosaveSettings {
         enabled: launch.config.editor.autosave,

@@ -302,6 +302,26 @@ fn status_bar_shows_model_tokens_context_and_cost() {
     assert!(status.contains("garden-vault"), "{status}");
 }
 
+/// With `[privacy] local_only` the status bar says so beside the vault, at 80 columns too.
+#[test]
+fn status_bar_says_local_only() {
+    let mut app = App::new(
+        Theme::builtin_dark(),
+        Keymap::default_map(),
+        SessionInfo {
+            model: "qwen3:8b".into(),
+            local_only: true,
+            ..super::testing::session_info()
+        },
+    );
+    app.on_ready();
+    let screen = draw(&mut app, 80, 24);
+    insta::assert_snapshot!("app_local_only_80x24", screen);
+    let status = screen.lines().nth(23).unwrap_or_default();
+    assert!(status.contains("garden-vault │ local only"), "{status}");
+    assert!(status.contains("qwen3:8b"), "{status}");
+}
+
 /// The status bar counts tokens as the usage view does (`views::compact`): whole thousands from
 /// 10k, and never `1000.0k` just under a million.
 #[test]

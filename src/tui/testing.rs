@@ -73,6 +73,7 @@ pub fn session_info() -> crate::tui::app::SessionInfo {
         session_id: None,
         context_window: 200_000,
         price: None,
+        local_only: false,
     }
 }
 

@@ -25,6 +25,16 @@ enum P {
 
 const BOTH: [P; 2] = [P::Anthropic, P::OpenAi];
 
+impl P {
+    /// The `--provider` value.
+    fn name(self) -> &'static str {
+        match self {
+            P::Anthropic => "anthropic",
+            P::OpenAi => "openai",
+        }
+    }
+}
+
 struct Setup {
     _tmp: tempfile::TempDir,
     vault: PathBuf,
@@ -1447,5 +1457,75 @@ fn wikilinks_in_a_message_pull_the_notes_in_unless_a_rule_forbids() {
         assert!(!sent.contains("Call Anna"), "the denied note stays out");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("[[Inbox]] was not sent"), "{err}");
+    }
+}
+
+/// `[privacy] local_only`: a provider on this machine answers (by address, and by a name that
+/// resolves to it: the client is pinned to the checked address); a public address is refused
+/// with a clear usage error before any connection is tried.
+#[test]
+fn local_only_uses_local_servers_and_refuses_remote_ones() {
+    for p in BOTH {
+        let s = setup();
+        std::fs::write(
+            &s.config,
+            "[provider]\nidle_timeout_secs = 2\nconnect_timeout_secs = 2\n[privacy]\nlocal_only = true\n",
+        )
+        .unwrap();
+        let fake = FakeLlm::start(vec![
+            text_reply(p, "By address.", usage(10, 3, 0, 0), Chunking::Fixed(5)),
+            text_reply(p, "By name.", usage(10, 3, 0, 0), Chunking::Fixed(5)),
+        ]);
+        let out = ask(&s, &fake, p, &["hello"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("By address."));
+
+        let by_name = match p {
+            P::Anthropic => fake.base_url.replace("127.0.0.1", "localhost"),
+            P::OpenAi => fake.openai_base().replace("127.0.0.1", "localhost"),
+        };
+        assert_ne!(
+            by_name, fake.base_url,
+            "the fake server listens on 127.0.0.1"
+        );
+        let out = common::cmd(&s.data, &s.vault)
+            .arg("--config")
+            .arg(&s.config)
+            .args(["--provider", p.name(), "--base-url", &by_name])
+            .env("ANTHROPIC_API_KEY", "sk-ant-test")
+            .args(["ask", "hello"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("By name."));
+
+        let out = common::cmd(&s.data, &s.vault)
+            .arg("--config")
+            .arg(&s.config)
+            .args([
+                "--provider",
+                p.name(),
+                "--base-url",
+                "http://93.184.216.34:9/v1",
+            ])
+            .env("ANTHROPIC_API_KEY", "sk-ant-test")
+            .args(["ask", "hello"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("local_only is on and the provider is refused: 93.184.216.34 is not on this machine or a private network"),
+            "{stderr}"
+        );
+        assert_eq!(fake.requests().len(), 2);
     }
 }

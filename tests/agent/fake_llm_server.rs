@@ -962,6 +962,20 @@ fn every_fixture_parses_as_the_wire_format_its_name_says() {
         if name.starts_with("anthropic") {
             let events = anthropic_events(&bytes);
             assert_eq!(events[0]["type"], "message_start", "{name}");
+        } else if name == "llama_cpp_python_content_array_abort.sse" {
+            // The server closed the stream without sending a byte.
+            assert!(bytes.is_empty(), "{name}");
+        } else if name.starts_with("llama_cpp_python") {
+            // A finish reason, and no usage chunk although one was asked for.
+            let chunks = openai_chunks(&bytes);
+            let last = chunks.last().unwrap();
+            assert!(last["choices"][0]["finish_reason"].is_string(), "{name}");
+            assert!(
+                chunks
+                    .iter()
+                    .all(|c| c.get("usage").is_none_or(|u| u.is_null())),
+                "{name}"
+            );
         } else {
             let chunks = openai_chunks(&bytes);
             assert_eq!(chunks.last().unwrap()["choices"], json!([]), "{name}");

@@ -44,6 +44,8 @@ pub struct Workspace {
     /// The `[embeddings]` endpoint, when one is configured (else semantic search falls back to
     /// keyword search and says so).
     embeddings: Option<crate::config::EmbeddingsConfig>,
+    /// `[privacy] local_only`: the embeddings endpoint must be on this machine or a private network.
+    local_only: bool,
     /// How much note history is kept (`[history]`).
     retention: Retention,
     /// Revisions recorded since the history was last pruned.
@@ -111,6 +113,7 @@ impl Workspace {
             store: Mutex::new(store),
             actor,
             embeddings: config.embeddings.clone(),
+            local_only: config.privacy.local_only,
             retention: Retention {
                 keep_days: config.history.keep_days,
                 max_bytes: config.history.max_mb.saturating_mul(1 << 20),

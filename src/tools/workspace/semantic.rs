@@ -97,7 +97,7 @@ impl Tool for SemanticSearch {
                     "results": results.results,
                 }));
             };
-            let embedder = HttpEmbedder::new(config).map_err(internal)?;
+            let embedder = HttpEmbedder::new(config, ws.local_only).map_err(internal)?;
             // Bring the vectors up to date with the notes (only changed pieces are sent).
             let embedded = embed_pending(&ws.index, &embedder, &mut |_, _| {})
                 .await

@@ -207,6 +207,12 @@ impl App {
             format!(" {} ", self.info.vault),
             theme.style(Role::StatusBar),
         )];
+        if self.info.local_only {
+            spans.push(Span::styled(
+                "│ local only ",
+                theme.style(Role::StatusAccent),
+            ));
+        }
         if let Some(path) = self.editor.path() {
             let dirty = if self.editor.is_dirty() { " ●" } else { "" };
             spans.push(Span::styled(
