@@ -174,11 +174,7 @@ impl Provider {
     /// POST until a 2xx response's headers arrive, retrying per the policy in `retry`. Returns
     /// the response with the id to quote for it: the server's own, or else the
     /// `X-Client-Request-Id` this attempt was sent with.
-    async fn send(
-        &self,
-        url: &str,
-        body: String,
-    ) -> Result<(reqwest::Response, String), LlmError> {
+    async fn send(&self, url: &str, body: String) -> Result<(reqwest::Response, String), LlmError> {
         // Shared, so each attempt re-sends the (possibly image-heavy) body without copying it.
         let body = Bytes::from(body);
         let idle = self.settings.idle_timeout;
@@ -613,9 +609,15 @@ mod tests {
 
     #[tokio::test]
     async fn an_empty_stream_quotes_the_servers_request_id() {
-        let head = ["content-type: text/event-stream; charset=utf-8", "x-request-id: 9fd730e80bb64c4f9a9fa8dc8649b593"];
-        let (error, seen) =
-            error_against(ProviderKind::OpenAi, vec![Reply::new("200 OK", &head, b"", 1)]).await;
+        let head = [
+            "content-type: text/event-stream; charset=utf-8",
+            "x-request-id: 9fd730e80bb64c4f9a9fa8dc8649b593",
+        ];
+        let (error, seen) = error_against(
+            ProviderKind::OpenAi,
+            vec![Reply::new("200 OK", &head, b"", 1)],
+        )
+        .await;
         assert!(matches!(error, LlmError::EmptyStream { .. }), "{error:?}");
         assert_eq!(error.request_id(), Some("9fd730e80bb64c4f9a9fa8dc8649b593"));
         // Not retried: the server ran the request.
@@ -624,9 +626,11 @@ mod tests {
 
     #[tokio::test]
     async fn without_a_server_id_the_client_request_id_is_quoted() {
-        let (error, seen) =
-            error_against(ProviderKind::Anthropic, vec![Reply::new("200 OK", &[SSE], b"", 1)])
-                .await;
+        let (error, seen) = error_against(
+            ProviderKind::Anthropic,
+            vec![Reply::new("200 OK", &[SSE], b"", 1)],
+        )
+        .await;
         let request = seen.lock().unwrap()[0].to_lowercase();
         let sent = request
             .lines()
@@ -635,7 +639,10 @@ mod tests {
             .to_string();
         assert!(sent.starts_with("vaultchat-"), "{sent}");
         assert_eq!(error.request_id(), Some(sent.as_str()));
-        assert!(error.to_string().ends_with(&format!("(request {sent})")), "{error}");
+        assert!(
+            error.to_string().ends_with(&format!("(request {sent})")),
+            "{error}"
+        );
     }
 
     #[tokio::test]
