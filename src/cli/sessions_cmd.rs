@@ -106,6 +106,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
     let full = resolve(store, id)?;
     let summary = store.session(&full)?;
     let messages = store.session_messages(&full)?;
+    let failed = store.failed_turns(&full)?;
     if as_json {
         let messages: Vec<serde_json::Value> = messages
             .iter()
@@ -119,7 +120,14 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
                 })
             })
             .collect();
-        println!("{}", json!({ "session": summary, "messages": messages }));
+        let failed: Vec<serde_json::Value> = failed
+            .iter()
+            .map(|t| json!({"first_seq": t.first_seq, "last_seq": t.last_seq, "error": t.error}))
+            .collect();
+        println!(
+            "{}",
+            json!({ "session": summary, "messages": messages, "failed_turns": failed })
+        );
         return Ok(());
     }
     if let Some(s) = &summary {
@@ -129,6 +137,10 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
         match serde_json::from_str::<Vec<Block>>(&m.content_json) {
             Ok(blocks) => blocks.iter().for_each(|block| print_block(&m.role, block)),
             Err(e) => println!("{}: [message {} could not be read: {e}]", m.role, m.seq),
+        }
+        // A failed turn is kept but no longer sent to the model (docs/decisions.md, "wire").
+        for turn in failed.iter().filter(|t| t.last_seq == m.seq) {
+            println!("[failed, not sent to the model again: {}]", turn.error);
         }
     }
     Ok(())
