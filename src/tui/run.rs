@@ -949,7 +949,28 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
 fn transcript_of(conversation: &StoredConversation) -> Transcript {
     let mut transcript = Transcript::new();
     let mut calls: std::collections::HashMap<&str, (&str, &serde_json::Value)> = Default::default();
-    for message in &conversation.messages {
+    for (message, seq) in conversation.messages.iter().zip(&conversation.seqs) {
+        show_message(&mut transcript, conversation, message, &mut calls);
+        // A turn the provider failed is shown with its error: kept, but no longer sent upstream.
+        for failed in conversation
+            .failed_turns
+            .iter()
+            .filter(|t| t.last_seq == *seq)
+        {
+            transcript.push_error(&failed.error);
+        }
+    }
+    transcript
+}
+
+/// The cells of one stored message (`calls` pairs tool results with their calls).
+fn show_message<'a>(
+    transcript: &mut Transcript,
+    conversation: &StoredConversation,
+    message: &'a crate::llm::Message,
+    calls: &mut std::collections::HashMap<&'a str, (&'a str, &'a serde_json::Value)>,
+) {
+    {
         let mut first_text = true;
         // The images of a user message come before its text (agent::prompt::user_message).
         let mut images = Vec::new();
@@ -999,7 +1020,6 @@ fn transcript_of(conversation: &StoredConversation) -> Transcript {
             }
         }
     }
-    transcript
 }
 
 /// A tool result's text, an image as `[image]`.
@@ -1059,6 +1079,35 @@ mod tests {
         let (_dir, store, id) = session_with_a_denied_call();
         let (transcript, _) = rebuild_transcript(&store, &id);
         assert_eq!(tool_statuses(&transcript), [ToolStatus::Denied]);
+    }
+
+    /// A failed turn shows its error after its messages when the session is opened again.
+    #[test]
+    fn a_failed_turn_shows_its_error_in_the_resumed_transcript() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        let failed = serde_json::json!([{"type": "text", "text": "Summarise [[Plan]]"}]);
+        store
+            .append_message(&id, "user", &failed.to_string(), "", 4)
+            .unwrap();
+        let turn = crate::store::FailedTurn {
+            first_seq: 3,
+            last_seq: 3,
+            error: "the provider sent an empty stream; the message is kept in the transcript but not sent to the model again".into(),
+        };
+        store.record_failed_turn(&id, &turn, 5).unwrap();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        let cells: Vec<&Cell> = (0..transcript.len())
+            .filter_map(|i| transcript.cell(i))
+            .collect();
+        let last_two = &cells[cells.len() - 2..];
+        assert!(
+            matches!(last_two[0], Cell::User { text, .. } if text == "Summarise [[Plan]]"),
+            "{last_two:?}"
+        );
+        assert!(
+            matches!(last_two[1], Cell::Error { text } if text.contains("not sent to the model again")),
+            "{last_two:?}"
+        );
     }
 
     /// A message that cannot be decoded is said, not skipped in silence.
