@@ -6,11 +6,23 @@
 use crate::common;
 
 use common::fake_llm::{
-    Chunking, FakeLlm, FakeUsage, Recorded, Reply, anthropic_text, openai_text, recorded,
+    Chunking, FakeLlm, FakeUsage, Recorded, Reply, anthropic_text, openai_text, openai_tool_calls,
+    recorded,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Output;
+use std::time::Duration;
+use vaultchat::agent::{
+    Agent, AgentEvent, AgentSettings, NoteContext, Op, SessionLog, TurnEnd, TurnOutcome,
+};
+use vaultchat::config::{Config, Paths};
+use vaultchat::llm::{Provider, ProviderKind, ProviderSettings};
+use vaultchat::permission::RuleSet;
+use vaultchat::store::{Actor, Store};
+use vaultchat::tools::Registry;
+use vaultchat::tools::workspace::{self, Workspace};
+use vaultchat::vault::Vault;
 
 /// The `x-request-id` llama-cpp-python sent with the zero-byte stream
 /// (tests/fixtures/sse/llama_cpp_python_content_array_abort.headers).
@@ -276,4 +288,115 @@ fn notes_go_to_openai_compatible_servers_as_one_string_and_images_as_parts() {
         "{}",
         parts[2]
     );
+}
+
+/// The agent as the app runs it (one process, turn after turn), speaking the OpenAI wire to the
+/// fake server.
+fn openai_agent(vault: &std::path::Path, data: &std::path::Path, fake: &FakeLlm) -> Agent {
+    let paths = Paths::under(data);
+    let ws = Workspace::open(
+        Vault::open(vault).unwrap(),
+        &paths,
+        &Config::default(),
+        Actor::Agent,
+    )
+    .unwrap();
+    let mut registry = Registry::new();
+    workspace::register(&mut registry, &ws);
+    let log = SessionLog::new(Store::open(&paths.database_file()).unwrap(), ws.vault_id());
+    let mut settings =
+        ProviderSettings::new(ProviderKind::OpenAi, fake.openai_base(), Some("k".into()));
+    settings.idle_timeout = Duration::from_secs(5);
+    Agent::new(
+        Provider::new(settings).unwrap(),
+        ws,
+        registry,
+        AgentSettings {
+            provider_name: "openai".into(),
+            model: "smol".into(),
+            max_tokens: 256,
+            max_steps: 8,
+        },
+        RuleSet::default(),
+        log,
+    )
+}
+
+/// Send one message and wait for the end of its turn.
+async fn one_turn(
+    ops: &tokio::sync::mpsc::Sender<Op>,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+    text: &str,
+) -> TurnOutcome {
+    ops.send(Op::UserTurn {
+        text: text.into(),
+        attachments: vec![],
+        context: NoteContext::default(),
+    })
+    .await
+    .unwrap();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if let AgentEvent::TurnDone(outcome) = event {
+            return outcome;
+        }
+    }
+}
+
+/// In the app the agent lives on after a failed turn: the next message does not carry the failed
+/// one, nor the tool round trip that came before the failure.
+#[test]
+fn in_one_process_a_failed_turn_with_tool_calls_is_not_sent_again() {
+    let s = setup();
+    let read = openai_tool_calls(
+        None,
+        &[("call_1", "read_note", json!({"note": "Projects/Plan.md"}))],
+        FakeUsage::default(),
+    );
+    let fake = FakeLlm::start(vec![
+        Reply::Sse {
+            body: read,
+            chunking: Chunking::Fixed(17),
+        },
+        zero_byte_reply(P::OpenAi),
+        text_reply(P::OpenAi, "Tomatoes."),
+    ]);
+    let agent = openai_agent(&s.vault, &s.data, &fake);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (failed, answered) = runtime.block_on(async {
+        let (ops, mut events, task) = agent.spawn();
+        let failed = one_turn(&ops, &mut events, "Summarise [[Plan]]").await;
+        let answered = one_turn(&ops, &mut events, "What should I plant?").await;
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+        (failed, answered)
+    });
+    assert_eq!(failed.stop_reason, TurnEnd::Error);
+    assert_eq!(failed.tool_calls.len(), 1);
+    let error = failed.error.unwrap();
+    assert!(error.contains(ZERO_BYTE_REQUEST_ID), "{error}");
+    assert!(error.contains("not sent to the model again"), "{error}");
+    assert_eq!(answered.stop_reason, TurnEnd::EndTurn);
+    assert_eq!(answered.reply, "Tomatoes.");
+
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    // The second request of the failed turn carried its tool round trip …
+    let roles = |r: &Recorded| -> Vec<String> {
+        messages(r)
+            .iter()
+            .map(|m| m["role"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(roles(&requests[1]), ["system", "user", "assistant", "tool"]);
+    // … and the next turn starts without any of it.
+    assert_eq!(roles(&requests[2]), ["system", "user"]);
+    assert_eq!(messages(&requests[2])[1]["content"], "What should I plant?");
 }
