@@ -1108,6 +1108,16 @@ mod tests {
             matches!(last_two[1], Cell::Error { text } if text.contains("not sent to the model again")),
             "{last_two:?}"
         );
+        for (width, height) in [(80, 24), (120, 40)] {
+            let (mut transcript, _) = rebuild_transcript(&store, &id);
+            let mut buf = crate::tui::testing::buffer(width, height);
+            let area = ratatui::layout::Rect::new(0, 0, width, height);
+            transcript.render(area, &mut buf, &Theme::builtin_dark(), true);
+            insta::assert_snapshot!(
+                format!("resumed_failed_turn_{width}x{height}"),
+                crate::tui::testing::buffer_text(&buf)
+            );
+        }
     }
 
     /// A message that cannot be decoded is said, not skipped in silence.
