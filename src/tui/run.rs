@@ -970,53 +970,51 @@ fn show_message<'a>(
     message: &'a crate::llm::Message,
     calls: &mut std::collections::HashMap<&'a str, (&'a str, &'a serde_json::Value)>,
 ) {
-    {
-        let mut first_text = true;
-        // The images of a user message come before its text (agent::prompt::user_message).
-        let mut images = Vec::new();
-        for block in &message.content {
-            match block {
-                Block::Text { text } => match message.role {
-                    MessageRole::User if first_text => {
-                        transcript.push_user_with_images(text, std::mem::take(&mut images));
-                        first_text = false;
-                    }
-                    MessageRole::User => {}
-                    MessageRole::Assistant => {
-                        transcript.append_delta(text);
-                        transcript.finish_streaming();
-                    }
-                },
-                Block::Image { media_type, data } => {
-                    images.push(crate::attach::ImageFacts::of_base64(media_type, data));
+    let mut first_text = true;
+    // The images of a user message come before its text (agent::prompt::user_message).
+    let mut images = Vec::new();
+    for block in &message.content {
+        match block {
+            Block::Text { text } => match message.role {
+                MessageRole::User if first_text => {
+                    transcript.push_user_with_images(text, std::mem::take(&mut images));
+                    first_text = false;
                 }
-                Block::ToolUse { id, name, input } => {
-                    transcript.tool_started(id, name, input);
-                    calls.insert(id, (name, input));
+                MessageRole::User => {}
+                MessageRole::Assistant => {
+                    transcript.append_delta(text);
+                    transcript.finish_streaming();
                 }
-                Block::ToolResult {
-                    tool_use_id,
-                    content,
-                    is_error,
-                } => {
-                    let (name, input) = calls
-                        .remove(tool_use_id.as_str())
-                        .map(|(name, input)| (name.to_string(), input.clone()))
-                        .unwrap_or_default();
-                    transcript.tool_finished(&ToolCallRecord {
-                        id: tool_use_id.clone(),
-                        name,
-                        input,
-                        is_error: *is_error,
-                        // Calls stored before decisions were kept show no approval.
-                        decision: conversation
-                            .decisions
-                            .get(tool_use_id)
-                            .copied()
-                            .unwrap_or(CallDecision::Allowed),
-                        result: result_text(content),
-                    });
-                }
+            },
+            Block::Image { media_type, data } => {
+                images.push(crate::attach::ImageFacts::of_base64(media_type, data));
+            }
+            Block::ToolUse { id, name, input } => {
+                transcript.tool_started(id, name, input);
+                calls.insert(id, (name, input));
+            }
+            Block::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                let (name, input) = calls
+                    .remove(tool_use_id.as_str())
+                    .map(|(name, input)| (name.to_string(), input.clone()))
+                    .unwrap_or_default();
+                transcript.tool_finished(&ToolCallRecord {
+                    id: tool_use_id.clone(),
+                    name,
+                    input,
+                    is_error: *is_error,
+                    // Calls stored before decisions were kept show no approval.
+                    decision: conversation
+                        .decisions
+                        .get(tool_use_id)
+                        .copied()
+                        .unwrap_or(CallDecision::Allowed),
+                    result: result_text(content),
+                });
             }
         }
     }
