@@ -18,5 +18,7 @@ mod tui_e2e_prose;
 mod tui_files_e2e;
 #[path = "app/tui_image_paste.rs"]
 mod tui_image_paste;
+#[path = "app/tui_real_servers.rs"]
+mod tui_real_servers;
 #[path = "app/tui_saving.rs"]
 mod tui_saving;

@@ -361,7 +361,8 @@ impl Agent {
         rules: RuleSet,
         log: SessionLog,
     ) -> Self {
-        let history = log.history().to_vec();
+        // Failed turns stay in the log but are not sent again (docs/decisions.md §36).
+        let history = log.upstream_history();
         Self {
             provider,
             workspace,

@@ -8,7 +8,7 @@
 
 use super::CallDecision;
 use crate::llm::{Block, Message, Role, Usage};
-use crate::store::{NewSession, Store, StoreError, UsageRecord};
+use crate::store::{FailedTurn, NewSession, Store, StoreError, UsageRecord};
 use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -20,7 +20,12 @@ pub struct SessionLog {
     store: std::sync::Mutex<Store>,
     vault_id: String,
     id: Option<String>,
+    /// Every stored message, failed turns included.
     history: Vec<Message>,
+    /// The store's `seq` of each message of `history`.
+    seqs: Vec<i64>,
+    /// Turns that ended with a provider error: kept, but not sent upstream again.
+    failed: Vec<FailedTurn>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +76,8 @@ impl SessionLog {
             vault_id: vault_id.to_string(),
             id: None,
             history: Vec::new(),
+            seqs: Vec::new(),
+            failed: Vec::new(),
         }
     }
 
@@ -79,12 +86,14 @@ impl SessionLog {
         let id = store
             .resolve_session_id(id)?
             .ok_or_else(|| SessionError::Unknown(id.to_string()))?;
-        let history = load_conversation(&store, &id)?.messages;
+        let stored = load_conversation(&store, &id)?;
         Ok(Self {
             store: std::sync::Mutex::new(store),
             vault_id: vault_id.to_string(),
             id: Some(id),
-            history,
+            history: stored.messages,
+            seqs: stored.seqs,
+            failed: stored.failed_turns,
         })
     }
 
@@ -100,9 +109,33 @@ impl SessionLog {
         self.id.as_deref()
     }
 
-    /// The stored conversation.
+    /// The stored conversation, failed turns included (what the transcript shows).
     pub fn history(&self) -> &[Message] {
         &self.history
+    }
+
+    /// The stored conversation as it is sent upstream: without the failed turns.
+    pub fn upstream_history(&self) -> Vec<Message> {
+        upstream(&self.history, &self.seqs, &self.failed)
+    }
+
+    /// The messages stored from position `from` of [`SessionLog::history`] on are a turn that
+    /// ended with `error` from the provider: keep them, but leave them out of every later request
+    /// (a resumed session reads the mark from the store). Nothing to mark is not an error.
+    pub fn mark_failed_turn(&mut self, from: usize, error: &str) -> Result<(), StoreError> {
+        let (Some(id), Some(&first_seq), Some(&last_seq)) =
+            (self.id.clone(), self.seqs.get(from), self.seqs.last())
+        else {
+            return Ok(());
+        };
+        let turn = FailedTurn {
+            first_seq,
+            last_seq,
+            error: error.to_string(),
+        };
+        self.store().record_failed_turn(&id, &turn, now_ms())?;
+        self.failed.push(turn);
+        Ok(())
     }
 
     pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
@@ -148,9 +181,11 @@ impl SessionLog {
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        self.store()
-            .append_message(&id, role, &content, &plain_text(message), now_ms())?;
+        let seq =
+            self.store()
+                .append_message(&id, role, &content, &plain_text(message), now_ms())?;
         self.history.push(message.clone());
+        self.seqs.push(seq);
         Ok(())
     }
 
@@ -189,10 +224,14 @@ impl SessionLog {
 }
 
 /// A stored session read back: the conversation, how each tool call was decided (calls stored
-/// before decisions were kept have none), and the tokens it used.
+/// before decisions were kept have none), the turns that failed, and the tokens it used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredConversation {
     pub messages: Vec<Message>,
+    /// The store's `seq` of each message (what [`FailedTurn`] ranges count in).
+    pub seqs: Vec<i64>,
+    /// Turns that ended with a provider error, in order: shown, but not sent upstream again.
+    pub failed_turns: Vec<FailedTurn>,
     /// By the model's tool call id.
     pub decisions: HashMap<String, CallDecision>,
     pub usage: Usage,
@@ -202,6 +241,7 @@ pub struct StoredConversation {
 /// error naming it: a damaged session is said, not shown with holes.
 pub fn load_conversation(store: &Store, id: &str) -> Result<StoredConversation, SessionError> {
     let mut messages = Vec::new();
+    let mut seqs = Vec::new();
     for stored in store.session_messages(id)? {
         let content: Vec<Block> =
             serde_json::from_str(&stored.content_json).map_err(|e| SessionError::Damaged {
@@ -214,6 +254,7 @@ pub fn load_conversation(store: &Store, id: &str) -> Result<StoredConversation, 
             _ => Role::User,
         };
         messages.push(Message { role, content });
+        seqs.push(stored.seq);
     }
     let mut decisions = HashMap::new();
     for (call_id, word) in store.tool_decisions(id)? {
@@ -235,9 +276,32 @@ pub fn load_conversation(store: &Store, id: &str) -> Result<StoredConversation, 
         .unwrap_or_default();
     Ok(StoredConversation {
         messages,
+        seqs,
+        failed_turns: store.failed_turns(id)?,
         decisions,
         usage,
     })
+}
+
+impl StoredConversation {
+    /// The conversation as it is sent upstream: without the failed turns.
+    pub fn upstream_messages(&self) -> Vec<Message> {
+        upstream(&self.messages, &self.seqs, &self.failed_turns)
+    }
+}
+
+/// `messages` (with their `seqs`) without those inside a failed turn.
+fn upstream(messages: &[Message], seqs: &[i64], failed: &[FailedTurn]) -> Vec<Message> {
+    messages
+        .iter()
+        .zip(seqs)
+        .filter(|(_, seq)| {
+            !failed
+                .iter()
+                .any(|turn| (turn.first_seq..=turn.last_seq).contains(*seq))
+        })
+        .map(|(message, _)| message.clone())
+        .collect()
 }
 
 /// A session title: the first line of the first message, at most 60 characters.
@@ -291,6 +355,55 @@ mod tests {
         assert_eq!(loaded.messages, log.history());
         assert_eq!(loaded.decisions["c1"], CallDecision::ApprovedSession);
         assert_eq!(loaded.decisions["c2"], CallDecision::Refused);
+        Ok(())
+    }
+
+    fn text(role: Role, text: &str) -> Message {
+        Message {
+            role,
+            content: vec![Block::Text { text: text.into() }],
+        }
+    }
+
+    /// A failed turn stays in the transcript, leaves the upstream history, and a resumed session
+    /// reads it so.
+    #[test]
+    fn a_failed_turn_is_kept_but_not_sent_upstream() -> Result<(), SessionError> {
+        let (dir, store) = store();
+        let mut log = SessionLog::new(store, "v");
+        let id = log.ensure("hello", "openai", "m")?;
+        log.append(&text(Role::User, "hello"))?;
+        log.append(&text(Role::Assistant, "hi"))?;
+        let turn_start = log.history().len();
+        log.append(&text(Role::User, "summarise [[Plan]]"))?;
+        log.mark_failed_turn(turn_start, "the provider sent an empty stream")?;
+        log.append(&text(Role::User, "and now?"))?;
+        let expected = vec![
+            text(Role::User, "hello"),
+            text(Role::Assistant, "hi"),
+            text(Role::User, "and now?"),
+        ];
+        assert_eq!(log.history().len(), 4);
+        assert_eq!(log.upstream_history(), expected);
+
+        let resumed = SessionLog::resume(
+            crate::store::Store::open(&dir.path().join("app.db"))?,
+            "v",
+            &id,
+        )?;
+        assert_eq!(resumed.history().len(), 4);
+        assert_eq!(resumed.upstream_history(), expected);
+        let loaded = load_conversation(&resumed.store(), &id)?;
+        assert_eq!(loaded.failed_turns.len(), 1);
+        assert_eq!(
+            loaded.failed_turns[0].error,
+            "the provider sent an empty stream"
+        );
+        assert_eq!(loaded.upstream_messages(), expected);
+        // Nothing recorded since `from`: nothing to mark.
+        let mut log = resumed;
+        log.mark_failed_turn(4, "x")?;
+        assert_eq!(load_conversation(&log.store(), &id)?.failed_turns.len(), 1);
         Ok(())
     }
 

@@ -31,6 +31,8 @@ struct Steps {
     /// Where this turn's messages start in the upstream history (for a fresh start when the
     /// provider rejects a resumed history).
     turn_start: usize,
+    /// Where this turn's messages start in the session's log (to set them aside if it fails).
+    log_start: usize,
     retried_fresh: bool,
     last_text: String,
     state: TurnState,
@@ -82,6 +84,7 @@ impl Agent {
         }
         let specs: Vec<ToolSpec> = self.registry.specs().cloned().collect();
         let offered = build_tool_list(&specs, &context);
+        let log_start = self.log.history().len();
         if let Err(e) = self.send_user_message(text, attachments, &context, inbox) {
             return failed(outcome, e);
         }
@@ -91,6 +94,7 @@ impl Agent {
             offered,
             system: system_prompt(&self.workspace_name()),
             turn_start: self.history.len().saturating_sub(1),
+            log_start,
             retried_fresh: false,
             last_text: String::new(),
             state: TurnState::default(),
@@ -167,7 +171,7 @@ impl Agent {
             }
             Streamed::Done(Err(e)) => {
                 steps.outcome.stop_reason = TurnEnd::Error;
-                steps.outcome.error = Some(e.to_string());
+                steps.outcome.error = Some(self.set_aside_failed_turn(steps.log_start, &e, inbox));
                 return ControlFlow::Break(Ok(()));
             }
             Streamed::Interrupted(partial) => {
@@ -312,6 +316,28 @@ impl Agent {
             return ControlFlow::Break(Ok(()));
         }
         ControlFlow::Continue(())
+    }
+
+    /// The provider failed the turn: its messages (from `log_start` in the log) stay in the
+    /// transcript but leave the upstream history, here and in the store, so that the next turn
+    /// does not send again what the server refused or broke on (docs/decisions.md §36).
+    /// Returns the error as the person reads it.
+    fn set_aside_failed_turn(
+        &mut self,
+        log_start: usize,
+        error: &LlmError,
+        inbox: &Inbox<'_>,
+    ) -> String {
+        let message = format!(
+            "{error}; the message is kept in the transcript but not sent to the model again (send it again to retry)"
+        );
+        let recorded = self.log.history().len().saturating_sub(log_start);
+        self.history
+            .truncate(self.history.len().saturating_sub(recorded));
+        if let Err(e) = self.log.mark_failed_turn(log_start, &message) {
+            self.unrecorded("that the turn failed", &e, inbox);
+        }
+        message
     }
 
     /// Keep the text of an interrupted reply in the conversation, marked as interrupted.

@@ -107,6 +107,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
     let full = resolve(store, id)?;
     let summary = store.session(&full)?;
     let messages = store.session_messages(&full)?;
+    let failed = store.failed_turns(&full)?;
     if as_json {
         let messages: Vec<serde_json::Value> = messages
             .iter()
@@ -120,7 +121,14 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
                 })
             })
             .collect();
-        outln!("{}", json!({ "session": summary, "messages": messages }));
+        let failed: Vec<serde_json::Value> = failed
+            .iter()
+            .map(|t| json!({"first_seq": t.first_seq, "last_seq": t.last_seq, "error": t.error}))
+            .collect();
+        outln!(
+            "{}",
+            json!({ "session": summary, "messages": messages, "failed_turns": failed })
+        );
         return Ok(());
     }
     if let Some(s) = &summary {
@@ -134,6 +142,10 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
                 }
             }
             Err(e) => outln!("{}: [message {} could not be read: {e}]", m.role, m.seq),
+        }
+        // A failed turn is kept but no longer sent to the model (docs/decisions.md §36).
+        for turn in failed.iter().filter(|t| t.last_seq == m.seq) {
+            outln!("[failed, not sent to the model again: {}]", turn.error);
         }
     }
     Ok(())

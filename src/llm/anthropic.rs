@@ -357,6 +357,8 @@ pub(crate) struct AnthropicStream {
     stop_reason: Option<String>,
     stop_details: Option<String>,
     complete: bool,
+    /// Any event arrived (a stream of none is reported as empty, not as cut off).
+    saw_event: bool,
     request_id: Option<String>,
 }
 
@@ -474,6 +476,7 @@ impl AnthropicStream {
 
 impl StreamAccumulator for AnthropicStream {
     fn push(&mut self, event: SseEvent) -> Result<Vec<StreamEvent>, LlmError> {
+        self.saw_event = true;
         let name = event.event.as_deref().unwrap_or_default();
         if self.complete || name == "ping" {
             return Ok(Vec::new());
@@ -540,8 +543,14 @@ impl StreamAccumulator for AnthropicStream {
     }
 
     fn finish(self) -> Result<Response, LlmError> {
+        if !self.complete && !self.saw_event {
+            return Err(LlmError::EmptyStream {
+                request_id: self.request_id,
+            });
+        }
         if !self.complete {
             return Err(LlmError::Incomplete {
+                expected: "message_stop",
                 request_id: self.request_id,
             });
         }
@@ -788,8 +797,29 @@ mod tests {
         assert!(matches!(error, LlmError::Incomplete { .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
-            "the stream stopped before the response was complete (request req_test)"
+            "the stream stopped before the response was complete (it ended without message_stop); this usually means the server failed while generating the reply, and its log says why (request req_test)"
         );
+        // Cut between any two events before message_stop, at any chunk size: the same error.
+        for before in ["event: content_block_delta", "event: message_delta"] {
+            let cut = text.split(before).next().unwrap();
+            for size in [1, 7, 64] {
+                let error = run(cut.as_bytes(), size).0.unwrap_err();
+                assert!(matches!(error, LlmError::Incomplete { .. }), "{error:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_of_zero_bytes_is_empty_and_says_what_that_means() {
+        let error = run(b"", 7).0.unwrap_err();
+        assert!(matches!(error, LlmError::EmptyStream { .. }), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .contains("the server failed while building the prompt"),
+            "{error}"
+        );
+        assert_eq!(error.request_id(), Some("req_test"));
     }
 
     #[test]

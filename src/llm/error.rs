@@ -82,10 +82,27 @@ pub enum LlmError {
         /// The provider's request id.
         request_id: Option<String>,
     },
-    /// The stream ended without its final event.
-    #[error("the stream stopped before the response was complete{}", request_note(.request_id.as_deref()))]
+    /// The stream carried events but ended without its final one. Seen when a server fails
+    /// mid-generation and closes the connection instead of sending an error event.
+    #[error(
+        "the stream stopped before the response was complete (it ended without {expected}); this usually means the server failed while generating the reply, and its log says why{}",
+        request_note(.request_id.as_deref())
+    )]
     Incomplete {
-        /// The provider's request id.
+        /// What the stream should have ended with (`message_stop`, a `finish_reason` or `[DONE]`).
+        expected: &'static str,
+        /// The id to quote: the server's, or else the `X-Client-Request-Id` vaultchat sent.
+        request_id: Option<String>,
+    },
+    /// HTTP 200 and an event stream, then no event at all before the connection closed.
+    /// llama.cpp-based servers do this when their chat template cannot take the request (or when
+    /// they cannot stream tool calls): the error is only in the server's log.
+    #[error(
+        "the provider accepted the request but sent an empty stream; this usually means the server failed while building the prompt (its log says why; some servers cannot stream tool calls){}",
+        request_note(.request_id.as_deref())
+    )]
+    EmptyStream {
+        /// The id to quote: the server's, or else the `X-Client-Request-Id` vaultchat sent.
         request_id: Option<String>,
     },
     /// Reading the stream failed at the transport level.
@@ -153,7 +170,8 @@ impl LlmError {
         match self {
             Self::Status { request_id, .. }
             | Self::MidStream { request_id, .. }
-            | Self::Incomplete { request_id }
+            | Self::Incomplete { request_id, .. }
+            | Self::EmptyStream { request_id }
             | Self::Broken { request_id, .. }
             | Self::Idle { request_id, .. }
             | Self::Malformed { request_id, .. } => request_id.as_deref(),
@@ -503,8 +521,20 @@ mod tests {
         };
         assert_eq!(idle.to_string(), "no data from the provider for 120 s");
         assert_eq!(
-            LlmError::Incomplete { request_id: None }.to_string(),
-            "the stream stopped before the response was complete"
+            LlmError::Incomplete {
+                expected: "message_stop",
+                request_id: Some("req_7".into())
+            }
+            .to_string(),
+            "the stream stopped before the response was complete (it ended without message_stop); this usually means the server failed while generating the reply, and its log says why (request req_7)"
         );
+        let empty = LlmError::EmptyStream {
+            request_id: Some("9fd730e80bb64c4f9a9fa8dc8649b593".into()),
+        };
+        assert_eq!(
+            empty.to_string(),
+            "the provider accepted the request but sent an empty stream; this usually means the server failed while building the prompt (its log says why; some servers cannot stream tool calls) (request 9fd730e80bb64c4f9a9fa8dc8649b593)"
+        );
+        assert_eq!(empty.request_id(), Some("9fd730e80bb64c4f9a9fa8dc8649b593"));
     }
 }

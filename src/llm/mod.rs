@@ -9,6 +9,7 @@ mod anthropic;
 mod error;
 pub mod locality;
 mod openai;
+mod request_id;
 mod retry;
 pub mod sse;
 pub mod tokens;
@@ -130,11 +131,11 @@ impl Provider {
             ProviderKind::Anthropic => {
                 let url = anthropic::messages_url(&self.settings.base_url);
                 let body = anthropic::request_body(request).map_err(encode)?;
-                let response = self.send(&url, body).await?;
-                let request_id = request_id_of(response.headers());
+                let (response, request_id) = self.send(&url, body).await?;
                 self.read_stream(
                     response,
-                    anthropic::AnthropicStream::new(request_id),
+                    anthropic::AnthropicStream::new(Some(request_id.clone())),
+                    request_id,
                     events,
                 )
                 .await
@@ -148,11 +149,11 @@ impl Provider {
                     openai::is_openai_host(&self.settings.base_url),
                 )
                 .map_err(encode)?;
-                let response = self.send(&url, body).await?;
-                let request_id = request_id_of(response.headers());
+                let (response, request_id) = self.send(&url, body).await?;
                 self.read_stream(
                     response,
-                    openai::OpenAiStream::new(names, request_id),
+                    openai::OpenAiStream::new(names, Some(request_id.clone())),
+                    request_id,
                     events,
                 )
                 .await
@@ -160,11 +161,12 @@ impl Provider {
         }
     }
 
-    fn post(&self, url: &str, body: Bytes) -> reqwest::RequestBuilder {
+    fn post(&self, url: &str, body: Bytes, client_request_id: &str) -> reqwest::RequestBuilder {
         let builder = self
             .client
             .post(url)
             .header(CONTENT_TYPE, "application/json")
+            .header(request_id::CLIENT_REQUEST_ID_HEADER, client_request_id)
             .body(body);
         let builder = match self.settings.kind {
             ProviderKind::Anthropic => builder.header("anthropic-version", anthropic::API_VERSION),
@@ -177,16 +179,23 @@ impl Provider {
         }
     }
 
-    /// POST until a 2xx response's headers arrive, retrying per the policy in `retry`.
-    async fn send(&self, url: &str, body: String) -> Result<reqwest::Response, LlmError> {
+    /// POST until a 2xx response's headers arrive, retrying per the policy in `retry`. Returns
+    /// the response with the id to quote for it: the server's own, or else the
+    /// `X-Client-Request-Id` this attempt was sent with.
+    async fn send(&self, url: &str, body: String) -> Result<(reqwest::Response, String), LlmError> {
         // Shared, so each attempt re-sends the (possibly image-heavy) body without copying it.
         let body = Bytes::from(body);
         let idle = self.settings.idle_timeout;
         let mut retries = 0;
         loop {
-            let sent = tokio::time::timeout(idle, self.post(url, body.clone()).send()).await;
+            let client_id = request_id::new_client_request_id();
+            let attempt = self.post(url, body.clone(), &client_id).send();
+            let sent = tokio::time::timeout(idle, attempt).await;
             let failure = match sent {
-                Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+                Ok(Ok(response)) if response.status().is_success() => {
+                    let id = request_id::server_request_id(response.headers()).unwrap_or(client_id);
+                    return Ok((response, id));
+                }
                 Ok(Ok(response)) => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
@@ -197,7 +206,7 @@ impl Provider {
                         error_type: parsed.error_type,
                         code: parsed.code,
                         message: parsed.message,
-                        request_id: request_id_of(&headers).or(parsed.request_id),
+                        request_id: request_id::server_request_id(&headers).or(parsed.request_id),
                         retries,
                     };
                     let retryable = retry::is_retryable_status(status, &headers, &text);
@@ -237,15 +246,17 @@ impl Provider {
         }
     }
 
-    /// Read the body chunk by chunk into `accumulator`, forwarding live events.
+    /// Read the body chunk by chunk into `accumulator`, forwarding live events. `request_id` is
+    /// the id errors quote.
     async fn read_stream<A: StreamAccumulator>(
         &self,
         mut response: reqwest::Response,
         mut accumulator: A,
+        request_id: String,
         events: &UnboundedSender<StreamEvent>,
     ) -> Result<Response, LlmError> {
         let idle = self.settings.idle_timeout;
-        let request_id = request_id_of(response.headers());
+        let request_id = Some(request_id);
         if is_json(response.headers()) {
             // A 200 with a JSON body is not a stream: a proxy or server that ignored `stream`.
             let text = error_body_text(response, idle).await;
@@ -297,14 +308,6 @@ async fn error_body_text(response: reqwest::Response, idle: Duration) -> String 
         .ok()
         .and_then(Result::ok)
         .unwrap_or_default()
-}
-
-/// Anthropic sends `request-id`, OpenAI and most compatible servers `x-request-id`.
-fn request_id_of(headers: &HeaderMap) -> Option<String> {
-    ["request-id", "x-request-id"]
-        .iter()
-        .find_map(|name| headers.get(*name)?.to_str().ok())
-        .map(str::to_string)
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -613,6 +616,44 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_empty_stream_quotes_the_servers_request_id() {
+        let head = [
+            "content-type: text/event-stream; charset=utf-8",
+            "x-request-id: 9fd730e80bb64c4f9a9fa8dc8649b593",
+        ];
+        let (error, seen) = error_against(
+            ProviderKind::OpenAi,
+            vec![Reply::new("200 OK", &head, b"", 1)],
+        )
+        .await;
+        assert!(matches!(error, LlmError::EmptyStream { .. }), "{error:?}");
+        assert_eq!(error.request_id(), Some("9fd730e80bb64c4f9a9fa8dc8649b593"));
+        // Not retried: the server ran the request.
+        assert_eq!(seen.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn without_a_server_id_the_client_request_id_is_quoted() {
+        let (error, seen) = error_against(
+            ProviderKind::Anthropic,
+            vec![Reply::new("200 OK", &[SSE], b"", 1)],
+        )
+        .await;
+        let request = seen.lock().unwrap()[0].to_lowercase();
+        let sent = request
+            .lines()
+            .find_map(|line| line.strip_prefix("x-client-request-id: "))
+            .unwrap()
+            .to_string();
+        assert!(sent.starts_with("vaultchat-"), "{sent}");
+        assert_eq!(error.request_id(), Some(sent.as_str()));
+        assert!(
+            error.to_string().ends_with(&format!("(request {sent})")),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
     async fn openai_streams_with_a_bearer_key() {
         let (base, seen) = fake_server(vec![Reply::new(
             "200 OK",
@@ -649,9 +690,12 @@ mod tests {
             )],
         )
         .await;
-        assert_eq!(
-            error.to_string(),
-            "the provider sent a response vaultchat cannot read: it answered with JSON instead of an event stream: streaming is disabled"
+        let text = error.to_string();
+        assert!(
+            text.starts_with(
+                "the provider sent a response vaultchat cannot read: it answered with JSON instead of an event stream: streaming is disabled (request vaultchat-"
+            ),
+            "{text}"
         );
     }
 

@@ -208,12 +208,33 @@ fn push_user_messages<'a>(message: &'a Message, out: &mut Vec<WireMessage<'a>>) 
     }
     let mut parts = tool_images;
     parts.extend(own_parts);
-    let content = match parts.as_slice() {
-        [] => return,
-        [WirePart::Text { text }] => UserContent::Text(text.clone()),
-        _ => UserContent::Parts(parts),
-    };
-    out.push(WireMessage::User { content });
+    if let Some(content) = user_content(parts) {
+        out.push(WireMessage::User { content });
+    }
+}
+
+/// A user message's content: a plain string unless an image is among the parts. Many local
+/// servers (llama.cpp chat templates, older vLLM and LM Studio builds) take only a string and
+/// fail on an array of parts; several text blocks (the person's text, the focused note, linked
+/// notes) are joined with a blank line between them. `None` when there is nothing to send.
+fn user_content(parts: Vec<WirePart>) -> Option<UserContent> {
+    if parts.is_empty() {
+        return None;
+    }
+    let has_image = parts
+        .iter()
+        .any(|part| matches!(part, WirePart::ImageUrl { .. }));
+    if has_image {
+        return Some(UserContent::Parts(parts));
+    }
+    let texts: Vec<String> = parts
+        .into_iter()
+        .filter_map(|part| match part {
+            WirePart::Text { text } => Some(text),
+            WirePart::ImageUrl { .. } => None,
+        })
+        .collect();
+    Some(UserContent::Text(texts.join("\n\n")))
 }
 
 fn assistant_message<'a>(message: &'a Message, names: &'a ToolNames) -> WireMessage<'a> {
@@ -427,6 +448,8 @@ pub(crate) struct OpenAiStream {
     finish_reason: Option<String>,
     usage: Usage,
     done: bool,
+    /// Any event arrived (a stream of none is reported as empty, not as cut off).
+    saw_event: bool,
     request_id: Option<String>,
 }
 
@@ -525,6 +548,7 @@ impl OpenAiStream {
 
 impl StreamAccumulator for OpenAiStream {
     fn push(&mut self, event: SseEvent) -> Result<Vec<StreamEvent>, LlmError> {
+        self.saw_event = true;
         let data = event.data.trim();
         if self.done || data.is_empty() {
             return Ok(Vec::new());
@@ -592,8 +616,15 @@ impl StreamAccumulator for OpenAiStream {
         // A server that closes the stream after its finish_reason without `[DONE]` has still
         // said everything; one that closes before any finish_reason was cut off.
         if !self.done && self.finish_reason.is_none() {
-            return Err(LlmError::Incomplete {
-                request_id: self.request_id,
+            return Err(if self.saw_event {
+                LlmError::Incomplete {
+                    expected: "a finish_reason or [DONE]",
+                    request_id: self.request_id,
+                }
+            } else {
+                LlmError::EmptyStream {
+                    request_id: self.request_id,
+                }
             });
         }
         let stop_reason = self.stop_reason();
@@ -859,6 +890,44 @@ mod tests {
     }
 
     #[test]
+    fn zero_bytes_are_an_empty_stream_with_the_request_id() {
+        let recorded: &[u8] =
+            include_bytes!("../../tests/fixtures/sse/llama_cpp_python_content_array_abort.sse");
+        assert!(recorded.is_empty());
+        let (result, live) = run(recorded, 7);
+        let error = result.unwrap_err();
+        assert!(matches!(error, LlmError::EmptyStream { .. }), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "the provider accepted the request but sent an empty stream; this usually means the server failed while building the prompt (its log says why; some servers cannot stream tool calls) (request req_oa)"
+        );
+        assert!(live.is_empty());
+        // Blank lines and comments are no events either.
+        let (result, _) = run(b": keep-alive\n\n\n", 3);
+        assert!(matches!(result, Err(LlmError::EmptyStream { .. })));
+    }
+
+    #[test]
+    fn a_stream_cut_before_finish_reason_and_done_says_so() {
+        let recorded = include_str!("../../tests/fixtures/sse/llama_cpp_python_text_no_usage.sse");
+        // Everything up to the chunk with the finish reason.
+        let cut = &recorded[..recorded.find("\"finish_reason\": \"length\"").unwrap()];
+        let cut = &cut[..cut.rfind("data: ").unwrap()];
+        for size in [1, 7, 64] {
+            let (result, live) = run(cut.as_bytes(), size);
+            let error = result.unwrap_err();
+            assert!(matches!(error, LlmError::Incomplete { .. }), "{error:?}");
+            assert_eq!(
+                error.to_string(),
+                "the stream stopped before the response was complete (it ended without a finish_reason or [DONE]); this usually means the server failed while generating the reply, and its log says why (request req_oa)"
+            );
+            assert!(!live.is_empty());
+        }
+        // The whole recording is complete (its finish reason and [DONE] arrive).
+        assert!(run(recorded.as_bytes(), 7).0.is_ok());
+    }
+
+    #[test]
     fn length_drops_unparseable_calls_and_other_reasons_map() {
         let stream = [
             chunk(json!([{"index": 0, "delta": {"content": "Writing", "tool_calls": [
@@ -1083,6 +1152,108 @@ mod tests {
         assert!(is_openai_host("https://api.openai.com/v1"));
         assert!(!is_openai_host("http://localhost:11434/v1"));
         assert!(!is_openai_host("https://api.openai.com.evil.example/v1"));
+    }
+
+    fn user(content: Vec<Block>) -> Request {
+        Request {
+            model: "m".into(),
+            max_tokens: 10,
+            system: "sys".into(),
+            tools: Vec::new(),
+            messages: vec![Message {
+                role: Role::User,
+                content,
+            }],
+        }
+    }
+
+    fn wire_messages(request: &Request) -> Value {
+        let body = request_body(request, &ToolNames::for_request(request), false).unwrap();
+        serde_json::from_str::<Value>(&body).unwrap()["messages"].clone()
+    }
+
+    #[test]
+    fn text_blocks_go_as_one_string_joined_by_blank_lines() {
+        let request = user(vec![
+            Block::Text {
+                text: "Summarise [[Plan]]".into(),
+            },
+            Block::Text {
+                text: "<linked_note path=\"Plan.md\">\nPlant tomatoes.\n</linked_note>".into(),
+            },
+            Block::Text {
+                text: "<focused_note path=\"Inbox.md\">\nCall Anna.\n</focused_note>".into(),
+            },
+        ]);
+        assert_eq!(
+            wire_messages(&request),
+            json!([
+                {"role": "system", "content": "sys"},
+                {"role": "user", "content": "Summarise [[Plan]]\n\n<linked_note path=\"Plan.md\">\nPlant tomatoes.\n</linked_note>\n\n<focused_note path=\"Inbox.md\">\nCall Anna.\n</focused_note>"}
+            ])
+        );
+    }
+
+    #[test]
+    fn an_image_makes_the_content_an_array_of_parts() {
+        let request = user(vec![
+            Block::Image {
+                media_type: "image/png".into(),
+                data: "iVBOR".into(),
+            },
+            Block::Text {
+                text: "what is this".into(),
+            },
+            Block::Text {
+                text: "<linked_note>x</linked_note>".into(),
+            },
+        ]);
+        assert_eq!(
+            wire_messages(&request)[1]["content"],
+            json!([
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBOR"}},
+                {"type": "text", "text": "what is this"},
+                {"type": "text", "text": "<linked_note>x</linked_note>"}
+            ])
+        );
+    }
+
+    #[test]
+    fn tool_results_and_the_system_prompt_are_strings() {
+        let request = user(vec![
+            Block::ToolResult {
+                tool_use_id: "call_1".into(),
+                content: vec![
+                    ResultPart::Text {
+                        text: "line one".into(),
+                    },
+                    ResultPart::Text {
+                        text: "line two".into(),
+                    },
+                ],
+                is_error: false,
+            },
+            Block::Text {
+                text: "go on".into(),
+            },
+            Block::Text {
+                text: "<focused_note>n</focused_note>".into(),
+            },
+        ]);
+        let messages = wire_messages(&request);
+        assert_eq!(messages[0], json!({"role": "system", "content": "sys"}));
+        assert_eq!(
+            messages[1],
+            json!({"role": "tool", "tool_call_id": "call_1", "content": "line one\nline two"})
+        );
+        assert_eq!(
+            messages[2],
+            json!({"role": "user", "content": "go on\n\n<focused_note>n</focused_note>"})
+        );
+        // Every content in the request is a string: nothing for a string-only template to refuse.
+        for message in messages.as_array().unwrap() {
+            assert!(message["content"].is_string(), "{message}");
+        }
     }
 
     #[test]

@@ -968,57 +968,75 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
 fn transcript_of(conversation: &StoredConversation) -> Transcript {
     let mut transcript = Transcript::new();
     let mut calls: std::collections::HashMap<&str, (&str, &serde_json::Value)> = Default::default();
-    for message in &conversation.messages {
-        let mut first_text = true;
-        // The images of a user message come before its text (agent::prompt::user_message).
-        let mut images = Vec::new();
-        for block in &message.content {
-            match block {
-                Block::Text { text } => match message.role {
-                    MessageRole::User if first_text => {
-                        transcript.push_user_with_images(text, std::mem::take(&mut images));
-                        first_text = false;
-                    }
-                    MessageRole::User => {}
-                    MessageRole::Assistant => {
-                        transcript.append_delta(text);
-                        transcript.finish_streaming();
-                    }
-                },
-                Block::Image { media_type, data } => {
-                    images.push(crate::attach::ImageFacts::of_base64(media_type, data));
-                }
-                Block::ToolUse { id, name, input } => {
-                    transcript.tool_started(id, name, input);
-                    calls.insert(id, (name, input));
-                }
-                Block::ToolResult {
-                    tool_use_id,
-                    content,
-                    is_error,
-                } => {
-                    let (name, input) = calls
-                        .remove(tool_use_id.as_str())
-                        .map(|(name, input)| (name.to_string(), input.clone()))
-                        .unwrap_or_default();
-                    transcript.tool_finished(&ToolCallRecord {
-                        id: tool_use_id.clone(),
-                        name,
-                        input,
-                        is_error: *is_error,
-                        // Calls stored before decisions were kept show no approval.
-                        decision: conversation
-                            .decisions
-                            .get(tool_use_id)
-                            .copied()
-                            .unwrap_or(CallDecision::Allowed),
-                        result: result_text(content),
-                    });
-                }
-            }
+    for (message, seq) in conversation.messages.iter().zip(&conversation.seqs) {
+        show_message(&mut transcript, conversation, message, &mut calls);
+        // A turn the provider failed is shown with its error: kept, but no longer sent upstream.
+        for failed in conversation
+            .failed_turns
+            .iter()
+            .filter(|t| t.last_seq == *seq)
+        {
+            transcript.push_error(&failed.error);
         }
     }
     transcript
+}
+
+/// The cells of one stored message (`calls` pairs tool results with their calls).
+fn show_message<'a>(
+    transcript: &mut Transcript,
+    conversation: &StoredConversation,
+    message: &'a crate::llm::Message,
+    calls: &mut std::collections::HashMap<&'a str, (&'a str, &'a serde_json::Value)>,
+) {
+    let mut first_text = true;
+    // The images of a user message come before its text (agent::prompt::user_message).
+    let mut images = Vec::new();
+    for block in &message.content {
+        match block {
+            Block::Text { text } => match message.role {
+                MessageRole::User if first_text => {
+                    transcript.push_user_with_images(text, std::mem::take(&mut images));
+                    first_text = false;
+                }
+                MessageRole::User => {}
+                MessageRole::Assistant => {
+                    transcript.append_delta(text);
+                    transcript.finish_streaming();
+                }
+            },
+            Block::Image { media_type, data } => {
+                images.push(crate::attach::ImageFacts::of_base64(media_type, data));
+            }
+            Block::ToolUse { id, name, input } => {
+                transcript.tool_started(id, name, input);
+                calls.insert(id, (name, input));
+            }
+            Block::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                let (name, input) = calls
+                    .remove(tool_use_id.as_str())
+                    .map(|(name, input)| (name.to_string(), input.clone()))
+                    .unwrap_or_default();
+                transcript.tool_finished(&ToolCallRecord {
+                    id: tool_use_id.clone(),
+                    name,
+                    input,
+                    is_error: *is_error,
+                    // Calls stored before decisions were kept show no approval.
+                    decision: conversation
+                        .decisions
+                        .get(tool_use_id)
+                        .copied()
+                        .unwrap_or(CallDecision::Allowed),
+                    result: result_text(content),
+                });
+            }
+        }
+    }
 }
 
 /// A tool result's text, an image as `[image]`.
@@ -1078,6 +1096,45 @@ mod tests {
         let (_dir, store, id) = session_with_a_denied_call();
         let (transcript, _) = rebuild_transcript(&store, &id);
         assert_eq!(tool_statuses(&transcript), [ToolStatus::Denied]);
+    }
+
+    /// A failed turn shows its error after its messages when the session is opened again.
+    #[test]
+    fn a_failed_turn_shows_its_error_in_the_resumed_transcript() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        let failed = serde_json::json!([{"type": "text", "text": "Summarise [[Plan]]"}]);
+        store
+            .append_message(&id, "user", &failed.to_string(), "", 4)
+            .unwrap();
+        let turn = crate::store::FailedTurn {
+            first_seq: 3,
+            last_seq: 3,
+            error: "the provider sent an empty stream; the message is kept in the transcript but not sent to the model again".into(),
+        };
+        store.record_failed_turn(&id, &turn, 5).unwrap();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        let cells: Vec<&Cell> = (0..transcript.len())
+            .filter_map(|i| transcript.cell(i))
+            .collect();
+        let last_two = &cells[cells.len() - 2..];
+        assert!(
+            matches!(last_two[0], Cell::User { text, .. } if text == "Summarise [[Plan]]"),
+            "{last_two:?}"
+        );
+        assert!(
+            matches!(last_two[1], Cell::Error { text } if text.contains("not sent to the model again")),
+            "{last_two:?}"
+        );
+        for (width, height) in [(80, 24), (120, 40)] {
+            let (mut transcript, _) = rebuild_transcript(&store, &id);
+            let mut buf = crate::tui::testing::buffer(width, height);
+            let area = ratatui::layout::Rect::new(0, 0, width, height);
+            transcript.render(area, &mut buf, &Theme::builtin_dark(), true);
+            insta::assert_snapshot!(
+                format!("resumed_failed_turn_{width}x{height}"),
+                crate::tui::testing::buffer_text(&buf)
+            );
+        }
     }
 
     /// A message that cannot be decoded is said, not skipped in silence.

@@ -53,6 +53,15 @@ pub enum Reply {
     /// 200 SSE: send `prefix` and then abort the connection (the body stream yields an error so hyper
     /// drops the connection without the final empty chunk).
     Reset { prefix: Vec<u8> },
+    /// A recorded response replayed: the status and headers of `head` (a `.headers` file: the
+    /// status line, then `name: value` lines as received; the framing headers `transfer-encoding`,
+    /// `content-length` and `connection` are left to the server), then `body` per chunking (zero
+    /// bytes: the headers, then the end of the body). See [`recorded`].
+    Recorded {
+        head: String,
+        body: Vec<u8>,
+        chunking: Chunking,
+    },
 }
 
 /// One request the fake server received.
@@ -254,7 +263,40 @@ fn respond(reply: Reply, number: usize) -> Response {
             headers,
             body,
         } => status_reply(status, headers, body),
+        Reply::Recorded {
+            head,
+            body,
+            chunking,
+        } => recorded_reply(&head, Body::from_stream(chunked(body, chunking))),
     }
+}
+
+/// The response `head` describes, with `body`.
+fn recorded_reply(head: &str, body: Body) -> Response {
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|code| code.parse::<u16>().ok())
+        .unwrap_or(500);
+    let mut builder = Response::builder().status(status);
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let framing = ["transfer-encoding", "content-length", "connection"];
+        if framing.iter().any(|f| name.trim().eq_ignore_ascii_case(f)) {
+            continue;
+        }
+        builder = builder.header(name.trim(), value.trim());
+    }
+    builder.body(body).unwrap_or_else(|error| {
+        plain(
+            500,
+            "text/plain",
+            &format!("fake server: bad recorded head: {error}"),
+        )
+    })
 }
 
 fn never_fails(never: Infallible) -> std::io::Error {
@@ -571,6 +613,17 @@ pub fn fixtures_dir() -> PathBuf {
 pub fn fixture(name: &str) -> Vec<u8> {
     let path = fixtures_dir().join(name);
     std::fs::read(&path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()))
+}
+
+/// The recorded response `tests/fixtures/sse/NAME.sse` with its head `NAME.headers`, replayed as
+/// received (status, headers such as the server's `x-request-id`, body bytes).
+pub fn recorded(name: &str, chunking: Chunking) -> Reply {
+    let head = String::from_utf8(fixture(&format!("{name}.headers"))).expect("a UTF-8 head");
+    Reply::Recorded {
+        head,
+        body: fixture(&format!("{name}.sse")),
+        chunking,
+    }
 }
 
 /// Every `\n` becomes `\r\n`.
