@@ -139,6 +139,8 @@ fn print_block(role: &str, block: &Block) {
         Block::Text { text } => println!("{role}: {text}"),
         Block::Image { media_type, .. } => println!("{role}: [image {media_type}]"),
         Block::ToolUse { name, input, .. } => println!("{role}: → {name} {input}"),
+        Block::Thinking { text, .. } => println!("{role}: [thinking] {text}"),
+        Block::RedactedThinking { .. } => println!("{role}: [thinking, redacted]"),
         Block::ToolResult {
             content, is_error, ..
         } => {

@@ -286,6 +286,9 @@ pub struct ProviderConfig {
     pub max_retries: Option<u32>,
     /// The model's context window in tokens, for the context % in the status bar.
     pub context_window: Option<u64>,
+    /// Anthropic extended thinking: tokens the model may think in before it answers (at least
+    /// 1024); 0 or absent is off. Its thinking is shown collapsed in the transcript.
+    pub thinking_budget: Option<u32>,
 }
 
 /// `[ui]`: how the full-screen app looks and which keys it uses.
@@ -380,6 +383,9 @@ pub struct EmbeddingsConfig {
     pub api_key_env: Option<String>,
 }
 
+/// The smallest extended-thinking budget Anthropic accepts.
+const MIN_THINKING_BUDGET: u32 = 1024;
+
 /// An example line for each known key, shown when that key is wrong.
 const KEY_HINTS: &[(&str, &str)] = &[
     ("provider", "[provider]\nkind = \"anthropic\""),
@@ -402,6 +408,10 @@ const KEY_HINTS: &[(&str, &str)] = &[
     ("provider.connect_timeout_secs", "connect_timeout_secs = 5"),
     ("provider.max_retries", "max_retries = 2"),
     ("provider.context_window", "context_window = 200000"),
+    (
+        "provider.thinking_budget",
+        "thinking_budget = 4096   # Anthropic extended thinking; 0 is off",
+    ),
     ("ui", "[ui]\ntheme = \"dark\"\nkeymap = \"default\""),
     (
         "ui.theme",
@@ -664,6 +674,17 @@ impl Config {
             return Err(invalid(
                 "provider.max_steps",
                 "0 steps would never call the model; use at least 1".to_string(),
+            ));
+        }
+        if let Some(budget) = self.provider.thinking_budget
+            && budget > 0
+            && budget < MIN_THINKING_BUDGET
+        {
+            return Err(invalid(
+                "provider.thinking_budget",
+                format!(
+                    "{budget} tokens is below the {MIN_THINKING_BUDGET} the API accepts; use 0 for off or at least {MIN_THINKING_BUDGET}"
+                ),
             ));
         }
         if self.provider.max_tokens == Some(0) {

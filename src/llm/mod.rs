@@ -44,6 +44,9 @@ pub struct ProviderSettings {
     pub idle_timeout: Duration,
     /// Retries after a failure before the first byte of a successful body.
     pub max_retries: u32,
+    /// Anthropic extended thinking: tokens the model may think in before answering; 0 is off.
+    /// (OpenAI-compatible servers decide about reasoning themselves; their reasoning is read.)
+    pub thinking_budget: u32,
 }
 
 impl ProviderSettings {
@@ -63,6 +66,7 @@ impl ProviderSettings {
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             max_retries: Self::DEFAULT_MAX_RETRIES,
+            thinking_budget: 0,
         }
     }
 }
@@ -121,7 +125,7 @@ impl Provider {
         match self.settings.kind {
             ProviderKind::Anthropic => {
                 let url = anthropic::messages_url(&self.settings.base_url);
-                let body = anthropic::request_body(request).map_err(encode)?;
+                let body = anthropic::request_body(request, self.settings.thinking_budget).map_err(encode)?;
                 let response = self.send(&url, body).await?;
                 let request_id = request_id_of(response.headers());
                 self.read_stream(

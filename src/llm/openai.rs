@@ -202,8 +202,8 @@ fn push_user_messages<'a>(message: &'a Message, out: &mut Vec<WireMessage<'a>>) 
                     content: text,
                 });
             }
-            // Tool calls belong to assistant messages; the agent never puts them here.
-            Block::ToolUse { .. } => {}
+            // Tool calls and reasoning belong to assistant messages; the agent never puts them here.
+            Block::ToolUse { .. } | Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
         }
     }
     let mut parts = tool_images;
@@ -230,7 +230,12 @@ fn assistant_message<'a>(message: &'a Message, names: &'a ToolNames) -> WireMess
                     arguments: input.to_string(),
                 },
             }),
-            Block::Image { .. } | Block::ToolResult { .. } => {}
+            // Reasoning is never sent back: these servers do not want it (DeepSeek refuses a
+            // request that carries `reasoning_content`).
+            Block::Thinking { .. }
+            | Block::RedactedThinking { .. }
+            | Block::Image { .. }
+            | Block::ToolResult { .. } => {}
         }
     }
     WireMessage::Assistant {
@@ -356,6 +361,10 @@ struct WireChoice {
 #[derive(Deserialize)]
 struct WireDelta {
     content: Option<String>,
+    /// Reasoning text: llama.cpp, DeepSeek and vLLM.
+    reasoning_content: Option<String>,
+    /// Reasoning text: Ollama and OpenRouter (some servers send both names with the same text).
+    reasoning: Option<String>,
     refusal: Option<String>,
     tool_calls: Option<Vec<WireToolCallDelta>>,
 }
@@ -420,6 +429,8 @@ struct CallSlot {
 pub(crate) struct OpenAiStream {
     names: ToolNames,
     text: String,
+    /// The model's reasoning, kept apart from the answer.
+    reasoning: String,
     refusal: String,
     calls: Vec<CallSlot>,
     /// The slot each `index` currently writes to.
@@ -566,6 +577,14 @@ impl StreamAccumulator for OpenAiStream {
             .filter(|c| c.index.unwrap_or(0) == 0)
         {
             if let Some(delta) = choice.delta {
+                let reasoning = delta
+                    .reasoning_content
+                    .filter(|t| !t.is_empty())
+                    .or(delta.reasoning.filter(|t| !t.is_empty()));
+                if let Some(reasoning) = reasoning {
+                    self.reasoning.push_str(&reasoning);
+                    live.push(StreamEvent::ThinkingDelta(reasoning));
+                }
                 if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
                     self.text.push_str(&text);
                     live.push(StreamEvent::TextDelta(text));
@@ -598,6 +617,13 @@ impl StreamAccumulator for OpenAiStream {
         }
         let stop_reason = self.stop_reason();
         let mut content = Vec::new();
+        if !self.reasoning.is_empty() {
+            // Unsigned: no server of this kind can check it, and none gets it back.
+            content.push(Block::Thinking {
+                text: self.reasoning.clone(),
+                signature: String::new(),
+            });
+        }
         push_text(&mut content, &self.text);
         for (n, call) in self.calls.iter().enumerate() {
             let name = self.names.original(&call.wire_name);

@@ -59,6 +59,28 @@ pub enum Block {
         /// Whether the tool failed; the model sees the content as an error message.
         is_error: bool,
     },
+    /// The model's reasoning before its answer (only in assistant messages). Anthropic signs it
+    /// and wants it back unchanged in a tool loop; OpenAI-compatible servers send it unsigned
+    /// (`reasoning_content`, `reasoning`) and must not get it back.
+    Thinking {
+        /// The reasoning text (a summary of it for Claude 4 models).
+        text: String,
+        /// Anthropic's signature over the block; empty when the server sent none.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        signature: String,
+    },
+    /// Reasoning the provider's safety system encrypted (Anthropic); sent back as it came.
+    RedactedThinking {
+        /// The encrypted reasoning, opaque.
+        data: String,
+    },
+}
+
+impl Block {
+    /// Whether this is the model's reasoning rather than its answer.
+    pub fn is_thinking(&self) -> bool {
+        matches!(self, Block::Thinking { .. } | Block::RedactedThinking { .. })
+    }
 }
 
 /// One piece of a tool result.
@@ -187,6 +209,8 @@ impl StopReason {
 pub enum StreamEvent {
     /// More answer text.
     TextDelta(String),
+    /// More of the model's reasoning (never part of the answer).
+    ThinkingDelta(String),
     /// The model began a tool call (its input is still streaming).
     ToolUseStarted {
         /// The call's id.
@@ -199,7 +223,7 @@ pub enum StreamEvent {
 /// A finished response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
-    /// Text and ToolUse blocks in order (consecutive text merged, empty text dropped).
+    /// Thinking, text and ToolUse blocks in order (consecutive text merged, empty text dropped).
     pub content: Vec<Block>,
     /// Why the model stopped.
     pub stop_reason: StopReason,

@@ -969,6 +969,9 @@ fn transcript_of(conversation: &StoredConversation) -> Transcript {
                 Block::Image { media_type, data } => {
                     images.push(crate::attach::ImageFacts::of_base64(media_type, data));
                 }
+                Block::Thinking { text, .. } => transcript.push_thinking(text),
+                // Encrypted by the provider: nothing to show.
+                Block::RedactedThinking { .. } => {}
                 Block::ToolUse { id, name, input } => {
                     transcript.tool_started(id, name, input);
                     calls.insert(id, (name, input));
