@@ -905,6 +905,25 @@ mod tests {
     }
 
     #[test]
+    fn thinking_budget_is_off_by_default_and_at_least_the_api_minimum() {
+        assert_eq!(parse("").unwrap().provider.thinking_budget, None);
+        let c = parse("[provider]\nthinking_budget = 4096\n").unwrap();
+        assert_eq!(c.provider.thinking_budget, Some(4096));
+        assert_eq!(
+            parse("[provider]\nthinking_budget = 0\n")
+                .unwrap()
+                .provider
+                .thinking_budget,
+            Some(0)
+        );
+        let e = parse("[provider]\nthinking_budget = 500\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":2: key `provider.thinking_budget`"), "{e}");
+        assert!(e.contains("at least 1024"), "{e}");
+    }
+
+    #[test]
     fn full_config_parses() {
         let c = parse(
             "[provider]\nkind = \"openai\"\nmodel = \"llama3\"\nbase_url = \"http://localhost:11434/v1\"\n\

@@ -947,7 +947,142 @@ mod tests {
         assert!(run(trailing.as_bytes(), 64).0.is_ok());
     }
 
+    const THINKING: &str = "The person asks when to plant the tomatoes. The plan note should say — let me read Projects/Plan.md before answering.";
+    const SIGNATURE: &str = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds9fP1L0dRp3uQ3fTnOvJQ0mJEYjIfKbYFpNv8Kq2E9eHnZ5oA==";
+
+    fn thinking_of(live: &[StreamEvent]) -> String {
+        live.iter()
+            .filter_map(|e| match e {
+                StreamEvent::ThinkingDelta(t) => Some(t.as_str()),
+                StreamEvent::ToolUseStarted { .. } | StreamEvent::TextDelta(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_thinking_block_keeps_its_text_and_signature_apart_from_the_reply() {
+        for size in [1, 3, 7, 13, 64, 4096] {
+            let (response, live) = run(fixture("anthropic_stream_thinking_tool_use"), size);
+            let response = response.unwrap();
+            assert_eq!(
+                response.content,
+                vec![
+                    Block::Thinking {
+                        text: THINKING.into(),
+                        signature: SIGNATURE.into(),
+                    },
+                    Block::Text {
+                        text: "Let me check your plan.".into()
+                    },
+                    Block::ToolUse {
+                        id: "toolu_01ThinkReadPlan00000001".into(),
+                        name: "read_note".into(),
+                        input: json!({"path": "Projects/Plan.md"}),
+                    },
+                ],
+                "chunks of {size}"
+            );
+            assert_eq!(response.stop_reason, StopReason::ToolUse);
+            assert_eq!(response.usage.output_tokens, 96);
+            assert_eq!(thinking_of(&live), THINKING);
+            assert_eq!(text_of(&live), "Let me check your plan.");
+        }
+    }
+
+    #[test]
+    fn redacted_thinking_is_kept_whole() {
+        let stream = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix\"}}\n\n\
+            event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+            event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+            event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"May.\"}}\n\n\
+            event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n\
+            event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+        let (response, live) = run(stream.as_bytes(), 5);
+        assert_eq!(
+            response.unwrap().content,
+            vec![
+                Block::RedactedThinking {
+                    data: "EmwKAhgBEgy3va3pzix".into()
+                },
+                Block::Text {
+                    text: "May.".into()
+                },
+            ]
+        );
+        assert_eq!(live, vec![StreamEvent::TextDelta("May.".into())]);
+    }
+
+    /// The tool loop after a thinking response: the assistant turn as the agent stored it.
+    fn thinking_tool_loop() -> Request {
+        let mut request = small_conversation();
+        request.messages[1].content.insert(
+            0,
+            Block::Thinking {
+                text: "Search first.".into(),
+                signature: "c2lnbmVk".into(),
+            },
+        );
+        request.messages[1]
+            .content
+            .insert(1, Block::RedactedThinking { data: "b3BhcXVl".into() });
+        request
+    }
+
+    #[test]
+    fn with_thinking_on_signed_blocks_go_back_unchanged_before_the_tool_use() {
+        let body = request_body(&thinking_tool_loop(), 2048).unwrap();
+        assert!(body.starts_with(
+            r#"{"model":"claude-sonnet-4-5","max_tokens":4096,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},"system":"#
+        ), "{body}");
+        assert!(body.contains(
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"Search first.","signature":"c2lnbmVk"},{"type":"redacted_thinking","data":"b3BhcXVl"},{"type":"text","text":"Searching."},{"type":"tool_use","id":"toolu_1""#
+        ), "{body}");
+        assert!(!body.contains("temperature") && !body.contains("top_k"));
+    }
+
+    #[test]
+    fn max_tokens_rises_above_the_budget_only_when_it_must() {
+        assert_eq!(max_tokens_with_thinking(2048, 2048), 4096);
+        assert_eq!(max_tokens_with_thinking(1000, 4096), 5096);
+        assert_eq!(max_tokens_with_thinking(8192, 4096), 8192);
+        assert_eq!(max_tokens_with_thinking(2048, 0), 2048);
+        assert_eq!(max_tokens_with_thinking(u32::MAX, 1024), u32::MAX);
+        let mut request = thinking_tool_loop();
+        request.max_tokens = 16_000;
+        let body: Value = serde_json::from_str(&request_body(&request, 4096).unwrap()).unwrap();
+        assert_eq!(body["max_tokens"], 16_000);
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4096})
+        );
+    }
+
+    #[test]
+    fn with_thinking_off_or_unsigned_the_thinking_stays_home() {
+        // Off: the body is byte for byte the one without any thinking in the history.
+        assert_eq!(
+            request_body(&thinking_tool_loop(), 0).unwrap(),
+            request_body(&small_conversation(), 0).unwrap()
+        );
+        // On, but the reasoning came unsigned from an OpenAI-compatible server.
+        let mut request = small_conversation();
+        request.messages[1].content.insert(
+            0,
+            Block::Thinking {
+                text: "from llama.cpp".into(),
+                signature: String::new(),
+            },
+        );
+        let body = request_body(&request, 1024).unwrap();
+        assert!(!body.contains("from llama.cpp"), "{body}");
+        assert!(body.contains(r#""thinking":{"type":"enabled","budget_tokens":1024}"#));
+    }
+
     // ---- request bodies ----
+
+    fn request_body_off(request: &Request) -> Result<String, serde_json::Error> {
+        request_body(request, 0)
+    }
 
     fn small_conversation() -> Request {
         Request {

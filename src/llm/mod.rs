@@ -529,7 +529,7 @@ mod tests {
         assert!(request.contains("\r\nanthropic-version: 2023-06-01\r\n"));
         assert!(request.contains("\r\ncontent-type: application/json\r\n"));
         let body = requests[1].split("\r\n\r\n").nth(1).unwrap();
-        assert_eq!(body, anthropic::request_body(&hello()).unwrap());
+        assert_eq!(body, anthropic::request_body(&hello(), 0).unwrap());
     }
 
     #[tokio::test]

@@ -301,6 +301,35 @@ mod tests {
     }
 
     #[test]
+    fn thinking_blocks_round_trip_and_older_rows_still_load() {
+        let signed = Block::Thinking {
+            text: "hm".into(),
+            signature: "c2ln".into(),
+        };
+        let text = serde_json::to_string(&signed).unwrap();
+        assert_eq!(text, r#"{"type":"thinking","text":"hm","signature":"c2ln"}"#);
+        assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), signed);
+        // Unsigned (an OpenAI-compatible server's reasoning): no signature field at all.
+        let unsigned = Block::Thinking {
+            text: "hm".into(),
+            signature: String::new(),
+        };
+        let text = serde_json::to_string(&unsigned).unwrap();
+        assert_eq!(text, r#"{"type":"thinking","text":"hm"}"#);
+        assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), unsigned);
+        let redacted = Block::RedactedThinking { data: "b3Bh".into() };
+        let text = serde_json::to_string(&redacted).unwrap();
+        assert_eq!(text, r#"{"type":"redacted_thinking","data":"b3Bh"}"#);
+        assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), redacted);
+        // A message stored before thinking existed reads as it did.
+        let old = r#"{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"read_note","input":{}}]}"#;
+        let message: Message = serde_json::from_str(old).unwrap();
+        assert_eq!(message.content.len(), 2);
+        assert!(!message.content.iter().any(Block::is_thinking));
+        assert!(signed.is_thinking() && redacted.is_thinking());
+    }
+
+    #[test]
     fn usage_add_sums_every_field() {
         let mut total = Usage {
             input_tokens: 1,

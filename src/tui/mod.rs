@@ -14,6 +14,8 @@ pub mod files;
 pub mod highlight;
 #[cfg(test)]
 mod image_paste_tests;
+#[cfg(test)]
+mod thinking_tests;
 pub mod keymap;
 pub mod link_completion;
 pub mod picker;

@@ -96,7 +96,7 @@ mod tests {
             "First the plan.\nThen the answer follows here.",
             false,
             true,
-            20,
+            22,
             &theme,
         ));
         assert_eq!(
