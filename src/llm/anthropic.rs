@@ -977,7 +977,7 @@ mod tests {
                     Block::ToolUse {
                         id: "toolu_01ThinkReadPlan00000001".into(),
                         name: "read_note".into(),
-                        input: json!({"path": "Projects/Plan.md"}),
+                        input: json!({"note": "Projects/Plan.md"}),
                     },
                 ],
                 "chunks of {size}"
@@ -1022,9 +1022,12 @@ mod tests {
                 signature: "c2lnbmVk".into(),
             },
         );
-        request.messages[1]
-            .content
-            .insert(1, Block::RedactedThinking { data: "b3BhcXVl".into() });
+        request.messages[1].content.insert(
+            1,
+            Block::RedactedThinking {
+                data: "b3BhcXVl".into(),
+            },
+        );
         request
     }
 

@@ -125,7 +125,8 @@ impl Provider {
         match self.settings.kind {
             ProviderKind::Anthropic => {
                 let url = anthropic::messages_url(&self.settings.base_url);
-                let body = anthropic::request_body(request, self.settings.thinking_budget).map_err(encode)?;
+                let body = anthropic::request_body(request, self.settings.thinking_budget)
+                    .map_err(encode)?;
                 let response = self.send(&url, body).await?;
                 let request_id = request_id_of(response.headers());
                 self.read_stream(

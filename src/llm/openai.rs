@@ -1113,7 +1113,7 @@ mod tests {
             Block::ToolUse {
                 id: "call_think_read_plan_01".into(),
                 name: "read_note".into(),
-                input: json!({"path": "Projects/Plan.md"}),
+                input: json!({"note": "Projects/Plan.md"}),
             },
         ]
     }
@@ -1155,7 +1155,10 @@ mod tests {
             "\"reasoning_content\":\"",
             "\"reasoning\":\"x\",\"reasoning_content\":\"",
         );
-        let both = both.replace("\"reasoning\":\"x\",\"reasoning_content\":\"\"", "\"reasoning_content\":\"\"");
+        let both = both.replace(
+            "\"reasoning\":\"x\",\"reasoning_content\":\"\"",
+            "\"reasoning_content\":\"\"",
+        );
         let (response, _) = run(both.as_bytes(), 17);
         assert_eq!(response.unwrap().content, expected_reasoning_response());
     }
@@ -1170,9 +1173,9 @@ mod tests {
         for message in &mut request.messages {
             if message.role == Role::Assistant {
                 message.content.insert(0, thought.clone());
-                message
-                    .content
-                    .push(Block::RedactedThinking { data: "opaque".into() });
+                message.content.push(Block::RedactedThinking {
+                    data: "opaque".into(),
+                });
             }
         }
         let names = ToolNames::for_request(&request);

@@ -79,7 +79,10 @@ pub enum Block {
 impl Block {
     /// Whether this is the model's reasoning rather than its answer.
     pub fn is_thinking(&self) -> bool {
-        matches!(self, Block::Thinking { .. } | Block::RedactedThinking { .. })
+        matches!(
+            self,
+            Block::Thinking { .. } | Block::RedactedThinking { .. }
+        )
     }
 }
 
@@ -307,7 +310,10 @@ mod tests {
             signature: "c2ln".into(),
         };
         let text = serde_json::to_string(&signed).unwrap();
-        assert_eq!(text, r#"{"type":"thinking","text":"hm","signature":"c2ln"}"#);
+        assert_eq!(
+            text,
+            r#"{"type":"thinking","text":"hm","signature":"c2ln"}"#
+        );
         assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), signed);
         // Unsigned (an OpenAI-compatible server's reasoning): no signature field at all.
         let unsigned = Block::Thinking {
@@ -317,7 +323,9 @@ mod tests {
         let text = serde_json::to_string(&unsigned).unwrap();
         assert_eq!(text, r#"{"type":"thinking","text":"hm"}"#);
         assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), unsigned);
-        let redacted = Block::RedactedThinking { data: "b3Bh".into() };
+        let redacted = Block::RedactedThinking {
+            data: "b3Bh".into(),
+        };
         let text = serde_json::to_string(&redacted).unwrap();
         assert_eq!(text, r#"{"type":"redacted_thinking","data":"b3Bh"}"#);
         assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), redacted);

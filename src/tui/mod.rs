@@ -14,8 +14,6 @@ pub mod files;
 pub mod highlight;
 #[cfg(test)]
 mod image_paste_tests;
-#[cfg(test)]
-mod thinking_tests;
 pub mod keymap;
 pub mod link_completion;
 pub mod picker;
@@ -29,5 +27,7 @@ pub mod term;
 #[cfg(test)]
 pub mod testing;
 pub mod theme;
+#[cfg(test)]
+mod thinking_tests;
 pub mod views;
 pub mod width;

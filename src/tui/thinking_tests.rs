@@ -49,7 +49,10 @@ fn thinking_streams_as_one_folded_line_with_a_count() {
     thinking_turn(&mut app);
     let screen = draw(&mut app, 80, 24);
     assert!(screen.contains("✻ thinking… · 118 chars"), "{screen}");
-    assert!(!screen.contains("plan note"), "folded while it streams:\n{screen}");
+    assert!(
+        !screen.contains("plan note"),
+        "folded while it streams:\n{screen}"
+    );
     insta::assert_snapshot!("app_thinking_streaming_80x24", screen);
 }
 
@@ -59,8 +62,15 @@ fn the_reply_after_thinking_is_its_own_cell_and_the_thinking_unfolds() {
     thinking_turn(&mut app);
     app.on_agent_event(AgentEvent::TextDelta("Plant them in **May**.".into()));
     let all = cells(&app);
-    let [_, Cell::Thinking { text, streaming, expanded }, Cell::Assistant { text: reply, .. }] =
-        all.as_slice()
+    let [
+        _,
+        Cell::Thinking {
+            text,
+            streaming,
+            expanded,
+        },
+        Cell::Assistant { text: reply, .. },
+    ] = all.as_slice()
     else {
         panic!("{:?}", cells(&app));
     };
@@ -73,7 +83,10 @@ fn the_reply_after_thinking_is_its_own_cell_and_the_thinking_unfolds() {
 
     toggle_details(&mut app);
     let unfolded = draw(&mut app, 80, 24);
-    assert!(unfolded.contains("│ The person asks when to plant the tomatoes."), "{unfolded}");
+    assert!(
+        unfolded.contains("│ The person asks when to plant the tomatoes."),
+        "{unfolded}"
+    );
     insta::assert_snapshot!("app_thinking_unfolded_80x24", unfolded);
     toggle_details(&mut app);
     assert_eq!(draw(&mut app, 80, 24), folded);

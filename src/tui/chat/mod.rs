@@ -322,7 +322,8 @@ impl Transcript {
         let Some(id) = self.entries.len().checked_sub(1) else {
             return;
         };
-        if let Some(Cell::Thinking { streaming, .. }) = self.entries.get_mut(id).map(|e| &mut e.cell)
+        if let Some(Cell::Thinking { streaming, .. }) =
+            self.entries.get_mut(id).map(|e| &mut e.cell)
             && *streaming
         {
             *streaming = false;
