@@ -1064,6 +1064,40 @@ mod tests {
         assert_eq!(tool_statuses(&transcript), [ToolStatus::Denied]);
     }
 
+    /// Stored reasoning comes back as a folded thinking item before the reply; redacted
+    /// reasoning shows nothing, and an older row without thinking reads as before.
+    #[test]
+    fn a_resumed_transcript_shows_stored_thinking_folded() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        let reply = serde_json::json!([
+            {"type": "redacted_thinking", "data": "b3BhcXVl"},
+            {"type": "thinking", "text": "Check the plan first.", "signature": "c2ln"},
+            {"type": "text", "text": "Plant them in May."}
+        ]);
+        store
+            .append_message(&id, "assistant", &reply.to_string(), "", 4)
+            .unwrap();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        let last: Vec<Cell> = (transcript.len() - 2..transcript.len())
+            .filter_map(|i| transcript.cell(i).cloned())
+            .collect();
+        assert_eq!(
+            last,
+            [
+                Cell::Thinking {
+                    text: "Check the plan first.".into(),
+                    streaming: false,
+                    expanded: false
+                },
+                Cell::Assistant {
+                    text: "Plant them in May.".into(),
+                    streaming: false
+                }
+            ]
+        );
+        assert_eq!(tool_statuses(&transcript), [ToolStatus::Denied]);
+    }
+
     /// A message that cannot be decoded is said, not skipped in silence.
     #[test]
     fn a_damaged_message_is_surfaced_in_the_transcript() {
