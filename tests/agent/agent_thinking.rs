@@ -212,3 +212,36 @@ fn a_reply_without_thinking_has_no_thinking_field() {
     assert!(v.get("thinking").is_none(), "{v}");
     assert!(fake.requests()[0].body.get("thinking").is_none());
 }
+
+#[test]
+fn thinking_cut_off_by_max_tokens_is_not_kept_as_an_assistant_turn() {
+    let s = setup("thinking_budget = 1024\n");
+    let cut_off = concat!(
+        "event: message_start\n",
+        "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_cut\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":20,\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"Still weighing the options\"}}\n\n",
+        "event: message_delta\n",
+        "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":2048}}\n\n",
+        "event: message_stop\n",
+        "data: {\"type\":\"message_stop\"}\n\n",
+    );
+    let fake = FakeLlm::start(vec![
+        sse(cut_off.as_bytes().to_vec()),
+        sse(common::fake_llm::anthropic_text("May.", usage(30, 2))),
+    ]);
+    let v = json_of(&ask(&s, &fake, true, &["When?", "--json"]));
+    assert_eq!(v["stop_reason"], "max_tokens");
+    assert_eq!(v["reply"], "");
+    assert_eq!(v["thinking"], "Still weighing the options");
+    let id = v["session_id"].as_str().unwrap();
+    let v = json_of(&ask(&s, &fake, true, &["Well?", "--session", id, "--json"]));
+    assert_eq!(v["reply"], "May.");
+    // The unsigned, unfinished thinking was not stored as a turn of its own: the API would refuse
+    // an assistant message holding only thinking.
+    let second = &fake.requests()[1];
+    assert!(assistant_messages(second).is_empty(), "{}", second.raw_body);
+    assert!(!second.raw_body.contains("weighing"));
+}
