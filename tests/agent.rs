@@ -13,6 +13,8 @@ mod common;
 mod agent_ask;
 #[path = "agent/agent_loop.rs"]
 mod agent_loop;
+#[path = "agent/agent_thinking.rs"]
+mod agent_thinking;
 #[path = "agent/fake_llm_server.rs"]
 mod fake_llm_server;
 #[path = "agent/mcp_client.rs"]

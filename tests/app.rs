@@ -22,3 +22,5 @@ mod tui_image_paste;
 mod tui_real_servers;
 #[path = "app/tui_saving.rs"]
 mod tui_saving;
+#[path = "app/tui_thinking.rs"]
+mod tui_thinking;

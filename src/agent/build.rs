@@ -130,6 +130,7 @@ pub fn provider_choice(
             idle_timeout: Duration::from_secs(provider.idle_timeout_secs.unwrap_or(120)),
             max_retries: provider.max_retries.unwrap_or(2),
             pinned,
+            thinking_budget: provider.thinking_budget.unwrap_or(0),
         },
         model,
     })

@@ -171,6 +171,8 @@ pub enum AgentEvent {
     TurnStarted { session_id: String },
     /// Text of the reply as it streams.
     TextDelta(String),
+    /// The model's reasoning as it streams (shown apart, never part of the reply).
+    ThinkingDelta(String),
     /// The model asked for a tool.
     ToolCallStarted {
         id: String,

@@ -325,7 +325,12 @@ fn plain_text(message: &Message) -> String {
         .iter()
         .filter_map(|b| match b {
             Block::Text { text } => Some(text.as_str()),
-            Block::Image { .. } | Block::ToolUse { .. } | Block::ToolResult { .. } => None,
+            // The model's reasoning is not what the conversation said.
+            Block::Image { .. }
+            | Block::ToolUse { .. }
+            | Block::ToolResult { .. }
+            | Block::Thinking { .. }
+            | Block::RedactedThinking { .. } => None,
         })
         .collect::<Vec<_>>()
         .join("\n")

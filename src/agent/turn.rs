@@ -189,7 +189,9 @@ impl Agent {
             steps.last_text = text_of_response;
         }
         let calls = tool_uses(&response.content);
-        if !response.content.is_empty() {
+        // Thinking alone (cut off by max_tokens) is no message: Anthropic refuses an assistant
+        // turn that holds only thinking, and an unsigned one cannot be sent back at all.
+        if response.content.iter().any(|block| !block.is_thinking()) {
             let recorded = self.record(Message {
                 role: Role::Assistant,
                 content: response.content.clone(),
@@ -542,6 +544,12 @@ fn forward(event: StreamEvent, partial: &mut String, events: &mpsc::UnboundedSen
                 tracing::debug!("the front end is gone");
             }
         }
+        // Shown as it comes, never part of the reply (nor of the partial text an interrupt keeps).
+        StreamEvent::ThinkingDelta(text) => {
+            if events.send(AgentEvent::ThinkingDelta(text)).is_err() {
+                tracing::debug!("the front end is gone");
+            }
+        }
         // The call is announced when it is complete and about to run.
         StreamEvent::ToolUseStarted { .. } => {}
     }
@@ -572,7 +580,11 @@ fn tool_uses(content: &[Block]) -> Vec<ToolUse> {
         .iter()
         .filter_map(|b| match b {
             Block::ToolUse { id, name, input } => Some((id.clone(), name.clone(), input.clone())),
-            Block::Text { .. } | Block::Image { .. } | Block::ToolResult { .. } => None,
+            Block::Text { .. }
+            | Block::Image { .. }
+            | Block::ToolResult { .. }
+            | Block::Thinking { .. }
+            | Block::RedactedThinking { .. } => None,
         })
         .collect()
 }
@@ -617,7 +629,12 @@ fn text_of(content: &[Block]) -> String {
         .iter()
         .filter_map(|b| match b {
             Block::Text { text } => Some(text.as_str()),
-            Block::Image { .. } | Block::ToolUse { .. } | Block::ToolResult { .. } => None,
+            // Reasoning is never part of the reply.
+            Block::Image { .. }
+            | Block::ToolUse { .. }
+            | Block::ToolResult { .. }
+            | Block::Thinking { .. }
+            | Block::RedactedThinking { .. } => None,
         })
         .collect::<Vec<_>>()
         .join("")

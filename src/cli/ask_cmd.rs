@@ -117,7 +117,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
             e => Failure::new(e.to_string()),
         })?;
 
-    let outcome = runtime.block_on(async {
+    let (outcome, thinking) = runtime.block_on(async {
         let outcome = drive(agent, args, attachments, context).await;
         // Closed before the runtime ends, so every server is waited for (no zombies, no
         // orphans) rather than killed on the way out.
@@ -126,7 +126,12 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
     })?;
     if args.json {
         let mut out = std::io::stdout().lock();
-        serde_json::to_writer(&mut out, &outcome)?;
+        let mut value = serde_json::to_value(&outcome)?;
+        // The model's reasoning, apart from `reply`; absent when it did not think aloud.
+        if let (false, Some(fields)) = (thinking.is_empty(), value.as_object_mut()) {
+            fields.insert("thinking".into(), thinking.into());
+        }
+        serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
     } else if !outcome.reply.is_empty() {
         outln!();
@@ -161,13 +166,14 @@ fn tools_reporting_failures(mcp: McpStartup) -> PendingTools {
     })
 }
 
-/// Run one turn, printing and answering as it goes.
+/// Run one turn, printing and answering as it goes; the turn's outcome and the model's
+/// reasoning (each response's thinking, separated by a blank line).
 async fn drive(
     agent: Agent,
     args: &AskArgs,
     attachments: Vec<Attachment>,
     context: NoteContext,
-) -> Result<TurnOutcome, Failure> {
+) -> Result<(TurnOutcome, String), Failure> {
     let (ops, mut events, task) = agent.spawn();
     ops.send(Op::UserTurn {
         text: args.prompt.clone(),
@@ -179,9 +185,23 @@ async fn drive(
     let chatty = !args.json;
     let show_tools = std::io::stderr().is_terminal();
     let mut outcome = None;
+    let mut thinking = String::new();
+    // Whether something else came since the last thinking: the next thinking is a new response's.
+    let mut thinking_ended = false;
     while let Some(event) = events.recv().await {
+        if !matches!(event, AgentEvent::ThinkingDelta(_)) {
+            thinking_ended = !thinking.is_empty();
+        }
         match event {
             AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) => {}
+            // Kept out of the printed reply; `--json` reports it in its own field.
+            AgentEvent::ThinkingDelta(text) => {
+                if thinking_ended {
+                    thinking.push_str("\n\n");
+                    thinking_ended = false;
+                }
+                thinking.push_str(&text);
+            }
             AgentEvent::TextDelta(text) => {
                 if chatty {
                     let mut out = std::io::stdout().lock();
@@ -225,7 +245,9 @@ async fn drive(
         }
     }
     let _ = task.await;
-    outcome.ok_or_else(|| Failure::new("the agent stopped without finishing the turn"))
+    outcome
+        .map(|outcome| (outcome, thinking))
+        .ok_or_else(|| Failure::new("the agent stopped without finishing the turn"))
 }
 
 /// The `--approve` policy's answer; `ask` asks on the terminal (and denies without one).

@@ -156,6 +156,8 @@ fn print_block(role: &str, block: &Block) -> Result<(), Failure> {
         Block::Text { text } => outln!("{role}: {text}"),
         Block::Image { media_type, .. } => outln!("{role}: [image {media_type}]"),
         Block::ToolUse { name, input, .. } => outln!("{role}: → {name} {input}"),
+        Block::Thinking { text, .. } => outln!("{role}: [thinking] {text}"),
+        Block::RedactedThinking { .. } => outln!("{role}: [thinking, redacted]"),
         Block::ToolResult {
             content, is_error, ..
         } => {

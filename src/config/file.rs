@@ -299,6 +299,9 @@ pub struct ProviderConfig {
     pub max_retries: Option<u32>,
     /// The model's context window in tokens, for the context % in the status bar.
     pub context_window: Option<u64>,
+    /// Anthropic extended thinking: tokens the model may think in before it answers (at least
+    /// 1024); 0 or absent is off. Its thinking is shown collapsed in the transcript.
+    pub thinking_budget: Option<u32>,
 }
 
 /// `[ui]`: how the full-screen app looks and which keys it uses.
@@ -393,6 +396,9 @@ pub struct EmbeddingsConfig {
     pub api_key_env: Option<String>,
 }
 
+/// The smallest extended-thinking budget Anthropic accepts.
+const MIN_THINKING_BUDGET: u32 = 1024;
+
 /// An example line for each known key, shown when that key is wrong.
 const KEY_HINTS: &[(&str, &str)] = &[
     ("provider", "[provider]\nkind = \"anthropic\""),
@@ -415,6 +421,10 @@ const KEY_HINTS: &[(&str, &str)] = &[
     ("provider.connect_timeout_secs", "connect_timeout_secs = 5"),
     ("provider.max_retries", "max_retries = 2"),
     ("provider.context_window", "context_window = 200000"),
+    (
+        "provider.thinking_budget",
+        "thinking_budget = 4096   # Anthropic extended thinking; 0 is off",
+    ),
     ("ui", "[ui]\ntheme = \"dark\"\nkeymap = \"default\""),
     (
         "ui.theme",
@@ -684,6 +694,17 @@ impl Config {
                 "0 steps would never call the model; use at least 1".to_string(),
             ));
         }
+        if let Some(budget) = self.provider.thinking_budget
+            && budget > 0
+            && budget < MIN_THINKING_BUDGET
+        {
+            return Err(invalid(
+                "provider.thinking_budget",
+                format!(
+                    "{budget} tokens is below the {MIN_THINKING_BUDGET} the API accepts; use 0 for off or at least {MIN_THINKING_BUDGET}"
+                ),
+            ));
+        }
         if self.provider.max_tokens == Some(0) {
             return Err(invalid(
                 "provider.max_tokens",
@@ -899,6 +920,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("editor.autosave"), "{e}");
+    }
+
+    #[test]
+    fn thinking_budget_is_off_by_default_and_at_least_the_api_minimum() {
+        assert_eq!(parse("").unwrap().provider.thinking_budget, None);
+        let c = parse("[provider]\nthinking_budget = 4096\n").unwrap();
+        assert_eq!(c.provider.thinking_budget, Some(4096));
+        assert_eq!(
+            parse("[provider]\nthinking_budget = 0\n")
+                .unwrap()
+                .provider
+                .thinking_budget,
+            Some(0)
+        );
+        let e = parse("[provider]\nthinking_budget = 500\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":2: key `provider.thinking_budget`"), "{e}");
+        assert!(e.contains("at least 1024"), "{e}");
     }
 
     #[test]

@@ -31,9 +31,13 @@ pub(crate) fn messages_url(base_url: &str) -> String {
     }
 }
 
-/// The JSON body of a streaming Messages request.
-pub(crate) fn request_body(request: &Request) -> Result<String, serde_json::Error> {
-    serde_json::to_string(&WireRequest::new(request))
+/// The JSON body of a streaming Messages request; `thinking_budget` > 0 turns extended thinking
+/// on with that many tokens to think in.
+pub(crate) fn request_body(
+    request: &Request,
+    thinking_budget: u32,
+) -> Result<String, serde_json::Error> {
+    serde_json::to_string(&WireRequest::new(request, thinking_budget))
 }
 
 #[derive(Serialize)]
@@ -41,6 +45,9 @@ struct WireRequest<'a> {
     model: &'a str,
     max_tokens: u32,
     stream: bool,
+    /// No temperature or top_k is ever sent: thinking refuses them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<WireThinking>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     system: Vec<WireSystemText<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -50,8 +57,27 @@ struct WireRequest<'a> {
     messages: Vec<WireMessage<'a>>,
 }
 
+/// `{"type": "enabled", "budget_tokens": N}`.
+#[derive(Serialize)]
+struct WireThinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
+}
+
+/// The answer's `max_tokens` must exceed the thinking budget (thinking counts against it): a
+/// limit at or below the budget gets the budget added, so the answer keeps the room it had.
+fn max_tokens_with_thinking(max_tokens: u32, thinking_budget: u32) -> u32 {
+    if thinking_budget > 0 && max_tokens <= thinking_budget {
+        thinking_budget.saturating_add(max_tokens.max(1))
+    } else {
+        max_tokens
+    }
+}
+
 impl<'a> WireRequest<'a> {
-    fn new(request: &'a Request) -> Self {
+    fn new(request: &'a Request, thinking_budget: u32) -> Self {
+        let thinking = thinking_budget > 0;
         let system = if request.system.is_empty() {
             Vec::new()
         } else {
@@ -68,15 +94,22 @@ impl<'a> WireRequest<'a> {
             .enumerate()
             .map(|(i, tool)| WireTool::new(tool, Some(i) == last_tool))
             .collect();
-        let mut messages: Vec<WireMessage<'a>> =
-            request.messages.iter().map(WireMessage::new).collect();
+        let mut messages: Vec<WireMessage<'a>> = request
+            .messages
+            .iter()
+            .map(|message| WireMessage::new(message, thinking))
+            .collect();
         if let Some(last_block) = messages.last_mut().and_then(|m| m.content.last_mut()) {
             last_block.cache_control = Some(CacheControl::EPHEMERAL);
         }
         Self {
             model: &request.model,
-            max_tokens: request.max_tokens,
+            max_tokens: max_tokens_with_thinking(request.max_tokens, thinking_budget),
             stream: true,
+            thinking: thinking.then_some(WireThinking {
+                kind: "enabled",
+                budget_tokens: thinking_budget,
+            }),
             system,
             tools,
             tool_choice: (!request.tools.is_empty()).then_some(WireToolChoice { kind: "auto" }),
@@ -137,13 +170,28 @@ struct WireMessage<'a> {
 }
 
 impl<'a> WireMessage<'a> {
-    fn new(message: &'a Message) -> Self {
+    /// With thinking on, signed thinking blocks go back unchanged and in place (the API checks
+    /// them in a tool loop); unsigned ones (from an OpenAI-compatible server) cannot be sent.
+    /// With thinking off they are all left out.
+    fn new(message: &'a Message, thinking: bool) -> Self {
         Self {
             role: match message.role {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             },
-            content: message.content.iter().map(WireBlock::new).collect(),
+            content: message
+                .content
+                .iter()
+                .filter(|block| match block {
+                    Block::Thinking { signature, .. } => thinking && !signature.is_empty(),
+                    Block::RedactedThinking { .. } => thinking,
+                    Block::Text { .. }
+                    | Block::Image { .. }
+                    | Block::ToolUse { .. }
+                    | Block::ToolResult { .. } => true,
+                })
+                .map(WireBlock::new)
+                .collect(),
         }
     }
 }
@@ -176,6 +224,13 @@ enum WireBlockBody<'a> {
         #[serde(skip_serializing_if = "is_false")]
         is_error: bool,
     },
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    RedactedThinking {
+        data: &'a str,
+    },
 }
 
 fn is_false(value: &bool) -> bool {
@@ -199,6 +254,11 @@ impl<'a> WireBlock<'a> {
                 content: content.iter().map(WireResultPart::new).collect(),
                 is_error: *is_error,
             },
+            Block::Thinking { text, signature } => WireBlockBody::Thinking {
+                thinking: text,
+                signature,
+            },
+            Block::RedactedThinking { data } => WireBlockBody::RedactedThinking { data },
         };
         Self {
             body,
@@ -299,7 +359,14 @@ enum WireStartBlock {
         name: String,
         input: Option<Value>,
     },
-    /// Thinking, server tools, fallback markers…: not part of what vaultchat sends back.
+    Thinking {
+        thinking: Option<String>,
+        signature: Option<String>,
+    },
+    RedactedThinking {
+        data: String,
+    },
+    /// Server tools, fallback markers…: not part of what vaultchat sends back.
     #[serde(other)]
     Other,
 }
@@ -312,6 +379,13 @@ enum WireDelta {
     },
     InputJsonDelta {
         partial_json: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    /// The whole signature, at the end of a thinking block.
+    SignatureDelta {
+        signature: String,
     },
     #[serde(other)]
     Other,
@@ -345,6 +419,11 @@ enum Slot {
         /// The input from `content_block_start`, used when no fragment arrives.
         initial: Option<Value>,
     },
+    Thinking {
+        text: String,
+        signature: String,
+    },
+    RedactedThinking(String),
     Ignored,
 }
 
@@ -420,6 +499,25 @@ impl AnthropicStream {
                 );
                 vec![live]
             }
+            WireStartBlock::Thinking {
+                thinking,
+                signature,
+            } => {
+                let text = thinking.unwrap_or_default();
+                let live = (!text.is_empty()).then(|| StreamEvent::ThinkingDelta(text.clone()));
+                self.slots.insert(
+                    index,
+                    Slot::Thinking {
+                        text,
+                        signature: signature.unwrap_or_default(),
+                    },
+                );
+                live.into_iter().collect()
+            }
+            WireStartBlock::RedactedThinking { data } => {
+                self.slots.insert(index, Slot::RedactedThinking(data));
+                Vec::new()
+            }
             WireStartBlock::Other => {
                 self.slots.insert(index, Slot::Ignored);
                 Vec::new()
@@ -455,6 +553,20 @@ impl AnthropicStream {
                         index,
                         "input_json_delta for a block that is not a tool call"
                     );
+                }
+                Vec::new()
+            }
+            WireDelta::ThinkingDelta { thinking } => match self.slots.get_mut(&index) {
+                Some(Slot::Thinking { text, .. }) if !thinking.is_empty() => {
+                    text.push_str(&thinking);
+                    vec![StreamEvent::ThinkingDelta(thinking)]
+                }
+                _ => Vec::new(),
+            },
+            WireDelta::SignatureDelta { signature: more } => {
+                if let Some(Slot::Thinking { signature, .. }) = self.slots.get_mut(&index) {
+                    // Sent whole, once; appending also keeps a signature that came in pieces.
+                    signature.push_str(&more);
                 }
                 Vec::new()
             }
@@ -593,6 +705,13 @@ impl StreamAccumulator for AnthropicStream {
                         }
                     }
                 }
+                Slot::Thinking { text, signature } => content.push(Block::Thinking {
+                    text: text.clone(),
+                    signature: signature.clone(),
+                }),
+                Slot::RedactedThinking(data) => {
+                    content.push(Block::RedactedThinking { data: data.clone() })
+                }
                 Slot::Ignored => {}
             }
         }
@@ -636,7 +755,7 @@ mod tests {
         live.iter()
             .filter_map(|e| match e {
                 StreamEvent::TextDelta(t) => Some(t.as_str()),
-                StreamEvent::ToolUseStarted { .. } => None,
+                StreamEvent::ToolUseStarted { .. } | StreamEvent::ThinkingDelta(_) => None,
             })
             .collect()
     }
@@ -776,8 +895,8 @@ mod tests {
         let text = std::str::from_utf8(fixture("anthropic_stream_tool_use.official")).unwrap();
         let extra = "event: something_new\ndata: {\"type\":\"something_new\",\"x\":[1]}\n\n\
             event: weird\ndata: not json at all\n\n\
-            event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":7,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n\
-            event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":7,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n\
+            event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":7,\"content_block\":{\"type\":\"fallback\",\"model\":\"x\"}}\n\n\
+            event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":7,\"delta\":{\"type\":\"citations_delta\",\"citation\":{}}}\n\n\
             event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":7}\n\n";
         let with_extra = text.replacen(
             "event: content_block_start",
@@ -858,7 +977,145 @@ mod tests {
         assert!(run(trailing.as_bytes(), 64).0.is_ok());
     }
 
+    const THINKING: &str = "The person asks when to plant the tomatoes. The plan note should say — let me read Projects/Plan.md before answering.";
+    const SIGNATURE: &str = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds9fP1L0dRp3uQ3fTnOvJQ0mJEYjIfKbYFpNv8Kq2E9eHnZ5oA==";
+
+    fn thinking_of(live: &[StreamEvent]) -> String {
+        live.iter()
+            .filter_map(|e| match e {
+                StreamEvent::ThinkingDelta(t) => Some(t.as_str()),
+                StreamEvent::ToolUseStarted { .. } | StreamEvent::TextDelta(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_thinking_block_keeps_its_text_and_signature_apart_from_the_reply() {
+        for size in [1, 3, 7, 13, 64, 4096] {
+            let (response, live) = run(fixture("anthropic_stream_thinking_tool_use"), size);
+            let response = response.unwrap();
+            assert_eq!(
+                response.content,
+                vec![
+                    Block::Thinking {
+                        text: THINKING.into(),
+                        signature: SIGNATURE.into(),
+                    },
+                    Block::Text {
+                        text: "Let me check your plan.".into()
+                    },
+                    Block::ToolUse {
+                        id: "toolu_01ThinkReadPlan00000001".into(),
+                        name: "read_note".into(),
+                        input: json!({"note": "Projects/Plan.md"}),
+                    },
+                ],
+                "chunks of {size}"
+            );
+            assert_eq!(response.stop_reason, StopReason::ToolUse);
+            assert_eq!(response.usage.output_tokens, 96);
+            assert_eq!(thinking_of(&live), THINKING);
+            assert_eq!(text_of(&live), "Let me check your plan.");
+        }
+    }
+
+    #[test]
+    fn redacted_thinking_is_kept_whole() {
+        let stream = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix\"}}\n\n\
+            event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+            event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+            event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"May.\"}}\n\n\
+            event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n\
+            event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+        let (response, live) = run(stream.as_bytes(), 5);
+        assert_eq!(
+            response.unwrap().content,
+            vec![
+                Block::RedactedThinking {
+                    data: "EmwKAhgBEgy3va3pzix".into()
+                },
+                Block::Text {
+                    text: "May.".into()
+                },
+            ]
+        );
+        assert_eq!(live, vec![StreamEvent::TextDelta("May.".into())]);
+    }
+
+    /// The tool loop after a thinking response: the assistant turn as the agent stored it.
+    fn thinking_tool_loop() -> Request {
+        let mut request = small_conversation();
+        request.messages[1].content.insert(
+            0,
+            Block::Thinking {
+                text: "Search first.".into(),
+                signature: "c2lnbmVk".into(),
+            },
+        );
+        request.messages[1].content.insert(
+            1,
+            Block::RedactedThinking {
+                data: "b3BhcXVl".into(),
+            },
+        );
+        request
+    }
+
+    #[test]
+    fn with_thinking_on_signed_blocks_go_back_unchanged_before_the_tool_use() {
+        let body = request_body(&thinking_tool_loop(), 2048).unwrap();
+        assert!(body.starts_with(
+            r#"{"model":"claude-sonnet-4-5","max_tokens":4096,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},"system":"#
+        ), "{body}");
+        assert!(body.contains(
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"Search first.","signature":"c2lnbmVk"},{"type":"redacted_thinking","data":"b3BhcXVl"},{"type":"text","text":"Searching."},{"type":"tool_use","id":"toolu_1""#
+        ), "{body}");
+        assert!(!body.contains("temperature") && !body.contains("top_k"));
+    }
+
+    #[test]
+    fn max_tokens_rises_above_the_budget_only_when_it_must() {
+        assert_eq!(max_tokens_with_thinking(2048, 2048), 4096);
+        assert_eq!(max_tokens_with_thinking(1000, 4096), 5096);
+        assert_eq!(max_tokens_with_thinking(8192, 4096), 8192);
+        assert_eq!(max_tokens_with_thinking(2048, 0), 2048);
+        assert_eq!(max_tokens_with_thinking(u32::MAX, 1024), u32::MAX);
+        let mut request = thinking_tool_loop();
+        request.max_tokens = 16_000;
+        let body: Value = serde_json::from_str(&request_body(&request, 4096).unwrap()).unwrap();
+        assert_eq!(body["max_tokens"], 16_000);
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4096})
+        );
+    }
+
+    #[test]
+    fn with_thinking_off_or_unsigned_the_thinking_stays_home() {
+        // Off: the body is byte for byte the one without any thinking in the history.
+        assert_eq!(
+            request_body(&thinking_tool_loop(), 0).unwrap(),
+            request_body(&small_conversation(), 0).unwrap()
+        );
+        // On, but the reasoning came unsigned from an OpenAI-compatible server.
+        let mut request = small_conversation();
+        request.messages[1].content.insert(
+            0,
+            Block::Thinking {
+                text: "from llama.cpp".into(),
+                signature: String::new(),
+            },
+        );
+        let body = request_body(&request, 1024).unwrap();
+        assert!(!body.contains("from llama.cpp"), "{body}");
+        assert!(body.contains(r#""thinking":{"type":"enabled","budget_tokens":1024}"#));
+    }
+
     // ---- request bodies ----
+
+    fn request_body_off(request: &Request) -> Result<String, serde_json::Error> {
+        request_body(request, 0)
+    }
 
     fn small_conversation() -> Request {
         Request {
@@ -925,7 +1182,7 @@ mod tests {
 
     #[test]
     fn the_body_of_a_small_conversation_is_exact() {
-        let body = request_body(&small_conversation()).unwrap();
+        let body = request_body_off(&small_conversation()).unwrap();
         let expected = concat!(
             r#"{"model":"claude-sonnet-4-5","max_tokens":2048,"stream":true,"#,
             r#""system":[{"type":"text","text":"You are vaultchat.","cache_control":{"type":"ephemeral"}}],"#,
@@ -945,7 +1202,7 @@ mod tests {
         request.system.clear();
         request.tools.clear();
         request.messages.truncate(1);
-        let body: Value = serde_json::from_str(&request_body(&request).unwrap()).unwrap();
+        let body: Value = serde_json::from_str(&request_body_off(&request).unwrap()).unwrap();
         assert!(body.get("system").is_none());
         assert!(body.get("tools").is_none());
         assert!(body.get("tool_choice").is_none());
@@ -977,8 +1234,8 @@ mod tests {
             }],
         });
         let breakpoint = r#","cache_control":{"type":"ephemeral"}"#;
-        let short_body = request_body(&full).unwrap();
-        let long_body = request_body(&longer).unwrap();
+        let short_body = request_body_off(&full).unwrap();
+        let long_body = request_body_off(&longer).unwrap();
         // Everything before the message list (tools, system) is identical.
         let head = |body: &str| body.split(r#""messages":"#).next().unwrap().to_string();
         assert_eq!(head(&short_body), head(&long_body));

@@ -49,6 +49,9 @@ pub struct ProviderSettings {
     /// With `[privacy] local_only`: the host's addresses, checked to be local; the client
     /// connects to these and never resolves the name again.
     pub pinned: Option<locality::PinnedHost>,
+    /// Anthropic extended thinking: tokens the model may think in before answering; 0 is off.
+    /// (OpenAI-compatible servers decide about reasoning themselves; their reasoning is read.)
+    pub thinking_budget: u32,
 }
 
 impl ProviderSettings {
@@ -69,6 +72,7 @@ impl ProviderSettings {
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             max_retries: Self::DEFAULT_MAX_RETRIES,
             pinned: None,
+            thinking_budget: 0,
         }
     }
 }
@@ -130,7 +134,8 @@ impl Provider {
         match self.settings.kind {
             ProviderKind::Anthropic => {
                 let url = anthropic::messages_url(&self.settings.base_url);
-                let body = anthropic::request_body(request).map_err(encode)?;
+                let body = anthropic::request_body(request, self.settings.thinking_budget)
+                    .map_err(encode)?;
                 let (response, request_id) = self.send(&url, body).await?;
                 self.read_stream(
                     response,
@@ -536,7 +541,7 @@ mod tests {
         assert!(request.contains("\r\nanthropic-version: 2023-06-01\r\n"));
         assert!(request.contains("\r\ncontent-type: application/json\r\n"));
         let body = requests[1].split("\r\n\r\n").nth(1).unwrap();
-        assert_eq!(body, anthropic::request_body(&hello()).unwrap());
+        assert_eq!(body, anthropic::request_body(&hello(), 0).unwrap());
     }
 
     #[tokio::test]

@@ -202,8 +202,8 @@ fn push_user_messages<'a>(message: &'a Message, out: &mut Vec<WireMessage<'a>>) 
                     content: text,
                 });
             }
-            // Tool calls belong to assistant messages; the agent never puts them here.
-            Block::ToolUse { .. } => {}
+            // Tool calls and reasoning belong to assistant messages; the agent never puts them here.
+            Block::ToolUse { .. } | Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
         }
     }
     let mut parts = tool_images;
@@ -251,7 +251,12 @@ fn assistant_message<'a>(message: &'a Message, names: &'a ToolNames) -> WireMess
                     arguments: input.to_string(),
                 },
             }),
-            Block::Image { .. } | Block::ToolResult { .. } => {}
+            // Reasoning is never sent back: these servers do not want it (DeepSeek refuses a
+            // request that carries `reasoning_content`).
+            Block::Thinking { .. }
+            | Block::RedactedThinking { .. }
+            | Block::Image { .. }
+            | Block::ToolResult { .. } => {}
         }
     }
     WireMessage::Assistant {
@@ -377,6 +382,10 @@ struct WireChoice {
 #[derive(Deserialize)]
 struct WireDelta {
     content: Option<String>,
+    /// Reasoning text: llama.cpp, DeepSeek and vLLM.
+    reasoning_content: Option<String>,
+    /// Reasoning text: Ollama and OpenRouter (some servers send both names with the same text).
+    reasoning: Option<String>,
     refusal: Option<String>,
     tool_calls: Option<Vec<WireToolCallDelta>>,
 }
@@ -441,6 +450,8 @@ struct CallSlot {
 pub(crate) struct OpenAiStream {
     names: ToolNames,
     text: String,
+    /// The model's reasoning, kept apart from the answer.
+    reasoning: String,
     refusal: String,
     calls: Vec<CallSlot>,
     /// The slot each `index` currently writes to.
@@ -590,6 +601,14 @@ impl StreamAccumulator for OpenAiStream {
             .filter(|c| c.index.unwrap_or(0) == 0)
         {
             if let Some(delta) = choice.delta {
+                let reasoning = delta
+                    .reasoning_content
+                    .filter(|t| !t.is_empty())
+                    .or(delta.reasoning.filter(|t| !t.is_empty()));
+                if let Some(reasoning) = reasoning {
+                    self.reasoning.push_str(&reasoning);
+                    live.push(StreamEvent::ThinkingDelta(reasoning));
+                }
                 if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
                     self.text.push_str(&text);
                     live.push(StreamEvent::TextDelta(text));
@@ -629,6 +648,13 @@ impl StreamAccumulator for OpenAiStream {
         }
         let stop_reason = self.stop_reason();
         let mut content = Vec::new();
+        if !self.reasoning.is_empty() {
+            // Unsigned: no server of this kind can check it, and none gets it back.
+            content.push(Block::Thinking {
+                text: self.reasoning.clone(),
+                signature: String::new(),
+            });
+        }
         push_text(&mut content, &self.text);
         for (n, call) in self.calls.iter().enumerate() {
             let name = self.names.original(&call.wire_name);
@@ -818,9 +844,25 @@ mod tests {
                 cache_creation_input_tokens: 0,
             }
         );
-        assert_eq!(response.content, vec![Block::Text { text: "Hi".into() }]);
+        // llama.cpp's reasoning is thinking, apart from the reply.
+        assert_eq!(
+            response.content,
+            vec![
+                Block::Thinking {
+                    text: "hmm".into(),
+                    signature: String::new()
+                },
+                Block::Text { text: "Hi".into() }
+            ]
+        );
         assert_eq!(response.stop_reason, StopReason::EndTurn);
-        assert_eq!(live, vec![StreamEvent::TextDelta("Hi".into())]);
+        assert_eq!(
+            live,
+            vec![
+                StreamEvent::ThinkingDelta("hmm".into()),
+                StreamEvent::TextDelta("Hi".into())
+            ]
+        );
     }
 
     #[test]
@@ -1114,6 +1156,102 @@ mod tests {
                 },
             ],
         }
+    }
+
+    const REASONING: &str =
+        "The person asks when to plant the tomatoes. The plan note should say — let me read it.";
+
+    fn reasoning_of(live: &[StreamEvent]) -> String {
+        live.iter()
+            .filter_map(|e| match e {
+                StreamEvent::ThinkingDelta(t) => Some(t.as_str()),
+                StreamEvent::TextDelta(_) | StreamEvent::ToolUseStarted { .. } => None,
+            })
+            .collect()
+    }
+
+    fn expected_reasoning_response() -> Vec<Block> {
+        vec![
+            Block::Thinking {
+                text: REASONING.into(),
+                signature: String::new(),
+            },
+            Block::Text {
+                text: "Let me check your plan.".into(),
+            },
+            Block::ToolUse {
+                id: "call_think_read_plan_01".into(),
+                name: "read_note".into(),
+                input: json!({"note": "Projects/Plan.md"}),
+            },
+        ]
+    }
+
+    #[test]
+    fn reasoning_content_is_thinking_and_never_reply_text() {
+        for size in [1, 3, 7, 13, 64, 4096] {
+            let (response, live) = run(fixture("openai_stream_reasoning_tool_call"), size);
+            let response = response.unwrap();
+            assert_eq!(
+                response.content,
+                expected_reasoning_response(),
+                "chunks of {size}"
+            );
+            assert_eq!(response.stop_reason, StopReason::ToolUse);
+            assert_eq!(response.usage.output_tokens, 64);
+            assert_eq!(reasoning_of(&live), REASONING);
+            let text: String = live
+                .iter()
+                .filter_map(|e| match e {
+                    StreamEvent::TextDelta(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(text, "Let me check your plan.");
+        }
+    }
+
+    #[test]
+    fn ollamas_reasoning_field_reads_the_same_and_both_names_count_once() {
+        let fixture = std::str::from_utf8(fixture("openai_stream_reasoning_tool_call")).unwrap();
+        let ollama = fixture.replace("\"reasoning_content\":", "\"reasoning\":");
+        assert_ne!(ollama, fixture);
+        let (response, live) = run(ollama.as_bytes(), 11);
+        assert_eq!(response.unwrap().content, expected_reasoning_response());
+        assert_eq!(reasoning_of(&live), REASONING);
+        // vLLM has sent the reasoning under both names: one is read (`reasoning_content`).
+        let both = fixture.replace(
+            "\"reasoning_content\":\"",
+            "\"reasoning\":\"x\",\"reasoning_content\":\"",
+        );
+        let both = both.replace(
+            "\"reasoning\":\"x\",\"reasoning_content\":\"\"",
+            "\"reasoning_content\":\"\"",
+        );
+        let (response, _) = run(both.as_bytes(), 17);
+        assert_eq!(response.unwrap().content, expected_reasoning_response());
+    }
+
+    #[test]
+    fn reasoning_is_never_sent_back() {
+        let mut request = conversation();
+        let thought = Block::Thinking {
+            text: "secret chain of thought".into(),
+            signature: "sig".into(),
+        };
+        for message in &mut request.messages {
+            if message.role == Role::Assistant {
+                message.content.insert(0, thought.clone());
+                message.content.push(Block::RedactedThinking {
+                    data: "opaque".into(),
+                });
+            }
+        }
+        let names = ToolNames::for_request(&request);
+        let with = request_body(&request, &names, false).unwrap();
+        let without = request_body(&conversation(), &names, false).unwrap();
+        assert_eq!(with, without);
+        assert!(!with.contains("reasoning") && !with.contains("secret"));
     }
 
     #[test]

@@ -116,7 +116,15 @@ pub(crate) mod tests {
             .unwrap()
     }
 
-    pub(crate) const FIXTURES: [(&str, &[u8]); 6] = [
+    pub(crate) const FIXTURES: [(&str, &[u8]); 8] = [
+        (
+            "anthropic_stream_thinking_tool_use",
+            include_bytes!("../../tests/fixtures/sse/anthropic_stream_thinking_tool_use.sse"),
+        ),
+        (
+            "openai_stream_reasoning_tool_call",
+            include_bytes!("../../tests/fixtures/sse/openai_stream_reasoning_tool_call.sse"),
+        ),
         (
             "anthropic_stream_tool_use.official",
             include_bytes!("../../tests/fixtures/sse/anthropic_stream_tool_use.official.sse"),

@@ -24,7 +24,8 @@ pub fn estimate_message(model: &str, message: &Message) -> u64 {
         .content
         .iter()
         .map(|block| match block {
-            Block::Text { text } => estimate_text(model, text),
+            Block::Text { text } | Block::Thinking { text, .. } => estimate_text(model, text),
+            Block::RedactedThinking { data } => estimate_text(model, data),
             Block::Image { .. } => IMAGE_TOKENS,
             Block::ToolUse { name, input, .. } => {
                 estimate_text(model, name) + estimate_text(model, &input.to_string())

@@ -59,6 +59,31 @@ pub enum Block {
         /// Whether the tool failed; the model sees the content as an error message.
         is_error: bool,
     },
+    /// The model's reasoning before its answer (only in assistant messages). Anthropic signs it
+    /// and wants it back unchanged in a tool loop; OpenAI-compatible servers send it unsigned
+    /// (`reasoning_content`, `reasoning`) and must not get it back.
+    Thinking {
+        /// The reasoning text (a summary of it for Claude 4 models).
+        text: String,
+        /// Anthropic's signature over the block; empty when the server sent none.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        signature: String,
+    },
+    /// Reasoning the provider's safety system encrypted (Anthropic); sent back as it came.
+    RedactedThinking {
+        /// The encrypted reasoning, opaque.
+        data: String,
+    },
+}
+
+impl Block {
+    /// Whether this is the model's reasoning rather than its answer.
+    pub fn is_thinking(&self) -> bool {
+        matches!(
+            self,
+            Block::Thinking { .. } | Block::RedactedThinking { .. }
+        )
+    }
 }
 
 /// One piece of a tool result.
@@ -187,6 +212,8 @@ impl StopReason {
 pub enum StreamEvent {
     /// More answer text.
     TextDelta(String),
+    /// More of the model's reasoning (never part of the answer).
+    ThinkingDelta(String),
     /// The model began a tool call (its input is still streaming).
     ToolUseStarted {
         /// The call's id.
@@ -199,7 +226,7 @@ pub enum StreamEvent {
 /// A finished response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
-    /// Text and ToolUse blocks in order (consecutive text merged, empty text dropped).
+    /// Thinking, text and ToolUse blocks in order (consecutive text merged, empty text dropped).
     pub content: Vec<Block>,
     /// Why the model stopped.
     pub stop_reason: StopReason,
@@ -274,6 +301,40 @@ mod tests {
         );
         let back: Block = serde_json::from_str(&text).unwrap();
         assert_eq!(back, block);
+    }
+
+    #[test]
+    fn thinking_blocks_round_trip_and_older_rows_still_load() {
+        let signed = Block::Thinking {
+            text: "hm".into(),
+            signature: "c2ln".into(),
+        };
+        let text = serde_json::to_string(&signed).unwrap();
+        assert_eq!(
+            text,
+            r#"{"type":"thinking","text":"hm","signature":"c2ln"}"#
+        );
+        assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), signed);
+        // Unsigned (an OpenAI-compatible server's reasoning): no signature field at all.
+        let unsigned = Block::Thinking {
+            text: "hm".into(),
+            signature: String::new(),
+        };
+        let text = serde_json::to_string(&unsigned).unwrap();
+        assert_eq!(text, r#"{"type":"thinking","text":"hm"}"#);
+        assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), unsigned);
+        let redacted = Block::RedactedThinking {
+            data: "b3Bh".into(),
+        };
+        let text = serde_json::to_string(&redacted).unwrap();
+        assert_eq!(text, r#"{"type":"redacted_thinking","data":"b3Bh"}"#);
+        assert_eq!(serde_json::from_str::<Block>(&text).unwrap(), redacted);
+        // A message stored before thinking existed reads as it did.
+        let old = r#"{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"read_note","input":{}}]}"#;
+        let message: Message = serde_json::from_str(old).unwrap();
+        assert_eq!(message.content.len(), 2);
+        assert!(!message.content.iter().any(Block::is_thinking));
+        assert!(signed.is_thinking() && redacted.is_thinking());
     }
 
     #[test]

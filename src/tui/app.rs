@@ -766,6 +766,8 @@ impl App {
                 self.transcript.append_delta(&text);
                 self.state = AgentState::Streaming;
             }
+            // The status bar keeps saying "thinking"; the transcript shows how much so far.
+            AgentEvent::ThinkingDelta(text) => self.transcript.append_thinking(&text),
             AgentEvent::ToolCallStarted { id, name, input } => {
                 self.transcript.finish_streaming();
                 self.transcript.tool_started(&id, &name, &input);

@@ -27,5 +27,7 @@ pub mod term;
 #[cfg(test)]
 pub mod testing;
 pub mod theme;
+#[cfg(test)]
+mod thinking_tests;
 pub mod views;
 pub mod width;

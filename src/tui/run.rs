@@ -1008,6 +1008,9 @@ fn show_message<'a>(
             Block::Image { media_type, data } => {
                 images.push(crate::attach::ImageFacts::of_base64(media_type, data));
             }
+            Block::Thinking { text, .. } => transcript.push_thinking(text),
+            // Encrypted by the provider: nothing to show.
+            Block::RedactedThinking { .. } => {}
             Block::ToolUse { id, name, input } => {
                 transcript.tool_started(id, name, input);
                 calls.insert(id, (name, input));
@@ -1135,6 +1138,40 @@ mod tests {
                 crate::tui::testing::buffer_text(&buf)
             );
         }
+    }
+
+    /// Stored reasoning comes back as a folded thinking item before the reply; redacted
+    /// reasoning shows nothing, and an older row without thinking reads as before.
+    #[test]
+    fn a_resumed_transcript_shows_stored_thinking_folded() {
+        let (_dir, store, id) = session_with_a_denied_call();
+        let reply = serde_json::json!([
+            {"type": "redacted_thinking", "data": "b3BhcXVl"},
+            {"type": "thinking", "text": "Check the plan first.", "signature": "c2ln"},
+            {"type": "text", "text": "Plant them in May."}
+        ]);
+        store
+            .append_message(&id, "assistant", &reply.to_string(), "", 4)
+            .unwrap();
+        let (transcript, _) = rebuild_transcript(&store, &id);
+        let last: Vec<Cell> = (transcript.len() - 2..transcript.len())
+            .filter_map(|i| transcript.cell(i).cloned())
+            .collect();
+        assert_eq!(
+            last,
+            [
+                Cell::Thinking {
+                    text: "Check the plan first.".into(),
+                    streaming: false,
+                    expanded: false
+                },
+                Cell::Assistant {
+                    text: "Plant them in May.".into(),
+                    streaming: false
+                }
+            ]
+        );
+        assert_eq!(tool_statuses(&transcript), [ToolStatus::Denied]);
     }
 
     /// A message that cannot be decoded is said, not skipped in silence.

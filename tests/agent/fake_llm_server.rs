@@ -898,7 +898,7 @@ fn with_comments_puts_a_keepalive_between_events_in_either_line_ending() {
 // The fixtures
 // ---------------------------------------------------------------------------------------------
 
-const FIXTURES: [&str; 8] = [
+const FIXTURES: [&str; 10] = [
     "anthropic_stream_error_midstream.sse",
     "anthropic_stream_max_tokens_truncated_tool.sse",
     "anthropic_stream_parallel_tool_use.vault.sse",
@@ -907,11 +907,13 @@ const FIXTURES: [&str; 8] = [
     "openai_stream_tool_call.recorded.sse",
     "llama_cpp_python_text_no_usage.sse",
     "llama_cpp_python_content_array_abort.sse",
+    "anthropic_stream_thinking_tool_use.sse",
+    "openai_stream_reasoning_tool_call.sse",
 ];
 
 /// The xxh3-64 digest of each fixture as recorded (tests/fixtures/sse/README.md lists the same):
 /// a copy that git, an editor or a formatter touched (line endings, a final newline) fails here.
-const FIXTURE_XXH3: [(&str, u64); 8] = [
+const FIXTURE_XXH3: [(&str, u64); 10] = [
     (
         "anthropic_stream_error_midstream.sse",
         0x7552_fa15_879f_03cf,
@@ -940,6 +942,14 @@ const FIXTURE_XXH3: [(&str, u64); 8] = [
     (
         "llama_cpp_python_content_array_abort.sse",
         0x2d06_8005_38d3_94c2,
+    ),
+    (
+        "anthropic_stream_thinking_tool_use.sse",
+        0xa3ef_54ca_2a45_827f,
+    ),
+    (
+        "openai_stream_reasoning_tool_call.sse",
+        0xe689_0b74_3ad1_1d40,
     ),
 ];
 

@@ -58,6 +58,13 @@ pub enum Cell {
         result: String,
         expanded: bool,
     },
+    /// The model's reasoning: one line with its size, the text below it when `expanded`;
+    /// `streaming` while it is still arriving.
+    Thinking {
+        text: String,
+        streaming: bool,
+        expanded: bool,
+    },
     /// Something went wrong (the provider failed, the turn was cut short).
     Error { text: String },
     /// A note from vaultchat itself (session resumed, model changed).
@@ -132,6 +139,11 @@ pub(crate) fn layout_with(
             width,
             theme,
         ),
+        Cell::Thinking {
+            text,
+            streaming,
+            expanded,
+        } => super::thinking::lines(text, *streaming, *expanded, width, theme),
         Cell::Error { text } => {
             let style = theme.style(Role::Error);
             marked_text(text, ERROR_MARKER, style, style, width)

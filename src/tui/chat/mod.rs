@@ -11,6 +11,7 @@ pub mod chips;
 mod heights;
 pub mod input;
 pub mod markdown;
+pub mod thinking;
 pub mod wrap;
 
 pub use cell::{Cell, ToolStatus};
@@ -217,6 +218,8 @@ impl Transcript {
 
     /// Add a cell at the end. A streaming reply pushed while another streams completes the other.
     pub fn push(&mut self, cell: Cell) -> CellId {
+        // Whatever comes after the model's reasoning means the reasoning is complete.
+        self.finish_thinking();
         let streams = matches!(
             cell,
             Cell::Assistant {
@@ -277,8 +280,60 @@ impl Transcript {
         });
     }
 
+    /// Streaming: append to the model's reasoning while it arrives (the last cell), else start
+    /// a folded thinking cell. A reply streaming before it is complete.
+    pub fn append_thinking(&mut self, text: &str) {
+        let id = self.entries.len().checked_sub(1);
+        if let Some(id) = id
+            && let Some(Entry {
+                cell:
+                    Cell::Thinking {
+                        text: so_far,
+                        streaming: true,
+                        ..
+                    },
+                ..
+            }) = self.entries.get_mut(id)
+        {
+            so_far.push_str(text);
+            self.touch(id);
+            return;
+        }
+        self.finish_streaming();
+        self.push(Cell::Thinking {
+            text: text.to_string(),
+            streaming: true,
+            expanded: false,
+        });
+    }
+
+    /// A stored response's reasoning, complete and folded.
+    pub fn push_thinking(&mut self, text: &str) {
+        self.finish_streaming();
+        self.push(Cell::Thinking {
+            text: text.to_string(),
+            streaming: false,
+            expanded: false,
+        });
+    }
+
+    /// The reasoning streaming in the last cell (if any) is complete.
+    fn finish_thinking(&mut self) {
+        let Some(id) = self.entries.len().checked_sub(1) else {
+            return;
+        };
+        if let Some(Cell::Thinking { streaming, .. }) =
+            self.entries.get_mut(id).map(|e| &mut e.cell)
+            && *streaming
+        {
+            *streaming = false;
+            self.touch(id);
+        }
+    }
+
     /// The streaming assistant cell (if any) is complete. A reply that stayed empty disappears.
     pub fn finish_streaming(&mut self) {
+        self.finish_thinking();
         let Some(id) = self.streaming.take() else {
             return;
         };
@@ -371,14 +426,15 @@ impl Transcript {
         });
     }
 
-    /// Expand or collapse the most recent tool cell.
+    /// Expand or collapse the most recent tool call or thinking cell.
     pub fn toggle_last_tool(&mut self) {
         let last = self
             .entries
             .iter()
-            .rposition(|e| matches!(e.cell, Cell::Tool { .. }));
+            .rposition(|e| matches!(e.cell, Cell::Tool { .. } | Cell::Thinking { .. }));
         if let Some(id) = last {
-            if let Some(Cell::Tool { expanded, .. }) = self.entries.get_mut(id).map(|e| &mut e.cell)
+            if let Some(Cell::Tool { expanded, .. } | Cell::Thinking { expanded, .. }) =
+                self.entries.get_mut(id).map(|e| &mut e.cell)
             {
                 *expanded = !*expanded;
             }
