@@ -10,9 +10,16 @@
 
 pub mod client;
 mod http;
+mod note_events;
+mod note_handlers;
+mod note_uri;
+mod prompts;
+mod resources;
 mod server;
 mod stdio_filter;
 
 pub use client::{McpServerSpec, McpServerState, McpServerStatus, McpServers, McpStartup};
 pub use http::{HttpAuth, generate_token, serve_http};
+pub use note_events::NoteEvents;
+pub use resources::NoteCatalog;
 pub use server::{VaultServer, serve_stdio};
