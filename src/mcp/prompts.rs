@@ -253,9 +253,18 @@ fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, Mcp
             listed_only.push(note);
             continue;
         }
-        let (rel, text) = catalog.note_text(&note.rel)?;
-        bytes += text.len();
-        messages.push(embedded(&rel, text));
+        // A note that cannot be read as text (not UTF-8, gone since the walk) stays in the list
+        // below without its text.
+        match catalog.note_text(&note.rel) {
+            Ok((rel, text)) => {
+                bytes += text.len();
+                messages.push(embedded(&rel, text));
+            }
+            Err(e) => {
+                tracing::debug!(note = %note.rel, error = %e.message, "not attached to the review");
+                listed_only.push(note);
+            }
+        }
     }
     let changed: Vec<String> = recent
         .iter()
@@ -271,7 +280,7 @@ fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, Mcp
             String::new()
         } else {
             format!(
-                "\n\nOnly the {} newest are attached; read the others with read_note if needed.",
+                "\n\n{} of them are attached; read the others with read_note if needed.",
                 messages.len()
             )
         };

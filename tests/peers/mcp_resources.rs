@@ -1,0 +1,102 @@
+//! `vaultchat mcp`'s notes as resources, and its prompts, driven by the official MCP Python SDK
+//! (tests/mcp/resources_client.py, from target/test-venv) in both protocol eras.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::*;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+/// Notes the test adds to the sample vault: more than two pages' worth.
+const GENERATED: usize = 230;
+
+/// A vault with more notes than two `resources/list` pages, names that need escaping, notes
+/// whose bytes a careless reader would change, and things that must never be listed or read.
+/// Returns how many notes it holds.
+pub fn resource_vault(root: &Path) -> std::path::PathBuf {
+    let vault = root.join("vault");
+    copy_sample_vault(&vault);
+    for i in 0..GENERATED {
+        let folder = vault.join(format!("Generated/Batch {}", i / 50));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(format!("Note {i:03}.md")),
+            format!("# Note {i}\n\nGenerated note number {i}. See [[Note {}]].\n", i / 2),
+        )
+        .unwrap();
+    }
+    let odd = [
+        ("Names/Café #1 ?.md", "# Café\n".as_bytes().to_vec()),
+        ("Names/100% done.md", b"# Done\n".to_vec()),
+        ("Names/a+b=c & d.md", b"# Sum\n".to_vec()),
+        ("Names/CRLF note.md", b"# Windows\r\n\r\nLine one\r\nLine two\r\n".to_vec()),
+        ("Names/BOM note.md", b"\xEF\xBB\xBF# With a byte-order mark\n".to_vec()),
+        ("Names/Latin-1.md", b"# Caf\xE9 in Latin-1\n".to_vec()),
+        ("Names/No newline at end.md", b"last line".to_vec()),
+        ("Names/Empty.md", Vec::new()),
+        ("Projects/Subscribed note.md", b"# Watched\n\nA note a client subscribes to.\n".to_vec()),
+        ("Inbox/.hidden.md", b"HIDDEN-DOTFILE\n".to_vec()),
+        (".obsidian/hidden.md", b"HIDDEN-SECRET\n".to_vec()),
+        ("Names/notes.txt", b"not a note\n".to_vec()),
+    ];
+    for (rel, bytes) in odd {
+        let path = vault.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.md"), "OUTSIDE-SECRET-42\n").unwrap();
+    symlink(&outside, vault.join("link_out")).unwrap();
+    symlink(outside.join("secret.md"), vault.join("link_file.md")).unwrap();
+    vault
+}
+
+fn count_notes(vault: &Path) -> usize {
+    // The sample vault's 8, the generated ones, the 9 odd notes that are notes.
+    let expected = 8 + GENERATED + 9;
+    assert!(vault.join("Names/Latin-1.md").is_file());
+    expected
+}
+
+#[test]
+fn python_sdk_lists_reads_follows_and_prompts_in_both_eras() {
+    let python = venv_python();
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = resource_vault(tmp.path());
+    let data = tmp.path().join("data");
+    let out = std::process::Command::new(python)
+        .arg(repo().join("tests/mcp/resources_client.py"))
+        .arg("--bin")
+        .arg(bin())
+        .arg("--vault")
+        .arg(&vault)
+        .arg("--data")
+        .arg(&data)
+        .arg("--expect-notes")
+        .arg(count_notes(&vault).to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "resources client failed:\n{stdout}\n{}",
+        stderr.chars().rev().take(4000).collect::<String>().chars().rev().collect::<String>()
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
+    eprintln!("{summary}");
+    assert_eq!(summary["failures"], serde_json::json!([]));
+    for mode in ["auto", "legacy"] {
+        let m = &summary["modes"][mode];
+        assert!(m["pages"].as_u64().unwrap() >= 3, "{summary}");
+        assert_eq!(m["listed"], m["identical"], "{summary}");
+        assert!(summary["update_latency_s"][mode].is_number(), "{summary}");
+        assert!(summary["list_changed_latency_s"][mode].is_number(), "{summary}");
+    }
+    for secret in ["HIDDEN-SECRET", "HIDDEN-DOTFILE", "OUTSIDE-SECRET-42"] {
+        assert!(!stdout.contains(secret), "{secret} reached the client");
+    }
+}
