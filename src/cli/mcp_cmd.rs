@@ -51,9 +51,9 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
     }
     let synced = std::sync::Arc::clone(&workspace);
     // The notes as resources; their changes come from the same watcher as the index's.
-    let notes = NoteEvents::new(std::sync::Arc::new(NoteCatalog::new(std::sync::Arc::clone(
-        &workspace,
-    ))));
+    let notes = NoteEvents::new(std::sync::Arc::new(NoteCatalog::new(
+        std::sync::Arc::clone(&workspace),
+    )));
     let observed = std::sync::Arc::clone(&notes);
     let _live = LiveIndex::start_observed(
         live_index,

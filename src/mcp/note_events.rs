@@ -93,7 +93,10 @@ impl NoteEvents {
 
 /// Update `stamps` for the paths of a batch (each with its stamp now, `None` when it is not a
 /// listed note now) and say what changed.
-fn apply_paths(stamps: &mut NoteStamps, fresh: Vec<(String, Option<(u64, i64)>)>) -> Vec<NoteEvent> {
+fn apply_paths(
+    stamps: &mut NoteStamps,
+    fresh: Vec<(String, Option<(u64, i64)>)>,
+) -> Vec<NoteEvent> {
     let mut events = Vec::new();
     let mut list_changed = false;
     for (rel, now) in fresh {
@@ -214,12 +217,7 @@ pub async fn forward_to_listener(
 ) {
     // The client's spelling of each note URI it listens to, by canonical URI.
     let mut given: HashMap<String, Vec<String>> = HashMap::new();
-    for uri in context
-        .accepted()
-        .resource_subscriptions
-        .iter()
-        .flatten()
-    {
+    for uri in context.accepted().resource_subscriptions.iter().flatten() {
         if let Some(rel) = note_rel(uri) {
             given.entry(note_uri(&rel)).or_default().push(uri.clone());
         }
@@ -332,6 +330,9 @@ mod tests {
             "file:///etc/passwd".to_string(),
             "vault://note/a.md".to_string(),
         ];
-        assert_eq!(followable(Some(&uris)), vec!["vault://note/a.md".to_string()]);
+        assert_eq!(
+            followable(Some(&uris)),
+            vec!["vault://note/a.md".to_string()]
+        );
     }
 }

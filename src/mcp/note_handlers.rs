@@ -50,8 +50,7 @@ impl VaultServer {
     ) -> Result<ListResourcesResult, McpError> {
         let catalog = Arc::clone(self.note_events("resources")?.catalog());
         let cursor = request.and_then(|r| r.cursor);
-        let (resources, next) =
-            prompts::blocking(move || catalog.page(cursor.as_deref())).await?;
+        let (resources, next) = prompts::blocking(move || catalog.page(cursor.as_deref())).await?;
         let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = next;
         Ok(result)
@@ -61,7 +60,9 @@ impl VaultServer {
         self.note_events("resources")?;
         let template = ResourceTemplate::new(NOTE_URI_TEMPLATE, "note")
             .with_title("Note by path")
-            .with_description("A note of the vault by its vault-relative path, e.g. Projects/Plan.md")
+            .with_description(
+                "A note of the vault by its vault-relative path, e.g. Projects/Plan.md",
+            )
             .with_mime_type(super::resources::MARKDOWN);
         Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
     }
@@ -90,9 +91,8 @@ impl VaultServer {
     pub(super) fn notes_unsubscribe(&self, uri: &str) -> Result<(), McpError> {
         self.note_events("resources")?;
         // A note that has gone can still be unsubscribed from: the URI alone says which.
-        let rel = super::note_uri::note_rel(uri).ok_or_else(|| {
-            McpError::invalid_params(format!("`{uri}` is not a note URI"), None)
-        })?;
+        let rel = super::note_uri::note_rel(uri)
+            .ok_or_else(|| McpError::invalid_params(format!("`{uri}` is not a note URI"), None))?;
         self.session.remove(&note_uri(&rel));
         Ok(())
     }
@@ -112,7 +112,10 @@ impl VaultServer {
     }
 
     /// 2026-era `subscriptions/listen`: list changes, and updates of note URIs.
-    pub(super) fn notes_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+    pub(super) fn notes_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
         self.notes.as_ref()?;
         let mut accepted = SubscriptionFilter::builder().resources_list_changed();
         let uris = followable(requested.resource_subscriptions.as_ref());

@@ -143,7 +143,10 @@ mod tests {
             assert_eq!(note_rel(uri), None, "{uri}");
         }
         // Escapes decode to what they say; the vault's guard refuses what climbs out.
-        assert_eq!(note_rel("vault://note/%2e%2e/x.md").as_deref(), Some("../x.md"));
+        assert_eq!(
+            note_rel("vault://note/%2e%2e/x.md").as_deref(),
+            Some("../x.md")
+        );
     }
 
     #[test]

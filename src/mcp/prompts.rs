@@ -98,7 +98,9 @@ pub async fn get(
             blocking(move || daily_review(&catalog, days)).await
         }
         other => Err(McpError::invalid_params(
-            format!("no prompt is named `{other}`; prompts/list gives {SUMMARIZE_NOTE}, {DAILY_REVIEW} and {FIND_RELATED}"),
+            format!(
+                "no prompt is named `{other}`; prompts/list gives {SUMMARIZE_NOTE}, {DAILY_REVIEW} and {FIND_RELATED}"
+            ),
             None,
         )),
     }
@@ -294,7 +296,10 @@ fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, Mcp
         )
     };
     messages.push(PromptMessage::new_text(Role::User, instructions));
-    Ok(result(format!("Review of the notes changed in {span}"), messages))
+    Ok(result(
+        format!("Review of the notes changed in {span}"),
+        messages,
+    ))
 }
 
 fn stem(rel: &str) -> &str {
@@ -304,7 +309,11 @@ fn stem(rel: &str) -> &str {
 
 /// `completion/complete` for a prompt argument: note paths containing what was typed (case
 /// folded) for `note`, the usual spans for `days`.
-pub fn complete(catalog: &NoteCatalog, argument: &str, typed: &str) -> Result<CompletionInfo, McpError> {
+pub fn complete(
+    catalog: &NoteCatalog,
+    argument: &str,
+    typed: &str,
+) -> Result<CompletionInfo, McpError> {
     let values: Vec<String> = match argument {
         "note" | "path" => {
             let typed = typed.to_lowercase();
@@ -315,8 +324,7 @@ pub fn complete(catalog: &NoteCatalog, argument: &str, typed: &str) -> Result<Co
                 .into_iter()
                 .filter(|n| {
                     n.path.to_lowercase().contains(&typed)
-                        || n
-                            .title
+                        || n.title
                             .as_ref()
                             .is_some_and(|t| t.to_lowercase().contains(&typed))
                 })
@@ -332,7 +340,10 @@ pub fn complete(catalog: &NoteCatalog, argument: &str, typed: &str) -> Result<Co
     };
     let total = u32::try_from(values.len()).unwrap_or(u32::MAX);
     let has_more = values.len() > CompletionInfo::MAX_VALUES;
-    let shown = values.into_iter().take(CompletionInfo::MAX_VALUES).collect();
+    let shown = values
+        .into_iter()
+        .take(CompletionInfo::MAX_VALUES)
+        .collect();
     CompletionInfo::with_pagination(shown, Some(total), has_more)
         .map_err(|e| McpError::internal_error(e, None))
 }

@@ -139,12 +139,9 @@ impl NoteCatalog {
     /// base64 blob, either way `text/markdown`.
     pub fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
         let rel = self.checked_rel(uri)?;
-        let bytes = self
-            .workspace
-            .vault()
-            .handle()
-            .read(&rel)
-            .map_err(|e| McpError::resource_not_found(e.to_string(), Some(json!({ "uri": uri }))))?;
+        let bytes = self.workspace.vault().handle().read(&rel).map_err(|e| {
+            McpError::resource_not_found(e.to_string(), Some(json!({ "uri": uri })))
+        })?;
         let contents = match String::from_utf8(bytes) {
             Ok(text) => ResourceContents::text(text, uri),
             Err(e) => ResourceContents::blob(base64(e.as_bytes()), uri),
@@ -156,10 +153,7 @@ impl NoteCatalog {
 
     /// The note's text for a prompt: (path, text) for a path, title or alias, as tools take it.
     pub fn note_text(&self, name: &str) -> Result<(String, String), McpError> {
-        let (rel, note) = self
-            .workspace
-            .read_note_named(name)
-            .map_err(tool_error)?;
+        let (rel, note) = self.workspace.read_note_named(name).map_err(tool_error)?;
         Ok((rel, note.text))
     }
 }

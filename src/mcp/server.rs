@@ -1,20 +1,20 @@
 //! The MCP server over the tool registry.
 
+use super::note_events::{NoteEvents, SessionSubscriptions};
 use crate::tools::{Registry, ToolError, ToolSpec};
 use rmcp::ServiceExt;
-use super::note_events::{NoteEvents, SessionSubscriptions};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
     GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
     SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
-use std::sync::Arc;
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 const INSTRUCTIONS: &str = "Tools over one Markdown vault (an Obsidian-style folder of notes). \
 Notes are named by vault-relative paths such as `Projects/Plan.md`; tools that take a note also \

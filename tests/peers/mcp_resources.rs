@@ -22,7 +22,10 @@ pub fn resource_vault(root: &Path) -> std::path::PathBuf {
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(
             folder.join(format!("Note {i:03}.md")),
-            format!("# Note {i}\n\nGenerated note number {i}. See [[Note {}]].\n", i / 2),
+            format!(
+                "# Note {i}\n\nGenerated note number {i}. See [[Note {}]].\n",
+                i / 2
+            ),
         )
         .unwrap();
     }
@@ -30,12 +33,21 @@ pub fn resource_vault(root: &Path) -> std::path::PathBuf {
         ("Names/Café #1 ?.md", "# Café\n".as_bytes().to_vec()),
         ("Names/100% done.md", b"# Done\n".to_vec()),
         ("Names/a+b=c & d.md", b"# Sum\n".to_vec()),
-        ("Names/CRLF note.md", b"# Windows\r\n\r\nLine one\r\nLine two\r\n".to_vec()),
-        ("Names/BOM note.md", b"\xEF\xBB\xBF# With a byte-order mark\n".to_vec()),
+        (
+            "Names/CRLF note.md",
+            b"# Windows\r\n\r\nLine one\r\nLine two\r\n".to_vec(),
+        ),
+        (
+            "Names/BOM note.md",
+            b"\xEF\xBB\xBF# With a byte-order mark\n".to_vec(),
+        ),
         ("Names/Latin-1.md", b"# Caf\xE9 in Latin-1\n".to_vec()),
         ("Names/No newline at end.md", b"last line".to_vec()),
         ("Names/Empty.md", Vec::new()),
-        ("Projects/Subscribed note.md", b"# Watched\n\nA note a client subscribes to.\n".to_vec()),
+        (
+            "Projects/Subscribed note.md",
+            b"# Watched\n\nA note a client subscribes to.\n".to_vec(),
+        ),
         ("Inbox/.hidden.md", b"HIDDEN-DOTFILE\n".to_vec()),
         (".obsidian/hidden.md", b"HIDDEN-SECRET\n".to_vec()),
         ("Names/notes.txt", b"not a note\n".to_vec()),
@@ -83,7 +95,14 @@ fn python_sdk_lists_reads_follows_and_prompts_in_both_eras() {
     assert!(
         out.status.success(),
         "resources client failed:\n{stdout}\n{}",
-        stderr.chars().rev().take(4000).collect::<String>().chars().rev().collect::<String>()
+        stderr
+            .chars()
+            .rev()
+            .take(4000)
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect::<String>()
     );
     let summary: serde_json::Value =
         serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
@@ -94,9 +113,164 @@ fn python_sdk_lists_reads_follows_and_prompts_in_both_eras() {
         assert!(m["pages"].as_u64().unwrap() >= 3, "{summary}");
         assert_eq!(m["listed"], m["identical"], "{summary}");
         assert!(summary["update_latency_s"][mode].is_number(), "{summary}");
-        assert!(summary["list_changed_latency_s"][mode].is_number(), "{summary}");
+        assert!(
+            summary["list_changed_latency_s"][mode].is_number(),
+            "{summary}"
+        );
     }
     for secret in ["HIDDEN-SECRET", "HIDDEN-DOTFILE", "OUTSIDE-SECRET-42"] {
         assert!(!stdout.contains(secret), "{secret} reached the client");
     }
+}
+
+fn run_inspector(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new("node")
+        .arg(repo().join("tests/peers/node_modules/.bin/mcp-inspector"))
+        .arg("--cli")
+        .args(args)
+        .args(["--format", "json"])
+        .env("MCP_INSPECTOR_SECRET_STORE", "memory")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "inspector failed ({:?}): {}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).expect("inspector prints one JSON object")
+}
+
+/// The Inspector's `resources/list` follows every `nextCursor`; each listed note reads back as
+/// the file's bytes; the prompts are listed and fetched with the note embedded. Each Inspector run
+/// is a Node start-up of a few seconds, so only the `thorough` pass reads every odd note and
+/// fetches every prompt.
+fn inspector_checks(server: &[&str], vault: &Path, expected: usize, thorough: bool) {
+    let with = |extra: &[&str]| {
+        let mut args = server.to_vec();
+        args.extend_from_slice(extra);
+        run_inspector(&args)
+    };
+    let listed = with(&["--method", "resources/list"]);
+    let resources = listed["result"]["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), expected, "every note, over several pages");
+    let names: Vec<&str> = resources
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "Names/CRLF note.md",
+        "Names/Café #1 ?.md",
+        "Generated/Batch 4/Note 229.md",
+    ] {
+        assert!(names.contains(&name), "{name} is listed");
+    }
+    for name in ["link_file.md", ".obsidian/hidden.md", "Inbox/.hidden.md"] {
+        assert!(!names.contains(&name), "{name} is not listed");
+    }
+    let odd = [
+        "Names/CRLF note.md",
+        "Names/BOM note.md",
+        "Names/Café #1 ?.md",
+        "Welcome.md",
+    ];
+    for &name in odd.iter().take(if thorough { odd.len() } else { 1 }) {
+        let uri = &resources.iter().find(|r| r["name"] == name).unwrap()["uri"];
+        let read = with(&["--method", "resources/read", "--uri", uri.as_str().unwrap()]);
+        let content = &read["result"]["contents"][0];
+        assert_eq!(content["mimeType"], "text/markdown");
+        assert_eq!(
+            content["text"].as_str().unwrap().as_bytes(),
+            std::fs::read(vault.join(name)).unwrap(),
+            "{name} reads back byte for byte"
+        );
+    }
+    let prompts = with(&["--method", "prompts/list"]);
+    let names: Vec<&str> = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["summarize_note", "daily_review", "find_related"]);
+    let note = "Projects/Garden Planner.md";
+    let prompts = ["summarize_note", "find_related"];
+    for &prompt in prompts.iter().take(if thorough { 2 } else { 1 }) {
+        let got = with(&[
+            "--method",
+            "prompts/get",
+            "--prompt-name",
+            prompt,
+            "--prompt-args",
+            &format!("note={note}"),
+        ]);
+        let first = &got["result"]["messages"][0]["content"];
+        assert_eq!(first["type"], "resource", "{got}");
+        assert_eq!(
+            first["resource"]["text"].as_str().unwrap(),
+            std::fs::read_to_string(vault.join(note)).unwrap()
+        );
+    }
+    if !thorough {
+        return;
+    }
+    let review = with(&[
+        "--method",
+        "prompts/get",
+        "--prompt-name",
+        "daily_review",
+        "--prompt-args",
+        "days=7",
+    ]);
+    let last = review["result"]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
+    assert!(
+        last["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Names/Empty.md"),
+        "the notes written today are in the review: {last}"
+    );
+}
+
+#[test]
+fn inspector_lists_reads_and_fetches_prompts_over_stdio_and_http() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = resource_vault(tmp.path());
+    let data = tmp.path().join("data");
+    let expected = count_notes(&vault);
+    // stdio, the 2025-11-25 handshake.
+    let server = [
+        bin(),
+        "--vault",
+        vault.to_str().unwrap(),
+        "--data-dir",
+        data.to_str().unwrap(),
+        "mcp",
+    ];
+    inspector_checks(&server, &vault, expected, true);
+    // stdio, the stateless 2026-07-28 era, through a config file.
+    let config = tmp.path().join("mcp.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({"mcpServers": {"vault": {
+            "type": "stdio", "command": bin(), "args": server[1..], "protocolEra": "modern"
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    inspector_checks(
+        &["--config", config.to_str().unwrap(), "--server", "vault"],
+        &vault,
+        expected,
+        false,
+    );
+    // Streamable HTTP, with the token.
+    let http = start_http(&data, &vault, &[]);
+    let auth = format!("Authorization: Bearer {}", http.token);
+    inspector_checks(&[&http.url, "--header", &auth], &vault, expected, false);
 }
