@@ -1,6 +1,9 @@
 """Drive `vaultchat mcp`'s resources and prompts with the official MCP Python SDK (PyPI `mcp`).
 
-Usage: resources_client.py --bin VAULTCHAT --vault DIR --data DIR --expect-notes N
+Usage: resources_client.py --bin VAULTCHAT --vault DIR --data DIR --expect-notes N [--url URL]
+
+With `--url` (a `vaultchat mcp --http --no-auth` endpoint) the sessions go over Streamable HTTP
+instead of stdio.
 
 The vault is prepared by tests/peers/mcp_resources.rs: more notes than one `resources/list` page,
 with names that need escaping, a CRLF note, a note with a byte-order mark, a note that is not
@@ -147,7 +150,7 @@ async def legacy_subscription_checks(client, mode, args, resources, events):
 
 
 async def list_change_checks(client, mode, args, got):
-    name = f"Inbox/New from outside {mode}.md"
+    name = f"Inbox/New from outside {mode}{' http' if args.url else ''}.md"
     start = time.monotonic()
     with open(os.path.join(args.vault, name), "wb") as f:
         f.write(b"# New\n\nWritten by another program.\n")
@@ -243,7 +246,7 @@ async def session(args, mode):
         elif method == "notifications/resources/list_changed":
             await changed_tx.send(True)
 
-    server = StdioServerParameters(
+    server = args.url or StdioServerParameters(
         command=args.bin,
         args=["--vault", args.vault, "--data-dir", args.data, "mcp"],
         env={"VAULTCHAT_LOG": "vaultchat=debug"},
@@ -271,6 +274,7 @@ async def main():
     ap.add_argument("--vault", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--expect-notes", type=int, required=True)
+    ap.add_argument("--url")
     args = ap.parse_args()
     per_mode = {}
     for mode in ("auto", "legacy"):
