@@ -38,21 +38,42 @@ const IDLE_CHECK: Duration = Duration::from_secs(30);
 /// The vault's note changes, broadcast to every connection.
 pub struct NoteEvents {
     catalog: Arc<NoteCatalog>,
-    stamps: Mutex<NoteStamps>,
+    /// Every listed note as last seen: `resources/list` pages through it, and each batch of
+    /// changes is compared with it. Taken at the first need (a listing, a subscription, the
+    /// watcher's first reconcile), so start-up does not walk the vault before answering.
+    stamps: Mutex<Option<NoteStamps>>,
     sender: broadcast::Sender<NoteEvent>,
 }
 
 impl NoteEvents {
-    /// Starts from the notes as they are now; call before the watcher starts, so its first
-    /// reconcile finds whatever changed in between.
     pub fn new(catalog: Arc<NoteCatalog>) -> Arc<Self> {
-        let stamps = catalog.stamps();
         let (sender, _) = broadcast::channel(BACKLOG);
         Arc::new(Self {
             catalog,
-            stamps: Mutex::new(stamps),
+            stamps: Mutex::new(None),
             sender,
         })
+    }
+
+    /// The listing as last seen, taken now if it never was. Blocking (it may walk the vault).
+    pub fn listing(&self) -> std::sync::MutexGuard<'_, Option<NoteStamps>> {
+        let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+        if stamps.is_none() {
+            *stamps = Some(self.catalog.stamps());
+        }
+        stamps
+    }
+
+    /// One page of `resources/list`, from the listing the notifications are about: a client
+    /// told `list_changed` lists again and finds the change. Blocking.
+    pub fn page(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<rmcp::model::Resource>, Option<String>), rmcp::ErrorData> {
+        let listing = self.listing();
+        let empty = NoteStamps::new();
+        self.catalog
+            .page(listing.as_ref().unwrap_or(&empty), cursor)
     }
 
     pub fn catalog(&self) -> &Arc<NoteCatalog> {
@@ -66,18 +87,22 @@ impl NoteEvents {
     /// A batch of changes the watcher saw (and the index has taken in): broadcast what it means.
     pub fn observe(&self, change: &VaultChange) {
         let events = {
-            let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            let mut guard = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            // Nobody has listed or subscribed yet: nothing a client knows can be out of date.
+            let Some(stamps) = guard.as_mut() else {
+                return;
+            };
             match change {
                 VaultChange::Paths(paths) => {
                     let fresh = paths
                         .iter()
                         .map(|rel| (rel.clone(), self.catalog.stamp(rel)))
                         .collect::<Vec<_>>();
-                    apply_paths(&mut stamps, fresh)
+                    apply_paths(stamps, fresh)
                 }
                 VaultChange::Rescan => {
                     let fresh = self.catalog.stamps();
-                    let events = diff(&stamps, &fresh);
+                    let events = diff(stamps, &fresh);
                     *stamps = fresh;
                     events
                 }

@@ -48,9 +48,9 @@ impl VaultServer {
         &self,
         request: Option<PaginatedRequestParams>,
     ) -> Result<ListResourcesResult, McpError> {
-        let catalog = Arc::clone(self.note_events("resources")?.catalog());
+        let events = Arc::clone(self.note_events("resources")?);
         let cursor = request.and_then(|r| r.cursor);
-        let (resources, next) = prompts::blocking(move || catalog.page(cursor.as_deref())).await?;
+        let (resources, next) = prompts::blocking(move || events.page(cursor.as_deref())).await?;
         let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = next;
         Ok(result)
@@ -79,10 +79,14 @@ impl VaultServer {
         uri: String,
         peer: Peer<RoleServer>,
     ) -> Result<(), McpError> {
-        let events = self.note_events("resources")?;
-        let catalog = Arc::clone(events.catalog());
+        let events = Arc::clone(self.note_events("resources")?);
         let given = uri.clone();
-        let rel = prompts::blocking(move || catalog.checked_rel(&given)).await?;
+        let rel = prompts::blocking(move || {
+            // From here on, changes to the note are noticed.
+            drop(events.listing());
+            events.catalog().checked_rel(&given)
+        })
+        .await?;
         self.session.add(note_uri(&rel), uri);
         self.forward_to(peer);
         Ok(())

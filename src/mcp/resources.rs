@@ -14,7 +14,8 @@ use crate::vault::walk::{self, NoteStat};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{Annotations, ReadResourceResult, Resource, ResourceContents};
 use serde_json::json;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::sync::Arc;
 
 /// Notes per `resources/list` page.
@@ -72,39 +73,27 @@ impl NoteCatalog {
         folder.file_stat(name).ok().flatten()
     }
 
-    /// One page of `resources/list`: the notes after the cursor's path, and the cursor of the
-    /// next page when there is one.
-    pub fn page(&self, cursor: Option<&str>) -> Result<(Vec<Resource>, Option<String>), McpError> {
-        let after = match cursor {
-            None => None,
-            Some(cursor) => Some(cursor_rel(cursor).ok_or_else(|| {
-                McpError::invalid_params(
-                    "the cursor was not given by this server's resources/list; start again without one",
-                    None,
-                )
-            })?),
-        };
-        let titles: HashMap<String, String> = self
-            .workspace
-            .note_names()
-            .map_err(tool_error)?
-            .into_iter()
-            .filter_map(|n| Some((n.path, n.title?)))
-            .collect();
-        let notes = self.notes();
-        let start = match &after {
-            Some(after) => notes.partition_point(|n| n.rel.as_str() <= after.as_str()),
-            None => 0,
-        };
-        let page: Vec<&NoteStat> = notes.iter().skip(start).take(PAGE_SIZE).collect();
-        let next = (start + page.len() < notes.len())
-            .then(|| page.last().map(|n| cursor_after(&n.rel)))
-            .flatten();
+    /// One page of `resources/list` from `listing` (every listed note, by path): the notes after
+    /// the cursor's path, and the cursor of the next page when there is one.
+    pub fn page(
+        &self,
+        listing: &NoteStamps,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Resource>, Option<String>), McpError> {
+        let (page, next) = cut_page(listing, cursor)?;
         let resources = page
             .into_iter()
-            .map(|n| to_resource(n, titles.get(&n.rel)))
+            .map(|(rel, &(size, mtime_ns))| to_resource(rel, size, mtime_ns, self.title(rel)))
             .collect();
         Ok((resources, next))
+    }
+
+    /// A note's title as the index has it (frontmatter `title`, else the first heading), read
+    /// from the note itself: a page reads its hundred notes rather than every title of the index.
+    fn title(&self, rel: &str) -> Option<String> {
+        let bytes = self.workspace.vault().handle().read(rel).ok()?;
+        let text = std::str::from_utf8(&bytes).ok()?;
+        crate::vault::markdown::parse(text).title
     }
 
     /// The vault-relative path of a note URI, checked as `read_note` checks a path.
@@ -158,15 +147,42 @@ impl NoteCatalog {
     }
 }
 
-fn to_resource(note: &NoteStat, title: Option<&String>) -> Resource {
-    let stem = note.rel.rsplit('/').next().unwrap_or(&note.rel);
+/// The notes of `listing` after the cursor's path (all of them without one), at most a page, and
+/// the cursor of the next page when more follow.
+type Page<'a> = (Vec<(&'a String, &'a (u64, i64))>, Option<String>);
+
+fn cut_page<'a>(listing: &'a NoteStamps, cursor: Option<&str>) -> Result<Page<'a>, McpError> {
+    let after = match cursor {
+        None => None,
+        Some(cursor) => Some(cursor_rel(cursor).ok_or_else(|| {
+            McpError::invalid_params(
+                "the cursor was not given by this server's resources/list; start again without one",
+                None,
+            )
+        })?),
+    };
+    let rest = match &after {
+        Some(after) => listing.range::<str, _>((Bound::Excluded(after.as_str()), Bound::Unbounded)),
+        None => listing.range::<str, _>(..),
+    };
+    let mut page: Vec<(&String, &(u64, i64))> = rest.take(PAGE_SIZE + 1).collect();
+    let more = page.len() > PAGE_SIZE;
+    page.truncate(PAGE_SIZE);
+    let next = more
+        .then(|| page.last().map(|(rel, _)| cursor_after(rel)))
+        .flatten();
+    Ok((page, next))
+}
+
+fn to_resource(rel: &str, size: u64, mtime_ns: i64, title: Option<String>) -> Resource {
+    let stem = rel.rsplit('/').next().unwrap_or(rel);
     let stem = stem.get(..stem.len().saturating_sub(3)).unwrap_or(stem);
     let annotations: Option<Annotations> =
-        serde_json::from_value(json!({ "lastModified": format_utc_ns(note.mtime_ns) })).ok();
-    let resource = Resource::new(note_uri(&note.rel), note.rel.clone())
-        .with_title(title.map_or(stem, String::as_str))
+        serde_json::from_value(json!({ "lastModified": format_utc_ns(mtime_ns) })).ok();
+    let resource = Resource::new(note_uri(rel), rel)
+        .with_title(title.unwrap_or_else(|| stem.to_string()))
         .with_mime_type(MARKDOWN)
-        .with_size(note.size);
+        .with_size(size);
     match annotations {
         Some(annotations) => resource.with_annotations(annotations),
         None => resource,
@@ -235,6 +251,31 @@ mod tests {
         for (plain, encoded) in vectors {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }
+    }
+
+    fn names(page: &Page<'_>) -> Vec<String> {
+        page.0.iter().map(|(rel, _)| rel.to_string()).collect()
+    }
+
+    #[test]
+    fn pages_are_cut_by_path_and_stay_put_while_notes_change() {
+        let mut listing: NoteStamps = (0..250).map(|i| (format!("n{i:03}.md"), (1, 1))).collect();
+        let first = cut_page(&listing, None).unwrap();
+        assert_eq!(first.0.len(), PAGE_SIZE);
+        let cursor = first.1.clone().unwrap();
+        let second = names(&cut_page(&listing, Some(&cursor)).unwrap());
+        assert_eq!(second.first().map(String::as_str), Some("n100.md"));
+        // Notes added before the cursor and the cursor's own note removed: the next page is
+        // the same notes (no repeat, no skip).
+        listing.insert("a new note.md".into(), (1, 1));
+        listing.remove("n099.md");
+        let again = cut_page(&listing, Some(&cursor)).unwrap();
+        assert_eq!(names(&again), second);
+        let last = cut_page(&listing, again.1.as_deref()).unwrap();
+        assert_eq!(last.0.len(), 50);
+        assert_eq!(last.1, None);
+        let error = cut_page(&listing, Some("page-2")).unwrap_err();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     }
 
     #[test]
