@@ -115,7 +115,8 @@ impl NoteCatalog {
                 Some(json!({ "uri": uri })),
             ));
         }
-        if !path.abs().is_file() {
+        // Through the root handle: a regular file, reached without links.
+        if self.stamp(path.rel()).is_none() {
             return Err(McpError::resource_not_found(
                 format!("no note at `{rel}`"),
                 Some(json!({ "uri": uri })),
