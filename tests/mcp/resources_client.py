@@ -16,7 +16,8 @@ may be listed or read). In each protocol era (auto = 2026-07-28, legacy = 2025-1
 - checks reads the guard refuses (dot-folders, config files, links out, `..`);
 - subscribes to a note (`resources/subscribe` in 2025, `subscriptions/listen` in 2026), edits it
   from outside, and measures how long the `notifications/resources/updated` takes to arrive;
-- creates a note from outside and waits for `notifications/resources/list_changed`;
+- creates a note from outside and waits for `notifications/resources/list_changed`, then deletes
+  it and waits again;
 - lists the prompts, gets each with a note, and completes the `note` argument.
 
 Prints one JSON line with what it checked and the latencies measured; exit code 0 only if every
@@ -162,6 +163,21 @@ async def list_change_checks(client, mode, args, got):
     list_changed[mode] = seen
     _, resources = await list_all(client, mode)
     check(name in {r.name for r in resources}, f"{mode}: the new note is listed after list_changed")
+    # And when it goes (after dropping anything the creation still had queued).
+    await anyio.sleep(0.5)
+    while True:
+        try:
+            got.receive_nowait()
+        except anyio.WouldBlock:
+            break
+    os.remove(os.path.join(args.vault, name))
+    gone = False
+    with anyio.move_on_after(WAIT):
+        await got.receive()
+        gone = True
+    check(gone, f"{mode}: resources/list_changed arrived after a note was deleted outside")
+    _, resources = await list_all(client, mode)
+    check(name not in {r.name for r in resources}, f"{mode}: the deleted note is gone from the listing")
 
 
 async def listen_checks(client, mode, args, resources):
@@ -282,8 +298,6 @@ async def main():
             per_mode[mode] = await session(args, mode)
         except Exception:
             check(False, f"{mode}: session crashed: {traceback.format_exc(limit=6)[-1500:]}")
-        # The next era's listing includes the note this one created.
-        args.expect_notes += 1
     print(json.dumps({
         "checks": len(checks),
         "failures": failures,
