@@ -21,6 +21,9 @@ use std::sync::Arc;
 /// Notes per `resources/list` page.
 pub const PAGE_SIZE: usize = 100;
 
+/// How much of each note a listing reads for its title.
+const TITLE_BYTES: u64 = 64 * 1024;
+
 /// The MIME type notes are served with.
 pub const MARKDOWN: &str = "text/markdown";
 
@@ -90,9 +93,25 @@ impl NoteCatalog {
 
     /// A note's title as the index has it (frontmatter `title`, else the first heading), read
     /// from the note itself: a page reads its hundred notes rather than every title of the index.
+    /// Only the note's first [`TITLE_BYTES`] are read: a title lies at the top.
     fn title(&self, rel: &str) -> Option<String> {
-        let bytes = self.workspace.vault().handle().read(rel).ok()?;
-        let text = std::str::from_utf8(&bytes).ok()?;
+        use std::io::Read;
+        let mut names: Vec<&str> = rel.split('/').collect();
+        let name = names.pop()?;
+        let folder = self
+            .workspace
+            .vault()
+            .handle()
+            .folder(&names, false, rel)
+            .ok()?;
+        let file = folder.open_file(name, rel).ok()?;
+        let mut bytes = Vec::new();
+        file.take(TITLE_BYTES).read_to_end(&mut bytes).ok()?;
+        // The cut may fall inside a character.
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()?,
+        };
         crate::vault::markdown::parse(text).title
     }
 

@@ -87,6 +87,10 @@ async def listing_checks(client, mode, args):
     check(len(names) == args.expect_notes, f"{mode}: {args.expect_notes} notes listed ({len(names)})")
     check(pages >= 3, f"{mode}: listed over several pages ({pages})")
     check(names == sorted(names, key=lambda n: n.encode()), f"{mode}: listed in path order")
+    titles = {r.name: r.title for r in resources}
+    for name, title in {"Projects/Garden Planner.md": "Garden Planner", "Journal/2026-11-30.md": "Monday 30 November 2026",
+                        "Generated/Batch 0/Note 007.md": "Note 7", "Names/Empty.md": "Empty"}.items():
+        check(titles.get(name) == title, f"{mode}: {name} is titled {title!r} ({titles.get(name)!r})")
     for r in resources:
         check(r.mime_type == "text/markdown", f"{mode}: {r.name} is text/markdown")
         check(r.uri.startswith("vault://note/"), f"{mode}: {r.name} has a vault://note/ URI")
