@@ -27,7 +27,7 @@ import argparse, asyncio, base64, json, os, sys, time, traceback
 
 import anyio
 from mcp import Client, StdioServerParameters
-from mcp_types import PromptReference
+from mcp_types import PromptReference, ResourceTemplateReference
 
 checks = []
 failures = []
@@ -250,6 +250,10 @@ async def prompt_checks(client, mode, args):
             check(True, f"{mode}: prompts/get {bad} is refused")
     done = await client.complete(PromptReference(name="summarize_note"), {"name": "note", "value": "garden"})
     check(plan in done.completion.values, f"{mode}: the note argument completes ({done.completion.values[:5]})")
+    done = await client.complete(ResourceTemplateReference(uri="vault://note/{+path}"), {"name": "path", "value": "garden"})
+    check(plan in done.completion.values, f"{mode}: the template's path completes ({done.completion.values[:5]})")
+    done = await client.complete(PromptReference(name="daily_review"), {"name": "days", "value": "3"})
+    check(done.completion.values == ["30"], f"{mode}: days completes ({done.completion.values})")
     return len(names)
 
 
