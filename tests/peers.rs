@@ -15,3 +15,5 @@ mod mcp_conformance;
 mod mcp_inspector;
 #[path = "peers/mcp_python_sdk.rs"]
 mod mcp_python_sdk;
+#[path = "peers/mcp_resources.rs"]
+mod mcp_resources;

@@ -5,7 +5,9 @@ use super::outln;
 use super::{Context, Failure};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
-use crate::mcp::{HttpAuth, VaultServer, generate_token, serve_http, serve_stdio};
+use crate::mcp::{
+    HttpAuth, NoteCatalog, NoteEvents, VaultServer, generate_token, serve_http, serve_stdio,
+};
 use crate::store::Actor;
 use crate::tools::Registry;
 use crate::tools::workspace::{self, Workspace};
@@ -49,7 +51,12 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         workspace.mark_index_synced();
     }
     let synced = std::sync::Arc::clone(&workspace);
-    let _live = LiveIndex::start(
+    // The notes as resources; their changes come from the same watcher as the index's.
+    let notes = NoteEvents::new(std::sync::Arc::new(NoteCatalog::new(
+        std::sync::Arc::clone(&workspace),
+    )));
+    let observed = std::sync::Arc::clone(&notes);
+    let _live = LiveIndex::start_observed(
         live_index,
         &vault,
         &ctx.config.index,
@@ -57,6 +64,7 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
             LiveEvent::Synced(_) => synced.mark_index_synced(),
             LiveEvent::Failed(message) => tracing::warn!(%message, "live index update failed"),
         },
+        move |change| observed.observe(change),
     )?;
     let registry = if args.allow_writes {
         registry
@@ -68,7 +76,7 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         allow_writes = args.allow_writes,
         "serving MCP on stdio"
     );
-    let server = VaultServer::new(registry);
+    let server = VaultServer::new(registry).with_notes(notes);
     let Some(addr) = args.http else {
         // One client, one request at a time: a single thread answers with the fewest hand-offs.
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -46,10 +46,23 @@ impl LiveIndex {
     /// Start watching, then reconcile once (so nothing changed during start-up is missed), then
     /// apply changes as they come. `on_event` runs on the indexer thread.
     pub fn start(
+        index: Index,
+        vault: &Vault,
+        config: &IndexConfig,
+        on_event: impl FnMut(LiveEvent) + Send + 'static,
+    ) -> Result<Self, LiveError> {
+        Self::start_observed(index, vault, config, on_event, |_| {})
+    }
+
+    /// [`LiveIndex::start`], and `on_change` sees each batch of changes right after the index
+    /// has taken it in (before `on_event`), on the indexer thread: what `vaultchat mcp` tells its
+    /// clients about notes comes from here, so it follows the same watcher as the index.
+    pub fn start_observed(
         mut index: Index,
         vault: &Vault,
         config: &IndexConfig,
         mut on_event: impl FnMut(LiveEvent) + Send + 'static,
+        mut on_change: impl FnMut(&VaultChange) + Send + 'static,
     ) -> Result<Self, LiveError> {
         index.without_memory_map()?;
         let (sender, receiver) = mpsc::channel::<Message>();
@@ -89,10 +102,11 @@ impl LiveIndex {
                             Message::Change(c) => batch = merge(batch, c),
                         }
                     }
-                    let result = match batch {
+                    let result = match &batch {
                         VaultChange::Rescan => index.sync(&mut |_| {}),
-                        VaultChange::Paths(paths) => index.sync_paths(&paths),
+                        VaultChange::Paths(paths) => index.sync_paths(paths),
                     };
+                    on_change(&batch);
                     // Idle most of the time: keep none of the pages a pass read.
                     if let Err(e) = index.release_memory() {
                         tracing::warn!("releasing the indexer's cache failed: {e}");

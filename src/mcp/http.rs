@@ -45,7 +45,7 @@ pub async fn serve_http(
         // Browser origins: only pages served from this machine's loopback.
         .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]);
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.for_session()),
         Arc::new(LocalSessionManager::default()),
         config,
     );

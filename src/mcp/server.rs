@@ -1,32 +1,61 @@
 //! The MCP server over the tool registry.
 
+use super::note_events::{NoteEvents, SessionSubscriptions};
 use crate::tools::{Registry, ToolError, ToolSpec};
 use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 const INSTRUCTIONS: &str = "Tools over one Markdown vault (an Obsidian-style folder of notes). \
 Notes are named by vault-relative paths such as `Projects/Plan.md`; tools that take a note also \
 accept an unambiguous title. Start with search_notes or list_notes, then read_note. Secrets in \
 connections and environments are always redacted.";
 
-/// An MCP server exposing a registry's tools.
+/// An MCP server exposing a registry's tools (and, given the notes, resources and prompts).
 #[derive(Clone)]
 pub struct VaultServer {
-    registry: Registry,
+    pub(super) registry: Registry,
     tools: Vec<Tool>,
+    /// The vault's notes and their changes: resources, prompts and completions
+    /// (`note_handlers.rs`). Without them only tools are served.
+    pub(super) notes: Option<Arc<NoteEvents>>,
+    /// The notes this connection's client subscribed to (2025-era `resources/subscribe`).
+    pub(super) session: Arc<SessionSubscriptions>,
 }
 
 impl VaultServer {
     pub fn new(registry: Registry) -> Self {
         let tools = registry.specs().filter_map(to_mcp_tool).collect();
-        Self { registry, tools }
+        Self {
+            registry,
+            tools,
+            notes: None,
+            session: Arc::default(),
+        }
+    }
+
+    /// Also serve the vault's notes as resources, with prompts over them.
+    pub fn with_notes(mut self, notes: Arc<NoteEvents>) -> Self {
+        self.notes = Some(notes);
+        self
+    }
+
+    /// The same server for another client connection: its own subscriptions.
+    pub fn for_session(&self) -> Self {
+        Self {
+            session: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// The tools as MCP clients see them.
@@ -62,7 +91,11 @@ fn to_mcp_tool(spec: &ToolSpec) -> Option<Tool> {
 
 impl ServerHandler for VaultServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        if self.notes.is_some() {
+            super::note_handlers::add_note_capabilities(&mut capabilities);
+        }
+        ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new("vaultchat", env!("CARGO_PKG_VERSION"))
                     .with_title("vaultchat vault tools"),
@@ -109,6 +142,88 @@ impl ServerHandler for VaultServer {
                 Err(McpError::internal_error(message, None))
             }
         }
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        self.notes_list(request).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.notes_templates()
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.notes_read(request.uri).await.map(Into::into)
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.notes_subscribe(request.uri, context.peer).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.notes_unsubscribe(&request.uri)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.notes_filter(requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        self.notes_listen(context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        self.notes_prompts()
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        self.notes_prompt(request).await.map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        self.notes_complete(request).await
+    }
+
+    /// A 2025-era client finished its handshake: tell it when notes appear or go.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.forward_to(context.peer);
     }
 
     /// rmcp sends a request here when it cannot read it as a typed request: an unknown method,

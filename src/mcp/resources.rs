@@ -1,0 +1,309 @@
+//! The vault's notes as MCP resources: listing in pages and reading a note's bytes.
+//!
+//! The notes listed are the ones `list_notes` lists (every `.md` file outside dot-folders, links
+//! not followed), and a read goes the way `read_note` goes: the vault's guard checks the path,
+//! dot-folders and non-notes are refused (`connections.toml` and `envs/` hold secrets), and the
+//! bytes are read through the vault root's handle, never through a link. A read returns the file
+//! exactly as it is on disk: no line-ending or byte-order-mark normalisation.
+
+use super::note_uri::{cursor_after, cursor_rel, note_rel, note_uri};
+use crate::tools::ToolError;
+use crate::tools::workspace::Workspace;
+use crate::vault::Access;
+use crate::vault::walk::{self, NoteStat};
+use rmcp::ErrorData as McpError;
+use rmcp::model::{Annotations, ReadResourceResult, Resource, ResourceContents};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+/// Notes per `resources/list` page.
+pub const PAGE_SIZE: usize = 100;
+
+/// How much of each note a listing reads for its title.
+const TITLE_BYTES: u64 = 64 * 1024;
+
+/// The MIME type notes are served with.
+pub const MARKDOWN: &str = "text/markdown";
+
+/// Size and modification time (ns) of each listed note, by vault-relative path.
+pub type NoteStamps = BTreeMap<String, (u64, i64)>;
+
+/// The notes of one vault, as resources.
+pub struct NoteCatalog {
+    workspace: Arc<Workspace>,
+}
+
+impl NoteCatalog {
+    pub fn new(workspace: Arc<Workspace>) -> Self {
+        Self { workspace }
+    }
+
+    pub fn workspace(&self) -> &Arc<Workspace> {
+        &self.workspace
+    }
+
+    /// Every listed note, sorted by path (byte order).
+    pub fn notes(&self) -> Vec<NoteStat> {
+        let mut notes = walk::walk(self.workspace.vault().root(), &Default::default()).notes;
+        notes.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+        notes
+    }
+
+    /// Size and modification time of every listed note.
+    pub fn stamps(&self) -> NoteStamps {
+        self.notes()
+            .into_iter()
+            .map(|n| (n.rel, (n.size, n.mtime_ns)))
+            .collect()
+    }
+
+    /// Size and modification time of `rel` when it is a note the listing would show (a regular
+    /// `.md` file outside dot-folders, reached without links); `None` otherwise.
+    pub fn stamp(&self, rel: &str) -> Option<(u64, i64)> {
+        let mut names: Vec<&str> = rel.split('/').collect();
+        let name = names.pop()?;
+        if !walk::is_note_name(name) || walk::is_hidden_rel(rel) || names.contains(&"") {
+            return None;
+        }
+        let folder = self
+            .workspace
+            .vault()
+            .handle()
+            .folder(&names, false, rel)
+            .ok()?;
+        folder.file_stat(name).ok().flatten()
+    }
+
+    /// One page of `resources/list` from `listing` (every listed note, by path): the notes after
+    /// the cursor's path, and the cursor of the next page when there is one.
+    pub fn page(
+        &self,
+        listing: &NoteStamps,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Resource>, Option<String>), McpError> {
+        let (page, next) = cut_page(listing, cursor)?;
+        let resources = page
+            .into_iter()
+            .map(|(rel, &(size, mtime_ns))| to_resource(rel, size, mtime_ns, self.title(rel)))
+            .collect();
+        Ok((resources, next))
+    }
+
+    /// A note's title as the index has it (frontmatter `title`, else the first heading), read
+    /// from the note itself: a page reads its hundred notes rather than every title of the index.
+    /// Only the note's first [`TITLE_BYTES`] are read: a title lies at the top.
+    fn title(&self, rel: &str) -> Option<String> {
+        use std::io::Read;
+        let mut names: Vec<&str> = rel.split('/').collect();
+        let name = names.pop()?;
+        let folder = self
+            .workspace
+            .vault()
+            .handle()
+            .folder(&names, false, rel)
+            .ok()?;
+        let file = folder.open_file(name, rel).ok()?;
+        let mut bytes = Vec::new();
+        file.take(TITLE_BYTES).read_to_end(&mut bytes).ok()?;
+        // The cut may fall inside a character.
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()?,
+        };
+        crate::vault::markdown::parse(text).title
+    }
+
+    /// The vault-relative path of a note URI, checked as `read_note` checks a path.
+    pub fn checked_rel(&self, uri: &str) -> Result<String, McpError> {
+        let rel = note_rel(uri).ok_or_else(|| {
+            McpError::invalid_params(
+                format!("`{uri}` is not a note URI; notes are vault://note/<path>, as resources/list gives them"),
+                None,
+            )
+        })?;
+        let path = self
+            .workspace
+            .resolve(&rel, Access::Read)
+            .map_err(tool_error)?;
+        let file_name = path.rel().rsplit('/').next().unwrap_or_default();
+        if walk::is_hidden_rel(path.rel()) || !walk::is_note_name(file_name) {
+            return Err(McpError::resource_not_found(
+                format!("`{rel}` is not a note (notes are .md files outside dot-folders)"),
+                Some(json!({ "uri": uri })),
+            ));
+        }
+        // Through the root handle: a regular file, reached without links.
+        if self.stamp(path.rel()).is_none() {
+            return Err(McpError::resource_not_found(
+                format!("no note at `{rel}`"),
+                Some(json!({ "uri": uri })),
+            ));
+        }
+        Ok(path.rel().to_string())
+    }
+
+    /// The note's bytes as they are on disk: text when they are UTF-8 (as notes are), else a
+    /// base64 blob, either way `text/markdown`.
+    pub fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        let rel = self.checked_rel(uri)?;
+        let bytes = self.workspace.vault().handle().read(&rel).map_err(|e| {
+            McpError::resource_not_found(e.to_string(), Some(json!({ "uri": uri })))
+        })?;
+        let contents = match String::from_utf8(bytes) {
+            Ok(text) => ResourceContents::text(text, uri),
+            Err(e) => ResourceContents::blob(base64(e.as_bytes()), uri),
+        };
+        Ok(ReadResourceResult::new(vec![
+            contents.with_mime_type(MARKDOWN),
+        ]))
+    }
+
+    /// The note's text for a prompt: (path, text) for a path, title or alias, as tools take it.
+    pub fn note_text(&self, name: &str) -> Result<(String, String), McpError> {
+        let (rel, note) = self.workspace.read_note_named(name).map_err(tool_error)?;
+        Ok((rel, note.text))
+    }
+}
+
+/// The notes of `listing` after the cursor's path (all of them without one), at most a page, and
+/// the cursor of the next page when more follow.
+type Page<'a> = (Vec<(&'a String, &'a (u64, i64))>, Option<String>);
+
+fn cut_page<'a>(listing: &'a NoteStamps, cursor: Option<&str>) -> Result<Page<'a>, McpError> {
+    let after = match cursor {
+        None => None,
+        Some(cursor) => Some(cursor_rel(cursor).ok_or_else(|| {
+            McpError::invalid_params(
+                "the cursor was not given by this server's resources/list; start again without one",
+                None,
+            )
+        })?),
+    };
+    let rest = match &after {
+        Some(after) => listing.range::<str, _>((Bound::Excluded(after.as_str()), Bound::Unbounded)),
+        None => listing.range::<str, _>(..),
+    };
+    let mut page: Vec<(&String, &(u64, i64))> = rest.take(PAGE_SIZE + 1).collect();
+    let more = page.len() > PAGE_SIZE;
+    page.truncate(PAGE_SIZE);
+    let next = more
+        .then(|| page.last().map(|(rel, _)| cursor_after(rel)))
+        .flatten();
+    Ok((page, next))
+}
+
+fn to_resource(rel: &str, size: u64, mtime_ns: i64, title: Option<String>) -> Resource {
+    let stem = rel.rsplit('/').next().unwrap_or(rel);
+    let stem = stem.get(..stem.len().saturating_sub(3)).unwrap_or(stem);
+    let annotations: Option<Annotations> =
+        serde_json::from_value(json!({ "lastModified": format_utc_ns(mtime_ns) })).ok();
+    let resource = Resource::new(note_uri(rel), rel)
+        .with_title(title.unwrap_or_else(|| stem.to_string()))
+        .with_mime_type(MARKDOWN)
+        .with_size(size);
+    match annotations {
+        Some(annotations) => resource.with_annotations(annotations),
+        None => resource,
+    }
+}
+
+/// A caller's mistake (a bad path, no such note) is `invalid_params`; anything else internal.
+pub fn tool_error(e: ToolError) -> McpError {
+    match e {
+        ToolError::Invalid(message) => McpError::invalid_params(message, None),
+        ToolError::Internal(message) => McpError::internal_error(message, None),
+    }
+}
+
+/// `2026-11-30T09:15:00Z` from nanoseconds since the epoch (UTC), without a date library.
+pub fn format_utc_ns(ns: i64) -> String {
+    let secs = ns.div_euclid(1_000_000_000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (year, month, day) = crate::store::dates::civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Standard base64 with padding (RFC 4648), for the rare note that is not UTF-8.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        let vectors = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (plain, encoded) in vectors {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
+
+    fn names(page: &Page<'_>) -> Vec<String> {
+        page.0.iter().map(|(rel, _)| rel.to_string()).collect()
+    }
+
+    #[test]
+    fn pages_are_cut_by_path_and_stay_put_while_notes_change() {
+        let mut listing: NoteStamps = (0..250).map(|i| (format!("n{i:03}.md"), (1, 1))).collect();
+        let first = cut_page(&listing, None).unwrap();
+        assert_eq!(first.0.len(), PAGE_SIZE);
+        let cursor = first.1.clone().unwrap();
+        let second = names(&cut_page(&listing, Some(&cursor)).unwrap());
+        assert_eq!(second.first().map(String::as_str), Some("n100.md"));
+        // Notes added before the cursor and the cursor's own note removed: the next page is
+        // the same notes (no repeat, no skip).
+        listing.insert("a new note.md".into(), (1, 1));
+        listing.remove("n099.md");
+        let again = cut_page(&listing, Some(&cursor)).unwrap();
+        assert_eq!(names(&again), second);
+        let last = cut_page(&listing, again.1.as_deref()).unwrap();
+        assert_eq!(last.0.len(), 50);
+        assert_eq!(last.1, None);
+        let error = cut_page(&listing, Some("page-2")).unwrap_err();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn timestamps_are_rfc_3339_utc() {
+        assert_eq!(format_utc_ns(0), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            format_utc_ns(1_795_000_000_123_456_789),
+            "2026-11-18T11:06:40Z"
+        );
+    }
+}
