@@ -7,11 +7,13 @@
 
 mod anthropic;
 mod error;
+pub mod models;
 mod openai;
 mod retry;
 pub mod sse;
 pub mod tokens;
 mod types;
+pub mod window;
 
 pub use error::LlmError;
 pub use types::{
