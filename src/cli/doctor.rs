@@ -7,18 +7,18 @@ use crate::store::{MIGRATIONS, Store, schema_version};
 use crate::vault::walk;
 use std::process::ExitCode;
 
-struct Report {
+pub(super) struct Report {
     failures: usize,
 }
 
 impl Report {
-    fn ok(&self, what: &str, detail: impl std::fmt::Display) {
+    pub(super) fn ok(&self, what: &str, detail: impl std::fmt::Display) {
         println!("ok    {what}: {detail}");
     }
-    fn warn(&self, what: &str, detail: impl std::fmt::Display) {
+    pub(super) fn warn(&self, what: &str, detail: impl std::fmt::Display) {
         println!("warn  {what}: {detail}");
     }
-    fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
+    pub(super) fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
         self.failures += 1;
         println!("FAIL  {what}: {detail}");
     }
@@ -263,7 +263,7 @@ fn check_vault(ctx: &Context, report: &mut Report) -> Option<crate::vault::Vault
     }
 }
 
-pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
+pub fn run(ctx: &Context, global: &super::GlobalArgs) -> Result<ExitCode, Failure> {
     let mut report = Report { failures: 0 };
     // The context only exists if the config loaded; say so explicitly.
     if ctx.config_path.is_file() {
@@ -331,6 +331,7 @@ pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
     report.ok("log", ctx.paths.log_file().display());
     let running = check_mcp_servers(ctx, vault.as_ref(), &mut report)?;
     check_permissions(ctx, &running, &mut report);
+    super::doctor_provider::check_provider(ctx, global, &mut report)?;
 
     if report.failures > 0 {
         println!("{} problem(s) found", report.failures);

@@ -4,6 +4,7 @@
 mod app_cmd;
 mod ask_cmd;
 mod doctor;
+mod doctor_provider;
 mod index_cmd;
 mod logging;
 mod mcp_cmd;
@@ -169,7 +170,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
-        Some(Command::Doctor) => doctor::run(&ctx),
+        Some(Command::Doctor) => doctor::run(&ctx, &cli.global),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
                 // `vaultchat typo` must not look like success.

@@ -272,3 +272,20 @@ pub async fn probe_once(settings: &ProviderSettings, model: &str) -> Option<Serv
     window::remember(model, found);
     found
 }
+
+/// Start [`probe_once`] for `model` on the current runtime, unless the config sets its window
+/// (the config beats the server, so there is nothing to ask). Await the handle where the number
+/// is needed; it ends within a few seconds whatever the server does.
+pub fn spawn_probe(
+    provider: &crate::config::ProviderConfig,
+    settings: &ProviderSettings,
+    model: &str,
+) -> Option<tokio::task::JoinHandle<Option<ServerWindow>>> {
+    if window::configured(provider, model).is_some() {
+        return None;
+    }
+    let (settings, model) = (settings.clone(), model.to_string());
+    Some(tokio::spawn(
+        async move { probe_once(&settings, &model).await },
+    ))
+}
