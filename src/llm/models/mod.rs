@@ -202,7 +202,18 @@ impl ModelsClient {
         let listing = match listing {
             Some(listing) => Some(listing),
             None => {
-                fetched = self.list().await.map_err(log_probe_failure).ok();
+                fetched = match self.list().await {
+                    Ok(listing) => Some(listing),
+                    // Nobody answers there: the other endpoints would only wait as long again.
+                    Err(e @ (ModelsError::Unreachable { .. } | ModelsError::TimedOut { .. })) => {
+                        log_probe_failure(e);
+                        return None;
+                    }
+                    Err(e) => {
+                        log_probe_failure(e);
+                        None
+                    }
+                };
                 fetched.as_ref()
             }
         };
@@ -288,4 +299,61 @@ pub fn spawn_probe(
     Some(tokio::spawn(
         async move { probe_once(&settings, &model).await },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(kind: ProviderKind, base: &str) -> ModelsClient {
+        ModelsClient::new(&ProviderSettings::new(kind, base, None)).unwrap()
+    }
+
+    #[test]
+    fn the_list_and_the_servers_own_endpoints_have_their_urls() {
+        let anthropic = client(ProviderKind::Anthropic, "https://api.anthropic.com");
+        assert_eq!(
+            anthropic.models_url(),
+            "https://api.anthropic.com/v1/models?limit=1000"
+        );
+        let anthropic = client(ProviderKind::Anthropic, "http://gateway:8080/v1/");
+        assert_eq!(
+            anthropic.models_url(),
+            "http://gateway:8080/v1/models?limit=1000"
+        );
+        let ollama = client(ProviderKind::OpenAi, "http://localhost:11434/v1/");
+        assert_eq!(ollama.models_url(), "http://localhost:11434/v1/models");
+        assert_eq!(ollama.root(), "http://localhost:11434");
+        let proxied = client(ProviderKind::OpenAi, "http://box/llama");
+        assert_eq!(proxied.root(), "http://box/llama");
+    }
+
+    #[test]
+    fn only_servers_that_can_say_are_asked_about_windows() {
+        assert!(!client(ProviderKind::Anthropic, "http://127.0.0.1:1").may_say_windows());
+        assert!(!client(ProviderKind::OpenAi, "https://api.openai.com/v1").may_say_windows());
+        assert!(client(ProviderKind::OpenAi, "http://127.0.0.1:8080/v1").may_say_windows());
+    }
+
+    #[test]
+    fn errors_say_what_happened() {
+        let refused = ModelsError::Status {
+            url: "http://x/v1/models".into(),
+            status: 401,
+            message: "bad key".into(),
+        };
+        assert!(refused.is_refused_key());
+        assert_eq!(
+            refused.to_string(),
+            "http://x/v1/models answered 401: bad key"
+        );
+        let timed_out = ModelsError::TimedOut {
+            url: "http://x/props".into(),
+        };
+        assert!(!timed_out.is_refused_key());
+        assert_eq!(
+            timed_out.to_string(),
+            "http://x/props did not answer within 2 s"
+        );
+    }
 }
