@@ -69,6 +69,25 @@ pub(super) fn check_provider(
         &choice.model,
     );
     report.ok("context window", window);
+    let listed = match &answer.listing {
+        Ok(Listing::Listed(models)) => {
+            serde_json::Value::Bool(find_listed(models, &choice.model).is_some())
+        }
+        Ok(Listing::NotListed) | Err(_) => serde_json::Value::Null,
+    };
+    report.provider = Some(serde_json::json!({
+        "kind": kind.as_str(),
+        "base_url": settings.base_url,
+        "model": choice.model,
+        "api_key": settings.api_key.is_some(),
+        "reachable": answer.listing.is_ok(),
+        "model_listed": listed,
+        "context_window": {
+            "tokens": window.tokens,
+            "source": window.source.kind(),
+            "field": window.source.server_field(),
+        },
+    }));
     Ok(())
 }
 

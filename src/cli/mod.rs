@@ -80,8 +80,8 @@ pub enum Command {
     Tools(tools_cmd::ToolsArgs),
     /// Serve the vault's tools over MCP on stdin/stdout (for Claude Desktop, IDEs, other agents).
     Mcp(mcp_cmd::McpArgs),
-    /// Check the configuration, the vault, the index and the database.
-    Doctor,
+    /// Check the configuration, the vault, the index, the database and the provider.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// An error that ends the program: printed as one line on stderr, exit code 1.
@@ -170,7 +170,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
-        Some(Command::Doctor) => doctor::run(&ctx, &cli.global),
+        Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
                 // `vaultchat typo` must not look like success.

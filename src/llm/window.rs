@@ -26,6 +26,26 @@ pub enum WindowSource {
     Default,
 }
 
+impl WindowSource {
+    /// One word for machines: `config`, `server`, `table` or `default`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WindowSource::Config => "config",
+            WindowSource::Server(_) => "server",
+            WindowSource::Table => "table",
+            WindowSource::Default => "default",
+        }
+    }
+
+    /// The field the server said it in.
+    pub fn server_field(&self) -> Option<&'static str> {
+        match self {
+            WindowSource::Server(field) => Some(field),
+            WindowSource::Config | WindowSource::Table | WindowSource::Default => None,
+        }
+    }
+}
+
 impl std::fmt::Display for WindowSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

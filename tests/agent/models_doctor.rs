@@ -43,6 +43,21 @@ fn doctor(s: &Setup, env: &[(&str, &str)]) -> (Option<i32>, String) {
     (out.status.code(), report)
 }
 
+fn doctor_json(s: &Setup, env: &[(&str, &str)]) -> (Option<i32>, serde_json::Value) {
+    let mut c = common::cmd(&s.data, &s.vault);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out: Output = c.args(["doctor", "--json"]).output().unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "doctor --json printed no JSON object ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    (out.status.code(), json)
+}
+
 fn line<'a>(report: &'a str, what: &str) -> &'a str {
     report
         .lines()
@@ -95,6 +110,32 @@ fn a_llama_cpp_server_gives_the_slot_context_from_props() {
     );
     assert_eq!(paths(&fake), ["/v1/models", "/props"]);
     assert!(fake.requests().is_empty());
+
+    // The same as one JSON object, the window with its source in fields.
+    let (code, json) = doctor_json(&s, &[]);
+    assert_eq!(code, Some(0), "{json}");
+    assert_eq!(
+        json["provider"],
+        serde_json::json!({
+            "kind": "openai",
+            "base_url": fake.openai_base(),
+            "model": "SmolLM2-135M-Instruct-Q8_0.gguf",
+            "api_key": false,
+            "reachable": true,
+            "model_listed": true,
+            "context_window": {"tokens": 4096, "source": "server", "field": "llama.cpp /props n_ctx"},
+        })
+    );
+    assert_eq!(json["problems"], 0);
+    let checks = json["checks"].as_array().unwrap();
+    assert!(
+        checks.contains(&serde_json::json!({
+            "status": "ok",
+            "what": "context window",
+            "detail": "4096 tokens (server: llama.cpp /props n_ctx)",
+        })),
+        "{json}"
+    );
 }
 
 #[test]
@@ -237,6 +278,15 @@ fn a_refused_key_an_unreachable_server_and_a_missing_key_are_said() {
         "gpt-4o",
         "",
     ));
+    let (code, json) = doctor_json(&s, &[]);
+    assert_eq!(code, Some(1), "{json}");
+    assert_eq!(json["problems"], 1);
+    assert_eq!(json["provider"]["reachable"], false);
+    assert_eq!(json["provider"]["model_listed"], serde_json::Value::Null);
+    assert_eq!(
+        json["provider"]["context_window"],
+        serde_json::json!({"tokens": 128000, "source": "table", "field": null})
+    );
     let (code, report) = doctor(&s, &[]);
     assert_eq!(code, Some(1), "{report}");
     let server = line(&report, "server");
@@ -254,6 +304,8 @@ fn a_refused_key_an_unreachable_server_and_a_missing_key_are_said() {
         line(&report, "provider"),
         "warn  provider: no API key: set VAULTCHAT_TEST_NO_KEY (or name another variable with api_key_env in [provider]) (the chat needs it)"
     );
+    let (_, json) = doctor_json(&s, &[]);
+    assert_eq!(json.get("provider"), None, "{json}");
 }
 
 #[test]
