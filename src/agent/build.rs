@@ -204,6 +204,13 @@ impl<'a> SessionBuilder<'a> {
         }
     }
 
+    /// The context window of the model this agent starts with (`--model` included, which
+    /// [`context_window`] cannot see): the config, else its server's answer once
+    /// `llm::models::probe_once` ran, else the built-in table, else the default.
+    pub fn context_window(&self) -> u64 {
+        crate::llm::window::for_model(&self.config.provider, &self.provider.model).tokens
+    }
+
     /// The agent's settings: the model in one place (`/model` changes it there).
     pub fn settings(&self) -> AgentSettings {
         let provider = &self.config.provider;
@@ -340,6 +347,8 @@ mod tests {
             (settings.provider_name.as_str(), settings.model.as_str()),
             ("openai", "local")
         );
+        // `local` is in no table and no server was asked: the default.
+        assert_eq!(builder.context_window(), DEFAULT_CONTEXT_WINDOW);
         assert_eq!(
             (settings.max_tokens, settings.max_steps),
             (DEFAULT_MAX_TOKENS, 3)
