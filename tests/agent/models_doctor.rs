@@ -347,3 +347,35 @@ fn ask_asks_the_server_for_the_window_once_and_its_turn_is_answered() {
     assert!(out.status.success());
     assert!(paths(&fake).is_empty(), "{:?}", paths(&fake));
 }
+
+/// A server that accepts connections and never answers: the list times out, and the window is
+/// not asked of it again (doctor ends instead of waiting once per endpoint).
+#[test]
+fn a_server_that_never_answers_is_given_up_on() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = std::sync::Arc::clone(&held);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            keep.lock().unwrap().push(stream);
+        }
+    });
+    let s = setup(&openai_config(
+        &format!("http://127.0.0.1:{port}/v1"),
+        "llama3.2",
+        "",
+    ));
+    let (code, report) = doctor(&s, &[]);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(
+        line(&report, "server"),
+        format!("FAIL  server: http://127.0.0.1:{port}/v1/models did not answer within 2 s")
+    );
+    assert_eq!(
+        line(&report, "context window"),
+        "ok    context window: 200000 tokens (default)"
+    );
+    // Only the list was asked.
+    assert_eq!(held.lock().unwrap().len(), 1);
+}
