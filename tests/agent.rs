@@ -19,5 +19,7 @@ mod agent_thinking;
 mod fake_llm_server;
 #[path = "agent/mcp_client.rs"]
 mod mcp_client;
+#[path = "agent/models_doctor.rs"]
+mod models_doctor;
 #[path = "agent/real_servers.rs"]
 mod real_servers;

@@ -18,6 +18,8 @@ mod tui_e2e_prose;
 mod tui_files_e2e;
 #[path = "app/tui_image_paste.rs"]
 mod tui_image_paste;
+#[path = "app/tui_models.rs"]
+mod tui_models;
 #[path = "app/tui_real_servers.rs"]
 mod tui_real_servers;
 #[path = "app/tui_saving.rs"]

@@ -16,15 +16,25 @@ use std::time::Duration;
 
 /// The most tokens of one response, unless `provider.max_tokens` says otherwise.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
-/// The model's context window, unless `provider.context_window` says otherwise.
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+/// The model's context window when nothing says otherwise (see [`crate::llm::window`]).
+pub const DEFAULT_CONTEXT_WINDOW: u64 = crate::llm::window::DEFAULT_CONTEXT_WINDOW;
 
-/// The context window the usage meter measures against.
+/// The context window of the configured model, in tokens: the config, else what its server said
+/// (once the probe has run: `crate::llm::models::probe_once`), else the built-in table, else the
+/// default. [`crate::llm::window::for_model`] gives it for any model, with its source.
 pub fn context_window(config: &Config) -> u64 {
-    config
-        .provider
-        .context_window
-        .unwrap_or(DEFAULT_CONTEXT_WINDOW)
+    let kind = config.provider.kind;
+    let model = configured_model(config, &ProviderFlags::default())
+        .unwrap_or_else(|| default_model(kind).to_string());
+    crate::llm::window::for_model(&config.provider, &model).tokens
+}
+
+/// The model a provider kind uses when none is named.
+pub fn default_model(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "claude-sonnet-4-5",
+        ProviderKind::OpenAi => "gpt-4o-mini",
+    }
 }
 
 /// The provider flags of the command line; each overrides its `[provider]` key.
@@ -77,18 +87,16 @@ pub fn provider_choice(
 ) -> Result<ProviderChoice, ProviderProblem> {
     let kind = provider_kind(config, flags)?;
     let provider = &config.provider;
-    let (key_env, url_env, default_url, default_model) = match kind {
+    let (key_env, url_env, default_url) = match kind {
         ProviderKind::Anthropic => (
             "ANTHROPIC_API_KEY",
             "ANTHROPIC_BASE_URL",
             "https://api.anthropic.com",
-            "claude-sonnet-4-5",
         ),
         ProviderKind::OpenAi => (
             "OPENAI_API_KEY",
             "OPENAI_BASE_URL",
             "https://api.openai.com/v1",
-            "gpt-4o-mini",
         ),
     };
     let key_env = provider.api_key_env.as_deref().unwrap_or(key_env);
@@ -120,7 +128,7 @@ pub fn provider_choice(
             "no API key: set {key_env} (or name another variable with api_key_env in [provider]); or use a model on this machine: --provider openai --base-url http://localhost:11434/v1 --model NAME (Ollama, llama.cpp), with [privacy] local_only = true to keep every request local"
         )));
     }
-    let model = configured_model(config, flags).unwrap_or_else(|| default_model.to_string());
+    let model = configured_model(config, flags).unwrap_or_else(|| default_model(kind).to_string());
     Ok(ProviderChoice {
         settings: ProviderSettings {
             kind,
@@ -207,6 +215,13 @@ impl<'a> SessionBuilder<'a> {
             pending_tools: tools,
             ..self
         }
+    }
+
+    /// The context window of the model this agent starts with (`--model` included, which
+    /// [`context_window`] cannot see): the config, else its server's answer once
+    /// `llm::models::probe_once` ran, else the built-in table, else the default.
+    pub fn context_window(&self) -> u64 {
+        crate::llm::window::for_model(&self.config.provider, &self.provider.model).tokens
     }
 
     /// The agent's settings: the model in one place (`/model` changes it there).
@@ -296,9 +311,17 @@ mod tests {
     #[test]
     fn defaults_and_overrides() {
         let mut config = Config::default();
+        // The default model, claude-sonnet-4-5, is in the built-in table.
+        assert_eq!(context_window(&config), 200_000);
+        config.provider.model = Some("a-model-nothing-knows".into());
         assert_eq!(context_window(&config), DEFAULT_CONTEXT_WINDOW);
         config.provider.context_window = Some(8_000);
         assert_eq!(context_window(&config), 8_000);
+        config
+            .provider
+            .context_windows
+            .insert("a-model-nothing-knows".into(), 4_000);
+        assert_eq!(context_window(&config), 4_000);
     }
 
     fn workspace(dir: &std::path::Path) -> (Arc<Workspace>, crate::config::Paths) {
@@ -337,6 +360,8 @@ mod tests {
             (settings.provider_name.as_str(), settings.model.as_str()),
             ("openai", "local")
         );
+        // `local` is in no table and no server was asked: the default.
+        assert_eq!(builder.context_window(), DEFAULT_CONTEXT_WINDOW);
         assert_eq!(
             (settings.max_tokens, settings.max_steps),
             (DEFAULT_MAX_TOKENS, 3)

@@ -94,9 +94,13 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         .build()?;
     // The person's MCP servers start now, while the vault opens; the agent waits for them
     // before its first request.
-    let mcp = {
+    let (mcp, window_probe) = {
         let _runtime = runtime.enter();
-        McpStartup::spawn(McpServerSpec::from_user_config(&ctx.config, vault.root()))
+        (
+            McpStartup::spawn(McpServerSpec::from_user_config(&ctx.config, vault.root())),
+            // The model's window, from its server, while the vault opens.
+            crate::llm::models::spawn_probe(&ctx.config.provider, &choice.settings, &choice.model),
+        )
     };
     let workspace = Workspace::open(vault, &ctx.paths, &ctx.config, Actor::Agent)?;
     let context = match note_context(&workspace, args) {
@@ -108,6 +112,11 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         (None, true) => Resume::Latest,
         (None, false) => Resume::New,
     };
+    if let Some(probe) = window_probe
+        && let Err(e) = runtime.block_on(probe)
+    {
+        tracing::warn!("the context window probe ended early: {e}");
+    }
     let agent = SessionBuilder::new(&ctx.config, ctx.paths.database_file(), workspace, choice)
         .max_steps(args.max_steps)
         .pending_tools((!mcp.is_empty()).then(|| tools_reporting_failures(mcp.clone())))

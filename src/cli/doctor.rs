@@ -7,20 +7,46 @@ use crate::store::{MIGRATIONS, Store, schema_version};
 use crate::vault::walk;
 use std::process::ExitCode;
 
-struct Report {
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Print one JSON object at the end instead of a line per check: {"checks": [{"status":
+    /// "ok"|"warn"|"fail", "what", "detail"}], "problems", "provider": {"kind", "base_url",
+    /// "model", "context_window": {"tokens", "source"}} (when a provider is configured)}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The checks so far: printed as they come (a line each), or kept for one JSON object.
+pub(super) struct Report {
     failures: usize,
+    json: bool,
+    checks: Vec<serde_json::Value>,
+    /// The provider and its context window, for `--json`.
+    pub(super) provider: Option<serde_json::Value>,
 }
 
 impl Report {
-    fn ok(&self, what: &str, detail: impl std::fmt::Display) {
-        println!("ok    {what}: {detail}");
+    fn check(&mut self, status: &str, what: &str, detail: impl std::fmt::Display) {
+        if self.json {
+            self.checks.push(serde_json::json!({
+                "status": status,
+                "what": what,
+                "detail": detail.to_string(),
+            }));
+        } else {
+            let label = if status == "fail" { "FAIL" } else { status };
+            println!("{label:<6}{what}: {detail}");
+        }
     }
-    fn warn(&self, what: &str, detail: impl std::fmt::Display) {
-        println!("warn  {what}: {detail}");
+    pub(super) fn ok(&mut self, what: &str, detail: impl std::fmt::Display) {
+        self.check("ok", what, detail);
     }
-    fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
+    pub(super) fn warn(&mut self, what: &str, detail: impl std::fmt::Display) {
+        self.check("warn", what, detail);
+    }
+    pub(super) fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
         self.failures += 1;
-        println!("FAIL  {what}: {detail}");
+        self.check("fail", what, detail);
     }
 }
 
@@ -263,8 +289,17 @@ fn check_vault(ctx: &Context, report: &mut Report) -> Option<crate::vault::Vault
     }
 }
 
-pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
-    let mut report = Report { failures: 0 };
+pub fn run(
+    ctx: &Context,
+    global: &super::GlobalArgs,
+    args: &DoctorArgs,
+) -> Result<ExitCode, Failure> {
+    let mut report = Report {
+        failures: 0,
+        json: args.json,
+        checks: Vec::new(),
+        provider: None,
+    };
     // The context only exists if the config loaded; say so explicitly.
     if ctx.config_path.is_file() {
         report.ok("config", format!("{} is valid", ctx.config_path.display()));
@@ -331,9 +366,21 @@ pub fn run(ctx: &Context) -> Result<ExitCode, Failure> {
     report.ok("log", ctx.paths.log_file().display());
     let running = check_mcp_servers(ctx, vault.as_ref(), &mut report)?;
     check_permissions(ctx, &running, &mut report);
+    super::doctor_provider::check_provider(ctx, global, &mut report)?;
 
-    if report.failures > 0 {
+    if report.json {
+        let mut out = serde_json::json!({
+            "checks": report.checks,
+            "problems": report.failures,
+        });
+        if let Some(provider) = report.provider.take() {
+            out["provider"] = provider;
+        }
+        println!("{out}");
+    } else if report.failures > 0 {
         println!("{} problem(s) found", report.failures);
+    }
+    if report.failures > 0 {
         Ok(ExitCode::from(1))
     } else {
         Ok(ExitCode::SUCCESS)

@@ -4,6 +4,7 @@
 mod app_cmd;
 mod ask_cmd;
 mod doctor;
+mod doctor_provider;
 mod index_cmd;
 mod logging;
 mod mcp_cmd;
@@ -79,8 +80,8 @@ pub enum Command {
     Tools(tools_cmd::ToolsArgs),
     /// Serve the vault's tools over MCP on stdin/stdout (for Claude Desktop, IDEs, other agents).
     Mcp(mcp_cmd::McpArgs),
-    /// Check the configuration, the vault, the index and the database.
-    Doctor,
+    /// Check the configuration, the vault, the index, the database and the provider.
+    Doctor(doctor::DoctorArgs),
     /// Print the shell completion script (e.g. `vaultchat completions bash > ~/.local/share/bash-completion/completions/vaultchat`).
     Completions {
         /// The shell: bash, zsh, fish, elvish or powershell.
@@ -248,7 +249,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
-        Some(Command::Doctor) => doctor::run(&ctx),
+        Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),
         Some(Command::Completions { shell }) => completions(shell),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {

@@ -297,11 +297,17 @@ pub struct ProviderConfig {
     pub connect_timeout_secs: Option<u64>,
     /// Retries after a rate limit, an overload or a dropped connection (before any output).
     pub max_retries: Option<u32>,
-    /// The model's context window in tokens, for the context % in the status bar.
+    /// The context window in tokens of every model without its own entry in `context_windows`;
+    /// beats what the server says and the built-in table (the status bar's context %, and the
+    /// agent's measure of a full context).
     pub context_window: Option<u64>,
     /// Anthropic extended thinking: tokens the model may think in before it answers (at least
     /// 1024); 0 or absent is off. Its thinking is shown collapsed in the transcript.
     pub thinking_budget: Option<u32>,
+    /// `[provider.context_windows]`: the window of one model, by its name (`"llama3.2" = 8192`);
+    /// beats `context_window`.
+    #[serde(default)]
+    pub context_windows: std::collections::BTreeMap<String, u64>,
 }
 
 /// `[ui]`: how the full-screen app looks and which keys it uses.
@@ -425,6 +431,10 @@ const KEY_HINTS: &[(&str, &str)] = &[
         "provider.thinking_budget",
         "thinking_budget = 4096   # Anthropic extended thinking; 0 is off",
     ),
+    (
+        "provider.context_windows",
+        "[provider.context_windows]\n\"llama3.2\" = 8192   # tokens, by model name",
+    ),
     ("ui", "[ui]\ntheme = \"dark\"\nkeymap = \"default\""),
     (
         "ui.theme",
@@ -528,6 +538,7 @@ fn hint_key(key: &str) -> String {
     let parts: Vec<&str> = key.split('.').collect();
     match parts.as_slice() {
         ["mcp", "servers", _] => "mcp.servers.NAME".to_string(),
+        ["provider", "context_windows", ..] => "provider.context_windows".to_string(),
         ["mcp", "servers", _, field, ..] => format!("mcp.servers.NAME.{field}"),
         _ => key.to_string(),
     }
@@ -901,6 +912,25 @@ mod tests {
     fn empty_config_is_the_default() {
         assert_eq!(parse("").unwrap(), Config::default());
         assert_eq!(Config::default().index.debounce_ms, 50);
+    }
+
+    #[test]
+    fn context_windows_are_set_per_model_and_checked() {
+        let c = parse(
+            "[provider]\ncontext_window = 32768\n[provider.context_windows]\n\"llama3.2\" = 8192\n\"qwen3:8b\" = 40960\n",
+        )
+        .unwrap();
+        assert_eq!(c.provider.context_window, Some(32_768));
+        assert_eq!(c.provider.context_windows.get("llama3.2"), Some(&8_192));
+        assert_eq!(c.provider.context_windows.get("qwen3:8b"), Some(&40_960));
+        let e = parse("[provider.context_windows]\n\"llama3.2\" = \"big\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(":2: key `provider.context_windows.llama3.2`"),
+            "{e}"
+        );
+        assert!(e.contains("\"llama3.2\" = 8192"), "{e}");
     }
 
     #[test]

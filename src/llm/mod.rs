@@ -8,12 +8,14 @@
 mod anthropic;
 mod error;
 pub mod locality;
+pub mod models;
 mod openai;
 mod request_id;
 mod retry;
 pub mod sse;
 pub mod tokens;
 mod types;
+pub mod window;
 
 pub use error::LlmError;
 pub use types::{

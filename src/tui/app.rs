@@ -19,6 +19,7 @@ pub use super::saving::Cleared;
 use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
 use super::theme::{Role, Theme};
 use super::views::help::HelpView;
+use super::views::models::ModelsView;
 use super::views::rewind::RewindView;
 use super::views::sessions::SessionsView;
 use super::views::tools::ToolsView;
@@ -99,8 +100,10 @@ pub enum Effect {
     RenameSession(String, String),
     /// Start a new session (a new agent).
     NewSession,
-    /// Switch the model for the next turns.
+    /// Switch the model for the next turns (and find its context window).
     SetModel(String),
+    /// List the provider's models with their windows (off the loop) and call `show_models`.
+    LoadModels,
     Copy(String),
     /// Read the clipboard off the UI thread and call `on_clipboard`: an image becomes an
     /// attachment of the message being written, text is pasted into it.
@@ -141,6 +144,7 @@ enum Overlay {
     Help(HelpView),
     Rewind(RewindView),
     Tools(ToolsView),
+    Models(ModelsView),
 }
 
 impl Overlay {
@@ -153,6 +157,7 @@ impl Overlay {
             Overlay::Help(view) => Some(view),
             Overlay::Rewind(view) => Some(view),
             Overlay::Tools(view) => Some(view),
+            Overlay::Models(view) => Some(view),
         }
     }
 }
@@ -546,18 +551,10 @@ impl App {
                 ),
             },
             "model" if arg.is_empty() => {
-                let message = format!(
-                    "model: {} ({}); /model NAME switches",
-                    self.info.model, self.info.provider
-                );
-                self.transcript.push_system(&message);
+                self.flash("asking the provider for its models…", Role::Notice);
+                self.effects.push(Effect::LoadModels);
             }
-            "model" => {
-                self.info.model = arg.to_string();
-                self.effects.push(Effect::SetModel(arg.to_string()));
-                self.transcript
-                    .push_system(&format!("model set to {arg} for the next turns"));
-            }
+            "model" => self.set_model(arg),
             "quit" | "q" => self.on_action(Action::Quit, &KeyEvent::from(crossterm::event::KeyCode::Null)),
             other => self.flash(
                 format!(
@@ -593,7 +590,33 @@ impl App {
                 self.overlay = None;
                 self.effects.push(Effect::Rewind(revision));
             }
+            ViewOutcome::SetModel(model) => {
+                self.overlay = None;
+                self.set_model(&model);
+            }
         }
+    }
+
+    /// Use `model` from the next turn on (a running turn keeps its model).
+    fn set_model(&mut self, model: &str) {
+        self.info.model = model.to_string();
+        self.effects.push(Effect::SetModel(model.to_string()));
+        self.transcript
+            .push_system(&format!("model set to {model} for the next turns"));
+    }
+
+    /// The context window of `model` became known (from the config, its server or the table):
+    /// the context % measures against it while that model is in use.
+    pub fn set_context_window(&mut self, model: &str, tokens: u64) {
+        if self.info.model == model && tokens > 0 {
+            self.info.context_window = tokens;
+        }
+    }
+
+    /// `/model`'s list arrived.
+    pub fn show_models(&mut self, view: ModelsView) {
+        self.flash = None;
+        self.overlay = Some(Overlay::Models(view.with_keymap(&self.keymap)));
     }
 
     // ------------------------------------------------------------------------------------------

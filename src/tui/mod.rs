@@ -16,6 +16,7 @@ pub mod highlight;
 mod image_paste_tests;
 pub mod keymap;
 pub mod link_completion;
+pub mod models_list;
 pub mod picker;
 pub mod run;
 pub mod saving;

@@ -85,6 +85,13 @@ enum Background {
     Clipboard(super::clipboard::ClipboardPaste),
     /// The person's MCP servers are done starting.
     McpStarted(Vec<McpServerStatus>),
+    /// The context window of a model became known (its server answered, or did not).
+    Window {
+        model: String,
+        tokens: u64,
+    },
+    /// `/model`'s list, or why there is none.
+    Models(Result<super::views::models::ModelsView, String>),
     /// A save of the open note finished: the note as written, or (changed on disk, why not).
     Saved {
         path: String,
@@ -140,7 +147,8 @@ async fn run_async(launch: Launch) -> Result<(), TuiError> {
         provider: launch.provider_name.clone(),
         model: launch.model.clone(),
         session_id: None,
-        context_window: crate::agent::build::context_window(&launch.config),
+        context_window: crate::llm::window::for_model(&launch.config.provider, &launch.model)
+            .tokens,
         price,
         local_only: launch.config.privacy.local_only,
     };
@@ -294,7 +302,57 @@ fn start_background(launch: &Launch, bg_tx: &mpsc::UnboundedSender<Background>) 
         });
     }
     open_workspace(launch, bg_tx.clone(), mcp.clone());
+    find_window(launch, &launch.model, bg_tx);
     mcp
+}
+
+/// Ask the model's server for its context window in the background (once per model and run;
+/// not at all when the config sets it) and report the window to the loop.
+fn find_window(launch: &Launch, model: &str, bg_tx: &mpsc::UnboundedSender<Background>) {
+    let Some(choice) = launch.provider.as_ref() else {
+        return;
+    };
+    let Some(probe) =
+        crate::llm::models::spawn_probe(&launch.config.provider, &choice.settings, model)
+    else {
+        return;
+    };
+    let (provider, model, tx) = (
+        launch.config.provider.clone(),
+        model.to_string(),
+        bg_tx.clone(),
+    );
+    tokio::spawn(async move {
+        if let Err(e) = probe.await {
+            tracing::warn!("the context window probe ended early: {e}");
+        }
+        let tokens = crate::llm::window::for_model(&provider, &model).tokens;
+        if tx.send(Background::Window { model, tokens }).is_err() {
+            tracing::debug!("the loop ended before the context window was found");
+        }
+    });
+}
+
+/// List the provider's models for `/model` in the background.
+fn load_models(app: &mut App, launch: &Launch, bg_tx: &mpsc::UnboundedSender<Background>) {
+    let Some(choice) = launch.provider.as_ref() else {
+        app.on_error(
+            "there is no provider to list models from: check [provider] in the config and the API key (vaultchat doctor)",
+        );
+        return;
+    };
+    let (settings, provider, current, tx) = (
+        choice.settings.clone(),
+        launch.config.provider.clone(),
+        app.info.model.clone(),
+        bg_tx.clone(),
+    );
+    tokio::spawn(async move {
+        let view = super::models_list::load(&settings, &provider, &current).await;
+        if tx.send(Background::Models(view)).is_err() {
+            tracing::debug!("the loop ended before the models were listed");
+        }
+    });
 }
 
 /// Sleep until `at`; without one, never wake.
@@ -418,7 +476,13 @@ async fn run_effect(
                 }
             });
         }
-        Effect::SetModel(model) => to_agent(app, state.agent.as_ref(), Op::SetModel(model)).await,
+        Effect::SetModel(model) => {
+            let known = crate::llm::window::for_model(&state.launch.config.provider, &model);
+            app.set_context_window(&model, known.tokens);
+            find_window(state.launch, &model, state.bg_tx);
+            to_agent(app, state.agent.as_ref(), Op::SetModel(model)).await;
+        }
+        Effect::LoadModels => load_models(app, state.launch, state.bg_tx),
         effect => {
             let new_agent = perform(
                 effect,
@@ -500,6 +564,9 @@ fn on_background(
             app.on_note_written(&path);
         }
         Background::Clipboard(paste) => app.on_clipboard(paste),
+        Background::Window { model, tokens } => app.set_context_window(&model, tokens),
+        Background::Models(Ok(view)) => app.show_models(view),
+        Background::Models(Err(message)) => app.on_error(message),
     }
 }
 
@@ -723,6 +790,7 @@ async fn perform(
         Effect::Agent(_)
         | Effect::SaveNote { .. }
         | Effect::SetModel(_)
+        | Effect::LoadModels
         | Effect::Quit
         | Effect::Suspend
         | Effect::ReadClipboardImage
@@ -783,6 +851,7 @@ fn perform_on_store(
         | Effect::Agent(_)
         | Effect::SaveNote { .. }
         | Effect::SetModel(_)
+        | Effect::LoadModels
         | Effect::Quit
         | Effect::Suspend
         | Effect::ReadClipboardImage

@@ -363,11 +363,35 @@ fn a_non_post_request_is_refused_and_not_recorded() {
     let fake = FakeLlm::start(vec![]);
     let mut stream = TcpStream::connect(address(&fake.base_url)).unwrap();
     stream
-        .write_all(b"GET /v1/models HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .write_all(b"GET /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
         .unwrap();
     let response = receive(stream, Duration::from_secs(20));
     assert_eq!(response.status, 405);
     assert!(fake.requests().is_empty());
+    assert_eq!(fake.overflow(), 0);
+}
+
+/// The model endpoints answer 404 until a test sets them, are recorded apart, and never use up
+/// a scripted reply (a client asking about models must not eat the replies of its turns).
+#[test]
+fn the_model_endpoints_answer_apart_from_the_script() {
+    let fake = FakeLlm::start(vec![Reply::Sse {
+        body: b"data: [DONE]\n\n".to_vec(),
+        chunking: Chunking::Whole,
+    }]);
+    let response = post(&fake.base_url, "/api/show", r#"{"model":"llama3.2"}"#);
+    assert_eq!(response.status, 404);
+    fake.serve_info("/api/show", 200, r#"{"model_info":{}}"#);
+    let response = post(&fake.base_url, "/api/show", r#"{"model":"llama3.2"}"#);
+    assert_eq!(response.status, 200);
+    assert_eq!(response.body(), br#"{"model_info":{}}"#.to_vec());
+    assert!(fake.requests().is_empty());
+    let asked = fake.info_requests();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[1].body["model"], "llama3.2");
+    // The script is still whole.
+    let response = post(&fake.base_url, "/v1/chat/completions", "{}");
+    assert_eq!(response.status, 200);
     assert_eq!(fake.overflow(), 0);
 }
 

@@ -83,7 +83,16 @@ struct Shared {
     replies: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<Recorded>>,
     overflow: AtomicUsize,
+    /// Fixed answers of the model endpoints, by path (see [`FakeLlm::serve_info`]).
+    info: Mutex<BTreeMap<String, (u16, String)>>,
+    info_requests: Mutex<Vec<Recorded>>,
 }
+
+/// The endpoints where servers say what models they have and how large their windows are:
+/// `GET /v1/models` (every provider), llama.cpp's `GET /props`, Ollama's `POST /api/show`.
+/// The fake server answers them from [`FakeLlm::serve_info`], 404 by default, never from the
+/// script: a client that asks about models must not use up the replies of its turns.
+const INFO_PATHS: &[&str] = &["/v1/models", "/props", "/api/show"];
 
 /// A running fake provider; the server thread stops when this is dropped.
 pub struct FakeLlm {
@@ -95,7 +104,8 @@ pub struct FakeLlm {
 }
 
 impl FakeLlm {
-    /// Serve `replies` in order to POST /v1/messages and POST /v1/chat/completions (any POST). A
+    /// Serve `replies` in order to POST /v1/messages and POST /v1/chat/completions (any POST but
+    /// the model endpoints, see [`FakeLlm::serve_info`]). A
     /// request beyond the script is answered 500 `{"error":"fake server: no scripted reply left"}`
     /// and counted in [`FakeLlm::overflow`]. Other methods get 405 and are neither recorded nor
     /// answered from the script.
@@ -151,6 +161,18 @@ impl FakeLlm {
         self.shared.overflow.load(Ordering::SeqCst)
     }
 
+    /// Answer `path` (one of `/v1/models`, `/props`, `/api/show`) with `status` and this JSON
+    /// body from now on, whatever the method. Unset, they answer 404.
+    pub fn serve_info(&self, path: &str, status: u16, body: &str) {
+        assert!(INFO_PATHS.contains(&path), "not a model endpoint: {path}");
+        lock(&self.shared.info).insert(path.to_string(), (status, body.to_string()));
+    }
+
+    /// Every request to the model endpoints so far, in arrival order.
+    pub fn info_requests(&self) -> Vec<Recorded> {
+        lock(&self.shared.info_requests).clone()
+    }
+
     /// The OpenAI-compatible base URL: `base_url` + `/v1`.
     pub fn openai_base(&self) -> String {
         format!("{}/v1", self.base_url)
@@ -183,6 +205,18 @@ async fn answer(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if INFO_PATHS.contains(&uri.path()) {
+        lock(&shared.info_requests).push(record(&uri, &headers, &body));
+        let answer = lock(&shared.info).get(uri.path()).cloned();
+        return match answer {
+            Some((status, body)) => plain(status, "application/json", &body),
+            None => plain(
+                404,
+                "application/json",
+                r#"{"error":"fake server: no such endpoint"}"#,
+            ),
+        };
+    }
     if method != Method::POST {
         return plain(
             405,
@@ -701,4 +735,13 @@ pub fn openai_error(status: u16, kind: &str, message: &str, retry_after: Option<
         headers,
         body: body.to_string(),
     }
+}
+
+/// The text of `tests/fixtures/models/NAME`: what real servers answer about their models.
+pub fn models_fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/models")
+        .join(name);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("read {}: {error}", path.display()))
 }

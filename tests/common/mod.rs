@@ -36,6 +36,11 @@ pub fn cmd(data: &Path, vault: &Path) -> Command {
         .arg(vault)
         .env_remove("VAULTCHAT_VAULT")
         .env_remove("VAULTCHAT_DATA_DIR")
+        // `doctor` and `ask` would reach the person's own provider with these.
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
         .env("NO_COLOR", "1");
     c
 }

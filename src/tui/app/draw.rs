@@ -59,7 +59,8 @@ impl App {
                 | Overlay::Usage(_)
                 | Overlay::Help(_)
                 | Overlay::Rewind(_)
-                | Overlay::Tools(_) => {
+                | Overlay::Tools(_)
+                | Overlay::Models(_) => {
                     if let Some(view) = overlay.view() {
                         view.render(main, buf, &self.theme);
                     }

@@ -18,7 +18,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "Show past sessions: resume, rename, delete, search",
     ),
     ("/usage", "Show token usage, cache hits and cost"),
-    ("/model", "Switch the model"),
+    (
+        "/model",
+        "List the models and their windows; /model NAME switches",
+    ),
     (
         "/rewind",
         "Restore the open note to before an agent edit (shown as a diff first)",

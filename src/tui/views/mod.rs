@@ -1,11 +1,12 @@
-//! Overlay views: the sessions list, the usage view, the help overlay, `/rewind` and the tool and
-//! MCP status view. Each is a centred box over the app (full screen on small terminals) with a
+//! Overlay views: the sessions list, the usage view, the help overlay, `/rewind`, the tool and
+//! MCP status view, and `/model`'s list of models. Each is a centred box over the app (full screen on small terminals) with a
 //! title and a footer of key hints taken from the active key map.
 //!
 //! The views do no I/O: the App passes the data in and acts on the [`ViewOutcome`]s they return.
 //! Keys arrive resolved in [`KeyContext::List`]; a key without an action is raw input (typing).
 
 pub mod help;
+pub mod models;
 pub mod rewind;
 pub mod sessions;
 pub mod tools;
@@ -46,6 +47,8 @@ pub enum ViewOutcome {
     /// Restore the text stored in that revision (the note as it was before that edit). The App
     /// shows the change as a diff first, and writes only when the person accepts it.
     Rewind { revision: i64 },
+    /// Use this model for the next turns (`/model`).
+    SetModel(String),
 }
 
 /// Below this size the overlays take the whole screen: 80% of a small terminal is too cramped to

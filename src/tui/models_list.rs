@@ -1,0 +1,135 @@
+//! What `/model` shows: the provider's models, each with its context window and where that came
+//! from, and the model in use first when the server does not list it. Runs off the UI loop (the
+//! calls are bounded by `llm::models::PROBE_TIMEOUT`).
+
+use super::views::models::{ModelRow, ModelsView};
+use crate::config::ProviderConfig;
+use crate::llm::ProviderSettings;
+use crate::llm::models::parse::{ModelInfo, find_listed};
+use crate::llm::models::{Listing, ModelsClient, probe_once};
+use crate::llm::window::{self, ServerWindow};
+
+/// The list for the view, or why there is none.
+pub async fn load(
+    settings: &ProviderSettings,
+    provider: &ProviderConfig,
+    current: &str,
+) -> Result<ModelsView, String> {
+    let client = ModelsClient::new(settings).map_err(|e| e.to_string())?;
+    let listing = client
+        .list()
+        .await
+        .map_err(|e| format!("the models could not be listed: {e}"))?;
+    // The model in use gets the full probe (its server's /props or /api/show), once per run.
+    let probed = probe_once(settings, current).await;
+    let label = format!("{} · {}", settings.kind.as_str(), settings.base_url);
+    Ok(match listing {
+        Listing::Listed(models) => ModelsView::new(
+            &label,
+            current,
+            rows(&models, current, probed, provider),
+            true,
+        ),
+        Listing::NotListed => {
+            let row = ModelRow {
+                id: current.to_string(),
+                window: window::choose(window::configured(provider, current), probed, current),
+                unlisted: false,
+            };
+            ModelsView::new(&label, current, vec![row], false)
+        }
+    })
+}
+
+/// A row per listed model; the model in use is named as the person named it, and put first
+/// (marked) when the server does not list it.
+fn rows(
+    models: &[ModelInfo],
+    current: &str,
+    probed: Option<ServerWindow>,
+    provider: &ProviderConfig,
+) -> Vec<ModelRow> {
+    let in_use = find_listed(models, current)
+        .or_else(|| (models.len() == 1).then(|| &models[0]))
+        .map(|m| m.id.clone());
+    let mut rows: Vec<ModelRow> = models
+        .iter()
+        .map(|model| {
+            let is_current = in_use.as_deref() == Some(model.id.as_str());
+            // The person's name for it (`llama3.2`, not `llama3.2:latest`) is what /model sets.
+            let id = if is_current && find_listed(models, current).is_some() {
+                current.to_string()
+            } else {
+                model.id.clone()
+            };
+            let server = if is_current {
+                probed.or(model.best_window())
+            } else {
+                model.best_window()
+            };
+            ModelRow {
+                window: window::choose(window::configured(provider, &id), server, &id),
+                id,
+                unlisted: false,
+            }
+        })
+        .collect();
+    if in_use.is_none() {
+        rows.insert(
+            0,
+            ModelRow {
+                id: current.to_string(),
+                window: window::choose(window::configured(provider, current), probed, current),
+                unlisted: true,
+            },
+        );
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::window::WindowSource;
+
+    fn info(id: &str, window: Option<u64>) -> ModelInfo {
+        ModelInfo {
+            id: id.into(),
+            window: window.map(|tokens| ServerWindow {
+                tokens,
+                field: "/v1/models max_model_len",
+            }),
+            trained: None,
+        }
+    }
+
+    #[test]
+    fn the_model_in_use_keeps_its_name_and_gets_the_probed_window() {
+        let models = [info("llama3.2:latest", None), info("gpt-4o", None)];
+        let probed = Some(ServerWindow {
+            tokens: 131_072,
+            field: "Ollama /api/show context_length",
+        });
+        let rows = rows(&models, "llama3.2", probed, &ProviderConfig::default());
+        assert_eq!(rows[0].id, "llama3.2");
+        assert_eq!(rows[0].window.tokens, 131_072);
+        assert_eq!(rows[1].window.source, WindowSource::Table);
+        assert!(rows.iter().all(|r| !r.unlisted));
+    }
+
+    #[test]
+    fn an_unlisted_model_in_use_comes_first_and_config_wins() {
+        let models = [info("a", Some(4_096)), info("b", None)];
+        let mut provider = ProviderConfig::default();
+        provider.context_windows.insert("b".into(), 1_000);
+        let rows = rows(&models, "mine", None, &provider);
+        let ids: Vec<(&str, bool)> = rows.iter().map(|r| (r.id.as_str(), r.unlisted)).collect();
+        assert_eq!(ids, [("mine", true), ("a", false), ("b", false)]);
+        assert_eq!(rows[0].window.source, WindowSource::Default);
+        assert_eq!(
+            rows[1].window.source,
+            WindowSource::Server("/v1/models max_model_len")
+        );
+        assert_eq!(rows[2].window.source, WindowSource::Config);
+    }
+}
