@@ -10,9 +10,12 @@
 
 pub mod client;
 mod http;
+pub mod plugins;
 mod server;
 mod stdio_filter;
 
-pub use client::{McpServerSpec, McpServerState, McpServerStatus, McpServers, McpStartup};
+pub use client::{
+    McpServerSpec, McpServerState, McpServerStatus, McpServers, McpStartup, ServerOrigin,
+};
 pub use http::{HttpAuth, generate_token, serve_http};
 pub use server::{VaultServer, serve_stdio};

@@ -4,6 +4,7 @@
 
 pub mod dates;
 mod migrate;
+mod plugin_trust;
 mod revisions;
 mod rules;
 mod sessions;
@@ -11,6 +12,7 @@ mod sqlite;
 mod usage;
 
 pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
+pub use plugin_trust::PluginAnswer;
 pub use rules::StoredRule;
 pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
 pub use usage::{DayUsage, TokenTotals, UsageRecord};
@@ -43,6 +45,11 @@ pub const MIGRATIONS: &[Migration] = &[
         6,
         "tool_decisions",
         include_str!("migrations/0006_tool_decisions.sql"),
+    ),
+    Migration::new(
+        7,
+        "plugin_trust",
+        include_str!("migrations/0007_plugin_trust.sql"),
     ),
 ];
 

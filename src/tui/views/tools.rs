@@ -255,7 +255,9 @@ fn first_sentence(description: &str) -> String {
 fn status_role(state: &McpServerState) -> Role {
     match state {
         McpServerState::Failed { .. } => Role::Error,
-        McpServerState::Starting | McpServerState::Disabled => Role::Notice,
+        McpServerState::Starting | McpServerState::Disabled | McpServerState::NotTrusted => {
+            Role::Notice
+        }
         McpServerState::Running { .. } => Role::Text,
     }
 }
