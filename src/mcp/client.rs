@@ -280,6 +280,17 @@ pub struct McpStartup {
 impl McpStartup {
     /// Start `specs` on the current tokio runtime.
     pub fn spawn(specs: Vec<McpServerSpec>) -> Self {
+        Self::spawn_after(specs, None)
+    }
+
+    /// Start `specs` once `trust` answers: vault plugins not trusted yet are started when it
+    /// says `true` (the person trusted them just now) and stay stopped otherwise. Every server
+    /// waits for the answer, so a turn never runs with half the tools; without a `trust`
+    /// channel they start at once.
+    pub fn spawn_after(
+        specs: Vec<McpServerSpec>,
+        trust: Option<tokio::sync::oneshot::Receiver<bool>>,
+    ) -> Self {
         let configured = specs
             .iter()
             .map(|s| {
@@ -298,6 +309,19 @@ impl McpStartup {
             tx.send_replace(Some(Arc::new(McpServers::empty())));
         } else {
             tokio::spawn(async move {
+                let trusted_now = match trust {
+                    Some(answer) => answer.await.unwrap_or(false),
+                    None => false,
+                };
+                let specs = specs
+                    .into_iter()
+                    .map(|mut spec| {
+                        if trusted_now && !spec.origin.may_start() {
+                            spec.origin = ServerOrigin::Plugin { trusted: true };
+                        }
+                        spec
+                    })
+                    .collect();
                 let servers = McpServers::start(specs).await;
                 tx.send_replace(Some(Arc::new(servers)));
             });

@@ -17,6 +17,7 @@ mod image_paste_tests;
 pub mod keymap;
 pub mod link_completion;
 pub mod picker;
+mod plugin_gate;
 pub mod run;
 pub mod saving;
 #[cfg(test)]
@@ -27,5 +28,6 @@ pub mod term;
 #[cfg(test)]
 pub mod testing;
 pub mod theme;
+pub mod trust_prompt;
 pub mod views;
 pub mod width;
