@@ -23,6 +23,8 @@ pub mod saving;
 #[cfg(test)]
 mod saving_tests;
 #[cfg(test)]
+mod plugin_screens;
+#[cfg(test)]
 mod screens;
 pub mod term;
 #[cfg(test)]
