@@ -3,7 +3,8 @@
 
 use super::app::{App, Effect};
 use super::keymap::Keymap;
-use super::testing::{app_with, draw_app as draw};
+use super::testing::{app_with, buffer, draw_app as draw, style_at};
+use super::theme::Role;
 use super::trust_prompt::{TrustChoice, TrustPrompt};
 use crate::agent::{AgentEvent, CallDecision, ToolCallRecord};
 use crate::mcp::plugins::Render;
@@ -30,6 +31,12 @@ fn question() -> TrustPrompt {
     )
 }
 
+fn button_style(app: &mut App, label: &str) -> Option<ratatui::style::Style> {
+    let mut buf = buffer(80, 24);
+    app.render(buf.area, &mut buf);
+    style_at(&buf, label).map(|style| style.underline_color(ratatui::style::Color::Reset))
+}
+
 fn answer_of(app: &mut App) -> Option<TrustChoice> {
     app.take_effects().into_iter().find_map(|e| match e {
         Effect::AnswerPluginTrust(choice) => Some(choice),
@@ -46,8 +53,14 @@ fn the_trust_question_lists_the_commands_and_takes_the_keyboard() {
     app.on_terminal(key(KeyCode::Char('x')));
     assert!(app.asking_plugin_trust());
     assert_eq!(app.input.text(), "");
+    // "Not now" has the focus first (the safe answer); the arrows move it to "Trust".
+    let focused = super::theme::Theme::builtin_dark()
+        .style(Role::ButtonFocused)
+        .underline_color(ratatui::style::Color::Reset);
+    assert_eq!(button_style(&mut app, " Not now "), Some(focused));
     app.on_terminal(key(KeyCode::Right));
-    insta::assert_snapshot!("plugin_trust_question_on_trust_80x24", draw(&mut app, 80, 24));
+    assert_eq!(button_style(&mut app, " Trust    Not"), Some(focused));
+    assert_ne!(button_style(&mut app, " Not now "), Some(focused));
     app.on_terminal(key(KeyCode::Enter));
     assert!(!app.asking_plugin_trust());
     assert_eq!(answer_of(&mut app), Some(TrustChoice::Trust));

