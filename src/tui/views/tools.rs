@@ -82,7 +82,7 @@ impl ToolsView {
         }
         lines.push(heading(
             &format!("MCP servers ({})", self.servers.len()),
-            "yours in config.toml, the vault's plugins in .vaultchat/config.toml",
+            "yours in config.toml, the vault's plugins in .vaultchat/plugins.toml",
             width,
             theme,
         ));
@@ -382,6 +382,7 @@ mod tests {
             ),
             server("kanban", McpServerState::Starting),
             server("old", McpServerState::Disabled),
+            server("tasks", McpServerState::NotTrusted),
         ]
     }
 
