@@ -46,8 +46,16 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
         if plugins.entries.len() == 1 { "" } else { "s" }
     );
     for spec in plugins.specs(true) {
-        let off = if spec.enabled { "" } else { "  (enabled = false: not started)" };
-        println!("  {}: {}{off}", spec.name, shell_line(&spec.command, &spec.args));
+        let off = if spec.enabled {
+            ""
+        } else {
+            "  (enabled = false: not started)"
+        };
+        println!(
+            "  {}: {}{off}",
+            spec.name,
+            shell_line(&spec.command, &spec.args)
+        );
         if let Some(cwd) = &spec.cwd {
             println!("      in {}", cwd.display());
         }
@@ -89,11 +97,18 @@ mod tests {
 
     #[test]
     fn shell_lines_quote_what_a_shell_would_split() {
-        let args = ["-c".to_string(), "print('hi')\nx".to_string(), "a.py".to_string()];
+        let args = [
+            "-c".to_string(),
+            "print('hi')\nx".to_string(),
+            "a.py".to_string(),
+        ];
         assert_eq!(
             shell_line("python3", &args),
             "python3 -c 'print('\\''hi'\\'')\nx' a.py"
         );
-        assert_eq!(shell_line("/usr/bin/srv", &[String::new()]), "/usr/bin/srv ''");
+        assert_eq!(
+            shell_line("/usr/bin/srv", &[String::new()]),
+            "/usr/bin/srv ''"
+        );
     }
 }

@@ -87,7 +87,10 @@ impl McpServerSpec {
         match self.origin {
             ServerOrigin::Person => format!("[mcp.servers.{}]", self.name),
             ServerOrigin::Plugin { .. } => {
-                format!("[plugins.{}] of the vault's .vaultchat/plugins.toml", self.name)
+                format!(
+                    "[plugins.{}] of the vault's .vaultchat/plugins.toml",
+                    self.name
+                )
             }
         }
     }

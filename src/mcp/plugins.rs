@@ -92,9 +92,8 @@ impl VaultPlugins {
         if bytes.len() > MAX_PLUGINS_BYTES {
             return Err(PluginsError::TooLarge(file));
         }
-        let text = String::from_utf8(bytes.clone()).map_err(|_| {
-            PluginsError::Invalid(format!("{} is not UTF-8 text", file.display()))
-        })?;
+        let text = String::from_utf8(bytes.clone())
+            .map_err(|_| PluginsError::Invalid(format!("{} is not UTF-8 text", file.display())))?;
         let entries = file::parse(&text, &file).map_err(PluginsError::Invalid)?;
         Ok(Some(Self {
             sha256: sha256_hex(&bytes),
@@ -313,7 +312,11 @@ mod tests {
         let first = VaultPlugins::load(&vault).unwrap().unwrap().sha256;
         // sha256("[plugins.a]\ncommand = \"x\"\n"), computed with sha256sum.
         assert_eq!(first.len(), 64);
-        std::fs::write(dir.path().join(PLUGINS_FILE), "[plugins.a]\ncommand = \"x\" \n").unwrap();
+        std::fs::write(
+            dir.path().join(PLUGINS_FILE),
+            "[plugins.a]\ncommand = \"x\" \n",
+        )
+        .unwrap();
         let second = VaultPlugins::load(&vault).unwrap().unwrap().sha256;
         assert_ne!(first, second, "a blank changes the hash");
         assert_eq!(
@@ -330,7 +333,10 @@ mod tests {
         symlink(&elsewhere, dir.path().join(PLUGINS_FILE)).unwrap();
         let err = VaultPlugins::load(&vault).unwrap_err();
         assert!(matches!(err, PluginsError::Link(_)), "{err}");
-        assert!(err.to_string().contains("plugins.toml is a symbolic link"), "{err}");
+        assert!(
+            err.to_string().contains("plugins.toml is a symbolic link"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -366,7 +372,11 @@ mod tests {
         let plan = ServerPlan::new(&config, &vault, &db);
         assert_eq!(plan.trust, Some(Trust::Unanswered));
         assert_eq!(plan.specs.len(), 2);
-        assert!(plan.problems[0].contains("`mine` is left out"), "{:?}", plan.problems);
+        assert!(
+            plan.problems[0].contains("`mine` is left out"),
+            "{:?}",
+            plan.problems
+        );
         assert!(plan.trusted_plugin_specs().is_empty());
         assert_eq!(plan.renders()["kanban__cards"], Render::Table);
         let plugins = plan.plugins.unwrap();
@@ -376,10 +386,17 @@ mod tests {
         let plan = ServerPlan::new(&config, &vault, &db);
         assert_eq!(plan.trust, Some(Trust::Trusted));
         assert_eq!(plan.trusted_plugin_specs().len(), 1);
-        std::fs::write(dir.path().join(PLUGINS_FILE), "[plugins.kanban]\ncommand = \"z\"\n")
-            .unwrap();
+        std::fs::write(
+            dir.path().join(PLUGINS_FILE),
+            "[plugins.kanban]\ncommand = \"z\"\n",
+        )
+        .unwrap();
         let plan = ServerPlan::new(&config, &vault, &db);
-        assert_eq!(plan.trust, Some(Trust::Unanswered), "a changed file is untrusted");
+        assert_eq!(
+            plan.trust,
+            Some(Trust::Unanswered),
+            "a changed file is untrusted"
+        );
         assert!(plan.trusted_plugin_specs().is_empty());
     }
 }

@@ -11,8 +11,8 @@ mod sessions;
 mod sqlite;
 mod usage;
 
-pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
 pub use plugin_trust::PluginAnswer;
+pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
 pub use rules::StoredRule;
 pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
 pub use usage::{DayUsage, TokenTotals, UsageRecord};

@@ -18,12 +18,12 @@ pub mod keymap;
 pub mod link_completion;
 pub mod picker;
 mod plugin_gate;
+#[cfg(test)]
+mod plugin_screens;
 pub mod run;
 pub mod saving;
 #[cfg(test)]
 mod saving_tests;
-#[cfg(test)]
-mod plugin_screens;
 #[cfg(test)]
 mod screens;
 pub mod term;

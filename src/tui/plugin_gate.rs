@@ -49,7 +49,12 @@ pub(super) fn start_servers(launch: &Launch, app: &mut App) -> (McpStartup, Opti
 }
 
 /// The person answered: record it for this content of the file, and let the servers start.
-pub(super) fn answer(gate: Option<PluginGate>, choice: TrustChoice, store: Option<&Store>, app: &mut App) {
+pub(super) fn answer(
+    gate: Option<PluginGate>,
+    choice: TrustChoice,
+    store: Option<&Store>,
+    app: &mut App,
+) {
     let Some(gate) = gate else {
         return;
     };
@@ -63,7 +68,9 @@ pub(super) fn answer(gate: Option<PluginGate>, choice: TrustChoice, store: Optio
     if let Some(store) = store
         && let Err(e) = gate.plugins.answer(store, &gate.vault_id, answer)
     {
-        app.on_error(format!("the answer about the vault's plugins was not recorded: {e}"));
+        app.on_error(format!(
+            "the answer about the vault's plugins was not recorded: {e}"
+        ));
     }
     if gate.answer.send(trusted).is_err() {
         tracing::debug!("the MCP start-up ended before the plugins answer");

@@ -132,7 +132,14 @@ fn list_markdown_and_code_renderers() {
         .into(),
     );
     call_tool(&mut app, "tasks__owners", r#"["ana", "bo"]"#);
-    call_tool(&mut app, "tasks__summary", "## This week\n\nTwo tasks are **open**.");
+    call_tool(
+        &mut app,
+        "tasks__summary",
+        "## This week\n\nTwo tasks are **open**.",
+    );
     call_tool(&mut app, "tasks__raw", r#"{"open": 2, "done": 5}"#);
-    insta::assert_snapshot!("plugin_result_list_markdown_code_80x24", draw(&mut app, 80, 24));
+    insta::assert_snapshot!(
+        "plugin_result_list_markdown_code_80x24",
+        draw(&mut app, 80, 24)
+    );
 }

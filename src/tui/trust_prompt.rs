@@ -132,7 +132,8 @@ impl TrustPrompt {
         let buttons = self.buttons(theme, keymap);
         let last = bottom.saturating_sub(1);
         if row <= last {
-            Paragraph::new(Line::from(buttons)).render(Rect::new(inner.x, last, inner.width, 1), buf);
+            Paragraph::new(Line::from(buttons))
+                .render(Rect::new(inner.x, last, inner.width, 1), buf);
         }
     }
 
@@ -145,7 +146,10 @@ impl TrustPrompt {
                 .unwrap_or_default()
         };
         let mut spans = Vec::new();
-        for (choice, label) in [(TrustChoice::Trust, "Trust"), (TrustChoice::NotNow, "Not now")] {
+        for (choice, label) in [
+            (TrustChoice::Trust, "Trust"),
+            (TrustChoice::NotNow, "Not now"),
+        ] {
             let role = if choice == self.focus {
                 Role::ButtonFocused
             } else {
@@ -195,7 +199,10 @@ mod tests {
             let action = keymap.action(KeyContext::Unsaved, &k);
             prompt.handle(action, &k)
         };
-        assert_eq!(answer(&mut prompt.clone(), enter), Some(TrustChoice::NotNow));
+        assert_eq!(
+            answer(&mut prompt.clone(), enter),
+            Some(TrustChoice::NotNow)
+        );
         assert_eq!(answer(&mut prompt, key(KeyCode::Right)), None);
         assert_eq!(answer(&mut prompt.clone(), enter), Some(TrustChoice::Trust));
         assert_eq!(

@@ -8,9 +8,7 @@
 
 use crate::common;
 
-use common::fake_llm::{
-    Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls,
-};
+use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anthropic_tool_calls};
 use common::*;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -75,7 +73,11 @@ fn vault_with_plugin() -> Vault {
 /// The tools of `vaultchat tools --json`, by name, with their tier.
 fn listed_tools(v: &Vault) -> Vec<(String, String)> {
     let out = v.run(&["tools", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let listing: Value = serde_json::from_slice(&out.stdout).unwrap();
     listing["tools"]
         .as_array()
@@ -118,7 +120,11 @@ fn ask_calling_the_plugin(v: &Vault) -> (Value, FakeLlm) {
         .args(["ask", "what is open?", "--json", "--approve", "all"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     (serde_json::from_slice(&out.stdout).unwrap(), fake)
 }
 
@@ -151,7 +157,12 @@ fn sdk_client(v: &Vault, call: Option<&str>) -> Vec<Value> {
 }
 
 fn names(tools: &Value) -> Vec<&str> {
-    tools.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect()
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect()
 }
 
 /// Nothing of the plugin anywhere, and its process never started.
@@ -163,7 +174,10 @@ fn assert_withheld(v: &Vault, when: &str) {
     );
     for line in sdk_client(v, None) {
         assert!(!names(&line["tools"]).contains(&TOOL), "{when}: {line}");
-        assert!(names(&line["tools"]).contains(&"read_note"), "{when}: {line}");
+        assert!(
+            names(&line["tools"]).contains(&"read_note"),
+            "{when}: {line}"
+        );
     }
     let doctor = v.run(&["doctor"]);
     let report = String::from_utf8_lossy(&doctor.stdout);
@@ -193,7 +207,11 @@ fn a_vault_plugin_runs_only_once_trusted_and_an_edit_withdraws_it() {
 
     // `vaultchat trust` shows the command that will run, with the script resolved in the vault.
     let out = v.run(&["trust"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let shown = String::from_utf8_lossy(&out.stdout);
     let script = v.vault.join(".vaultchat/tasks_plugin.py");
     assert!(shown.contains("tasks: "), "{shown}");

@@ -132,12 +132,9 @@ mod tests {
     #[test]
     fn bad_toml_names_the_file_and_line() {
         let err = parse_text("[plugins.a]\ncommand = \"x\"\nargs = [\"unclosed\n").unwrap_err();
-        assert!(
-            err.starts_with("/v/.vaultchat/plugins.toml:3: "),
-            "{err}"
-        );
-        let err = parse_text("[plugins.a]\ncommand = \"x\"\nrender = { t = \"chart\" }\n")
-            .unwrap_err();
+        assert!(err.starts_with("/v/.vaultchat/plugins.toml:3: "), "{err}");
+        let err =
+            parse_text("[plugins.a]\ncommand = \"x\"\nrender = { t = \"chart\" }\n").unwrap_err();
         assert!(err.starts_with("/v/.vaultchat/plugins.toml:3: "), "{err}");
         assert!(err.contains("chart"), "{err}");
         let err = parse_text("[plugins.a]\ncomand = \"x\"\n").unwrap_err();
@@ -146,8 +143,7 @@ mod tests {
 
     #[test]
     fn server_checks_name_the_key_and_line() {
-        let err =
-            parse_text("[plugins.a]\ncommand = \"x\"\nargs = [\"${HOME}\"]\n").unwrap_err();
+        let err = parse_text("[plugins.a]\ncommand = \"x\"\nargs = [\"${HOME}\"]\n").unwrap_err();
         assert!(
             err.starts_with("/v/.vaultchat/plugins.toml:3: key `plugins.a.args`"),
             "{err}"

@@ -19,7 +19,6 @@ pub use input::ChatInput;
 
 use crate::agent::{CallDecision, ToolCallRecord};
 use crate::mcp::plugins::Render;
-use std::collections::HashMap;
 use crate::tui::keymap::Action;
 use crate::tui::theme::{Role, Theme};
 use heights::Heights;
@@ -27,6 +26,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
+use std::collections::HashMap;
 
 /// The index of a cell in the transcript.
 pub type CellId = usize;

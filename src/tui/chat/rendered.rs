@@ -163,7 +163,9 @@ fn table(value: &Value) -> Option<String> {
         ),
         Value::Object(map) if !map.is_empty() => (
             vec!["key".to_string(), "value".to_string()],
-            map.iter().map(|(k, v)| vec![k.clone(), item_text(v)]).collect(),
+            map.iter()
+                .map(|(k, v)| vec![k.clone(), item_text(v)])
+                .collect(),
         ),
         _ => return None,
     };
@@ -199,11 +201,7 @@ fn cell_text(text: &str) -> String {
 
 /// A code block whose fence is longer than any run of backticks inside.
 fn fenced(text: &str, lang: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}{lang}\n{text}\n{fence}")
 }
@@ -254,7 +252,10 @@ mod tests {
             as_markdown(r#"{"a":1}"#, Render::Code),
             "```json\n{\n  \"a\": 1\n}\n```"
         );
-        assert_eq!(as_markdown("x ```` y", Render::Code), "`````\nx ```` y\n`````");
+        assert_eq!(
+            as_markdown("x ```` y", Render::Code),
+            "`````\nx ```` y\n`````"
+        );
         assert_eq!(as_markdown("# Title", Render::Markdown), "# Title");
     }
 }
