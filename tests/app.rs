@@ -18,5 +18,7 @@ mod tui_e2e_prose;
 mod tui_files_e2e;
 #[path = "app/tui_image_paste.rs"]
 mod tui_image_paste;
+#[path = "app/tui_plugins.rs"]
+mod tui_plugins;
 #[path = "app/tui_saving.rs"]
 mod tui_saving;

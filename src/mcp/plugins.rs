@@ -145,13 +145,18 @@ impl VaultPlugins {
             .collect()
     }
 
-    /// The command lines that would run, one per enabled plugin (for the trust question).
+    /// The command lines that would run, one per enabled plugin, whole (for the trust
+    /// question: a shortened line could hide what runs).
     pub fn command_lines(&self) -> Vec<(String, String)> {
         self.specs(false)
             .into_iter()
             .filter(|s| s.enabled)
             .map(|s| {
-                let line = s.command_line();
+                let line = std::iter::once(s.command.as_str())
+                    .chain(s.args.iter().map(String::as_str))
+                    .flat_map(str::split_whitespace)
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 (s.name, line)
             })
             .collect()

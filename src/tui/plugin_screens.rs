@@ -27,6 +27,10 @@ fn question() -> TrustPrompt {
                 "kanban".into(),
                 "npx -y @acme/kanban-mcp --board /home/ana/Notes/Board.md".into(),
             ),
+            (
+                "bib".into(),
+                "/home/ana/Notes/.vaultchat/bin/bibliography-server --library /home/ana/Notes/Library.bib --style apa".into(),
+            ),
         ],
     )
 }
@@ -64,6 +68,15 @@ fn the_trust_question_lists_the_commands_and_takes_the_keyboard() {
     app.on_terminal(key(KeyCode::Enter));
     assert!(!app.asking_plugin_trust());
     assert_eq!(answer_of(&mut app), Some(TrustChoice::Trust));
+}
+
+#[test]
+fn commands_that_do_not_fit_are_counted_never_cut() {
+    let mut app = app_with(Keymap::default_map());
+    app.ask_plugin_trust(question());
+    let screen = draw(&mut app, 80, 14);
+    insta::assert_snapshot!("plugin_trust_question_80x14", screen);
+    assert!(screen.contains("… and 2 more: `vaultchat trust` lists them all"), "{screen}");
 }
 
 #[test]

@@ -77,9 +77,27 @@ impl TrustPrompt {
         let outro = "Any change to the file asks again. Later: `vaultchat trust` or `vaultchat trust --revoke`.";
         let intro_rows = wrapped_rows(&intro, text_width);
         let outro_rows = wrapped_rows(outro, text_width);
-        let room = area.height.saturating_sub(intro_rows + outro_rows + 7);
-        let shown = self.commands.len().min(usize::from(room.max(1)));
-        let command_rows = u16::try_from(shown).unwrap_or(u16::MAX);
+        let room = area.height.saturating_sub(intro_rows + outro_rows + 7).max(1);
+        // Every command whole, wrapped (a cut line could hide what runs); those that do not fit
+        // are counted on a last row instead.
+        let rows_each: Vec<u16> = self
+            .commands
+            .iter()
+            .map(|(name, command)| wrapped_rows(&format!("  {name}: {command}"), text_width))
+            .collect();
+        let mut shown = 0;
+        let mut command_rows = 0u16;
+        for (i, rows) in rows_each.iter().enumerate() {
+            let more_row = u16::from(i + 1 < rows_each.len());
+            if command_rows + rows + more_row > room {
+                break;
+            }
+            command_rows += rows;
+            shown += 1;
+        }
+        if shown < self.commands.len() {
+            command_rows += 1;
+        }
         let height = (intro_rows + command_rows + outro_rows + 6).min(area.height);
         let x = area.x + (area.width - width) / 2;
         let y = area.y + area.height.saturating_sub(height) / 2;
@@ -105,17 +123,24 @@ impl TrustPrompt {
         let intro = Line::styled(intro, theme.style(Role::Text));
         paragraph(intro, intro_rows, &mut row, inner, buf);
         row += 1;
-        for (i, (name, command)) in self.commands.iter().take(shown).enumerate() {
-            let line = if i + 1 == shown && shown < self.commands.len() {
-                let more = self.commands.len() - shown + 1;
-                Line::styled(format!("  … and {more} more"), theme.style(Role::Dim))
-            } else {
-                Line::from(vec![
-                    Span::styled(format!("  {name}: "), theme.style(Role::Tool)),
-                    Span::styled(command.clone(), theme.style(Role::Text)),
-                ])
-            };
-            // One row each: a long command is cut (the full line is in `vaultchat trust`).
+        for ((name, command), rows) in self.commands.iter().zip(&rows_each).take(shown) {
+            let line = Line::from(vec![
+                Span::styled(format!("  {name}: "), theme.style(Role::Tool)),
+                Span::styled(command.clone(), theme.style(Role::Text)),
+            ]);
+            if row + rows <= bottom {
+                Paragraph::new(line)
+                    .wrap(Wrap { trim: false })
+                    .render(Rect::new(inner.x, row, inner.width, *rows), buf);
+            }
+            row += rows;
+        }
+        if shown < self.commands.len() {
+            let more = self.commands.len() - shown;
+            let line = Line::styled(
+                format!("  … and {more} more: `vaultchat trust` lists them all"),
+                theme.style(Role::Dim),
+            );
             if row < bottom {
                 Paragraph::new(line).render(Rect::new(inner.x, row, inner.width, 1), buf);
             }
