@@ -76,7 +76,10 @@ fn commands_that_do_not_fit_are_counted_never_cut() {
     app.ask_plugin_trust(question());
     let screen = draw(&mut app, 80, 14);
     insta::assert_snapshot!("plugin_trust_question_80x14", screen);
-    assert!(screen.contains("… and 2 more: `vaultchat trust` lists them all"), "{screen}");
+    assert!(
+        screen.contains("… and 2 more: `vaultchat trust` lists them all"),
+        "{screen}"
+    );
 }
 
 #[test]

@@ -77,7 +77,10 @@ impl TrustPrompt {
         let outro = "Any change to the file asks again. Later: `vaultchat trust` or `vaultchat trust --revoke`.";
         let intro_rows = wrapped_rows(&intro, text_width);
         let outro_rows = wrapped_rows(outro, text_width);
-        let room = area.height.saturating_sub(intro_rows + outro_rows + 7).max(1);
+        let room = area
+            .height
+            .saturating_sub(intro_rows + outro_rows + 7)
+            .max(1);
         // Every command whole, wrapped (a cut line could hide what runs); those that do not fit
         // are counted on a last row instead.
         let rows_each: Vec<u16> = self

@@ -32,7 +32,7 @@ fn the_app_asks_before_a_plugin_runs_and_trust_starts_it() {
     let fake = FakeLlm::start(Vec::new());
     let started = || markers.join("started").exists();
 
-    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 100, 30);
+    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 110, 60);
     let screen = tmux.wait_text("Trust this vault's plugins?");
     assert!(screen.contains("tasks: "), "{screen}");
     assert!(screen.contains("tasks_plugin.py"), "{screen}");
@@ -41,18 +41,24 @@ fn the_app_asks_before_a_plugin_runs_and_trust_starts_it() {
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert!(!started(), "the plugin started before the answer");
     tmux.keys(&["Right", "Enter"]);
-    tmux.wait_for("the question to close", |s| !s.contains("Trust this vault's plugins?"));
+    tmux.wait_for("the question to close", |s| {
+        !s.contains("Trust this vault's plugins?")
+    });
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);
     tmux.wait_text("running · 1 tool");
     assert!(started(), "Trust started the plugin");
-    tmux.keys(&["Escape", "C-q"]);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("/mcp to close", |s| !s.contains("MCP servers (1)"));
+    tmux.keys(&["C-q"]);
     tmux.wait_text("EXIT=0");
     drop(tmux);
 
     // Trusted for this content of the file: the next launch does not ask.
-    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 100, 30);
-    tmux.wait_for("the ready badge", |s| s.lines().any(|l| l.starts_with(" ready ")));
+    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 110, 60);
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_text("running · 1 tool");
