@@ -53,6 +53,7 @@ fn the_trust_question_lists_the_commands_and_takes_the_keyboard() {
     let mut app = app_with(Keymap::default_map());
     app.ask_plugin_trust(question());
     insta::assert_snapshot!("plugin_trust_question_80x24", draw(&mut app, 80, 24));
+    insta::assert_snapshot!("plugin_trust_question_120x40", draw(&mut app, 120, 40));
     // Typing goes nowhere else while it is open; the arrows move to Trust, Enter answers.
     app.on_terminal(key(KeyCode::Char('x')));
     assert!(app.asking_plugin_trust());

@@ -3,6 +3,7 @@
 //! "Not now" (the default, and Esc) leaves them stopped until the file changes or the person runs
 //! `vaultchat trust`.
 
+use super::chat::wrap::{self, Breaks};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::saving::wrapped_rows;
 use super::theme::{Role, Theme};
@@ -83,10 +84,14 @@ impl TrustPrompt {
             .max(1);
         // Every command whole, wrapped (a cut line could hide what runs); those that do not fit
         // are counted on a last row instead.
-        let rows_each: Vec<u16> = self
+        let laid_out: Vec<Vec<Line<'static>>> = self
             .commands
             .iter()
-            .map(|(name, command)| wrapped_rows(&format!("  {name}: {command}"), text_width))
+            .map(|(name, command)| command_rows(name, command, text_width, theme))
+            .collect();
+        let rows_each: Vec<u16> = laid_out
+            .iter()
+            .map(|lines| u16::try_from(lines.len()).unwrap_or(u16::MAX))
             .collect();
         let mut shown = 0;
         let mut command_rows = 0u16;
@@ -126,17 +131,14 @@ impl TrustPrompt {
         let intro = Line::styled(intro, theme.style(Role::Text));
         paragraph(intro, intro_rows, &mut row, inner, buf);
         row += 1;
-        for ((name, command), rows) in self.commands.iter().zip(&rows_each).take(shown) {
-            let line = Line::from(vec![
-                Span::styled(format!("  {name}: "), theme.style(Role::Tool)),
-                Span::styled(command.clone(), theme.style(Role::Text)),
-            ]);
-            if row + rows <= bottom {
-                Paragraph::new(line)
-                    .wrap(Wrap { trim: false })
-                    .render(Rect::new(inner.x, row, inner.width, *rows), buf);
+        for lines in laid_out.iter().take(shown) {
+            for line in lines {
+                if row < bottom {
+                    Paragraph::new(line.clone())
+                        .render(Rect::new(inner.x, row, inner.width, 1), buf);
+                }
+                row += 1;
             }
-            row += rows;
         }
         if shown < self.commands.len() {
             let more = self.commands.len() - shown;
@@ -196,6 +198,23 @@ impl TrustPrompt {
         ));
         spans
     }
+}
+
+/// One plugin's command as rows of `width` cells: `  name: command`, wrapped under the command
+/// (a long path is split rather than cut).
+fn command_rows(name: &str, command: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let first = [
+        Span::raw("  "),
+        Span::styled(format!("{name}: "), theme.style(Role::Tool)),
+    ];
+    let rest = [Span::raw("    ")];
+    wrap::wrap(
+        &[Span::styled(command.to_string(), theme.style(Role::Text))],
+        width,
+        &first,
+        &rest,
+        Breaks::Words,
+    )
 }
 
 /// Wrapped text of `rows` rows at `row` inside `inner` (left out if it does not fit); `row` moves
