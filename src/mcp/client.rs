@@ -481,6 +481,47 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn untrusted_plugins_wait_for_the_answer_and_start_only_on_trust() {
+        let plugin = || {
+            let mut s = spec("tasks");
+            s.command = "vaultchat-no-such-plugin".into();
+            s.origin = ServerOrigin::Plugin { trusted: false };
+            s
+        };
+        // Never started without an answer channel, and said so in the plugin's own words.
+        let servers = McpServers::start(vec![plugin()]).await;
+        assert_eq!(servers.statuses()[0].state, McpServerState::NotTrusted);
+        assert!(
+            McpServerStatus {
+                name: "tasks".into(),
+                state: McpServerState::NotTrusted
+            }
+            .summary()
+            .contains("vaultchat trust")
+        );
+        for (answer, trusted) in [(false, false), (true, true)] {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let startup = McpStartup::spawn_after(vec![plugin()], Some(rx));
+            assert_eq!(startup.statuses()[0].state, McpServerState::NotTrusted);
+            assert!(startup.now().is_none(), "nothing starts before the answer");
+            tx.send(answer).unwrap();
+            let state = startup.ready().await.statuses()[0].state.clone();
+            match state {
+                McpServerState::Failed { message } => {
+                    assert!(trusted, "started without trust: {message}");
+                    // The start was tried, and the message points at the vault's file.
+                    assert!(
+                        message.contains("[plugins.tasks] of the vault's .vaultchat/plugins.toml"),
+                        "{message}"
+                    );
+                }
+                McpServerState::NotTrusted => assert!(!trusted),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
     async fn a_missing_program_fails_with_a_clear_sentence() {
         let mut missing = spec("ghost");
         missing.command = "vaultchat-no-such-mcp-server".into();
