@@ -59,6 +59,7 @@ fn check_mcp_servers(
             format!("{} ({trust})", plugins.file.display()),
         );
     }
+    let renders = plan.renders();
     let specs = plan.specs;
     if specs.is_empty() {
         return Ok(Vec::new());
@@ -97,6 +98,18 @@ fn check_mcp_servers(
             ),
             McpServerState::Failed { message } => report.fail(&what, message),
             McpServerState::Starting => report.warn(&what, "still starting"),
+        }
+    }
+    // A `render` entry of a running plugin that names none of its tools (a typo) draws nothing.
+    for name in renders.keys() {
+        let of_running = running
+            .iter()
+            .any(|(server, _)| name.starts_with(&format!("{server}__")));
+        if of_running && !tools.contains(name) {
+            report.warn(
+                "vault plugins",
+                format!("`render` for `{name}` names no tool the plugin listed; its results show as text"),
+            );
         }
     }
     Ok(running)

@@ -297,3 +297,23 @@ fn a_broken_or_linked_plugins_file_is_named_and_the_rest_works() {
     assert!(doctor.contains("symbolic link"), "{doctor}");
     assert_eq!(v.marks("started"), 0);
 }
+
+#[test]
+fn doctor_checks_a_trusted_plugin_and_its_render_names() {
+    let v = vault_with_plugin();
+    let text = std::fs::read_to_string(v.plugins_file())
+        .unwrap()
+        .replace("open_tasks = \"table\"", "open_taks = \"table\"");
+    std::fs::write(v.plugins_file(), text).unwrap();
+    assert!(v.run(&["trust"]).status.success());
+    let report = String::from_utf8_lossy(&v.run(&["doctor"]).stdout).to_string();
+    assert!(report.contains("(trusted)"), "{report}");
+    assert!(
+        report.contains("mcp server tasks: started, 1 tool"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`render` for `tasks__open_taks` names no tool the plugin listed"),
+        "{report}"
+    );
+}
