@@ -23,3 +23,5 @@ mod mcp_client;
 mod models_doctor;
 #[path = "agent/real_servers.rs"]
 mod real_servers;
+#[path = "agent/vault_plugins.rs"]
+mod vault_plugins;

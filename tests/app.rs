@@ -20,6 +20,8 @@ mod tui_files_e2e;
 mod tui_image_paste;
 #[path = "app/tui_models.rs"]
 mod tui_models;
+#[path = "app/tui_plugins.rs"]
+mod tui_plugins;
 #[path = "app/tui_real_servers.rs"]
 mod tui_real_servers;
 #[path = "app/tui_saving.rs"]

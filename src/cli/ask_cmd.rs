@@ -10,7 +10,8 @@ use crate::agent::{
     Agent, AgentEvent, Attachment, BuildError, FocusedNote, NoteContext, Op, PendingTools,
     PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
 };
-use crate::mcp::{McpServerSpec, McpServerState, McpStartup};
+use crate::mcp::plugins::ServerPlan;
+use crate::mcp::{McpServerState, McpStartup};
 use crate::permission::Answer;
 use crate::store::Actor;
 use crate::tools::session::EditorState;
@@ -94,10 +95,15 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         .build()?;
     // The person's MCP servers start now, while the vault opens; the agent waits for them
     // before its first request.
+    // So do the vault's plugins, when the person trusts them.
+    let plan = ServerPlan::new(&ctx.config, &vault, &ctx.paths.database_file());
+    for problem in &plan.problems {
+        eprintln!("vaultchat: {problem}");
+    }
     let (mcp, window_probe) = {
         let _runtime = runtime.enter();
         (
-            McpStartup::spawn(McpServerSpec::from_user_config(&ctx.config, vault.root())),
+            McpStartup::spawn(plan.specs),
             // The model's window, from its server, while the vault opens.
             crate::llm::models::spawn_probe(&ctx.config.provider, &choice.settings, &choice.model),
         )
@@ -164,11 +170,18 @@ fn tools_reporting_failures(mcp: McpStartup) -> PendingTools {
     Box::pin(async move {
         let servers = mcp.ready().await;
         for status in servers.statuses() {
-            if let McpServerState::Failed { message } = &status.state {
-                eprintln!(
+            match &status.state {
+                McpServerState::Failed { message } => eprintln!(
                     "vaultchat: the MCP server `{}` did not start: {message}",
                     status.name
-                );
+                ),
+                McpServerState::NotTrusted => eprintln!(
+                    "vaultchat: the vault plugin `{}` is not trusted and was not started; `vaultchat trust` lists what it runs and allows it",
+                    status.name
+                ),
+                McpServerState::Starting
+                | McpServerState::Running { .. }
+                | McpServerState::Disabled => {}
             }
         }
         servers.tools()

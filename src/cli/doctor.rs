@@ -2,7 +2,8 @@
 
 use super::{Context, Failure};
 use crate::index::Index;
-use crate::mcp::{McpServerSpec, McpServerState, McpServers};
+use crate::mcp::plugins::{ServerPlan, Trust};
+use crate::mcp::{McpServerState, McpServers};
 use crate::store::{MIGRATIONS, Store, schema_version};
 use crate::vault::walk;
 use std::process::ExitCode;
@@ -60,17 +61,35 @@ fn check_mcp_servers(
     vault: Option<&crate::vault::Vault>,
     report: &mut Report,
 ) -> Result<RunningTools, Failure> {
-    if ctx.config.mcp.servers.is_empty() {
-        return Ok(Vec::new());
-    }
     let Some(vault) = vault else {
-        report.warn(
-            "mcp servers",
-            "not started: there is no vault for ${VAULT_PATH}",
-        );
+        if !ctx.config.mcp.servers.is_empty() {
+            report.warn(
+                "mcp servers",
+                "not started: there is no vault for ${VAULT_PATH}",
+            );
+        }
         return Ok(Vec::new());
     };
-    let specs = McpServerSpec::from_user_config(&ctx.config, vault.root());
+    // The person's servers, and the vault's plugins (listed, and started only when trusted).
+    let plan = ServerPlan::new(&ctx.config, vault, &ctx.paths.database_file());
+    for problem in &plan.problems {
+        report.fail("vault plugins", problem);
+    }
+    if let Some(plugins) = &plan.plugins {
+        let trust = match plan.trust {
+            Some(Trust::Trusted) => "trusted",
+            _ => "not trusted",
+        };
+        report.ok(
+            "vault plugins",
+            format!("{} ({trust})", plugins.file.display()),
+        );
+    }
+    let renders = plan.renders();
+    let specs = plan.specs;
+    if specs.is_empty() {
+        return Ok(Vec::new());
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -99,8 +118,24 @@ fn check_mcp_servers(
                 running.push((status.name.clone(), own.collect()));
             }
             McpServerState::Disabled => report.ok(&what, "disabled (enabled = false)"),
+            McpServerState::NotTrusted => report.warn(
+                &what,
+                "not trusted (a vault plugin in .vaultchat/plugins.toml), not started: `vaultchat trust` lists what it runs and allows it",
+            ),
             McpServerState::Failed { message } => report.fail(&what, message),
             McpServerState::Starting => report.warn(&what, "still starting"),
+        }
+    }
+    // A `render` entry of a running plugin that names none of its tools (a typo) draws nothing.
+    for name in renders.keys() {
+        let of_running = running
+            .iter()
+            .any(|(server, _)| name.starts_with(&format!("{server}__")));
+        if of_running && !tools.contains(name) {
+            report.warn(
+                "vault plugins",
+                format!("`render` for `{name}` names no tool the plugin listed; its results show as text"),
+            );
         }
     }
     Ok(running)

@@ -1,12 +1,14 @@
-//! `vaultchat mcp [--http ADDR] [--allow-writes]`: serve the workspace tools over MCP, on stdio
-//! or on Streamable HTTP.
+//! `vaultchat mcp [--http ADDR] [--allow-writes]`: serve the workspace tools (and the vault's
+//! trusted plugins' tools) over MCP, on stdio or on Streamable HTTP.
 
 use super::outln;
 use super::{Context, Failure};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
+use crate::mcp::plugins::ServerPlan;
 use crate::mcp::{
-    HttpAuth, NoteCatalog, NoteEvents, VaultServer, generate_token, serve_http, serve_stdio,
+    HttpAuth, McpServerState, McpServers, NoteCatalog, NoteEvents, VaultServer, generate_token,
+    serve_http, serve_stdio,
 };
 use crate::store::Actor;
 use crate::tools::Registry;
@@ -66,6 +68,21 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         },
         move |change| observed.observe(change),
     )?;
+    let runtime = if args.http.is_some() {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?
+    } else {
+        // One client, one request at a time: a single thread answers with the fewest hand-offs.
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+    };
+    let plugins = runtime.block_on(start_trusted_plugins(ctx, &vault));
+    for tool in plugins.tools() {
+        registry.register(tool);
+    }
     let registry = if args.allow_writes {
         registry
     } else {
@@ -78,19 +95,11 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
     );
     let server = VaultServer::new(registry).with_notes(notes);
     let Some(addr) = args.http else {
-        // One client, one request at a time: a single thread answers with the fewest hand-offs.
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        runtime
-            .block_on(serve_stdio(server))
-            .map_err(Failure::new)?;
+        let served = runtime.block_on(serve_stdio(server));
+        runtime.block_on(plugins.shutdown());
+        served.map_err(Failure::new)?;
         return Ok(ExitCode::SUCCESS);
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
     if !addr.ip().is_loopback() && !args.allow_remote {
         return Err(Failure::new(format!(
             "{addr} is not a loopback address; the vault would be reachable from other machines. \
@@ -131,7 +140,30 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         }
         use std::io::Write;
         std::io::stdout().flush()?;
-        serve_http(server, listener, auth, args.allow_remote).await
+        let served = serve_http(server, listener, auth, args.allow_remote).await;
+        plugins.shutdown().await;
+        served
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The vault's plugins, re-exported: only when the person trusts the plugins file as it is, and
+/// never the person's own `[mcp.servers]`, which are for their chat only. Their tools pass the
+/// same `--allow-writes` filter as the vault's own (a tool not marked read-only needs it).
+async fn start_trusted_plugins(ctx: &Context, vault: &crate::vault::Vault) -> McpServers {
+    let plan = ServerPlan::new(&ctx.config, vault, &ctx.paths.database_file());
+    for problem in &plan.problems {
+        tracing::warn!("vault plugins not served: {problem}");
+    }
+    let specs = plan.trusted_plugin_specs();
+    if specs.is_empty() {
+        return McpServers::empty();
+    }
+    let servers = McpServers::start(specs).await;
+    for status in servers.statuses() {
+        if let McpServerState::Failed { message } = &status.state {
+            tracing::warn!(plugin = %status.name, "vault plugin did not start: {message}");
+        }
+    }
+    servers
 }

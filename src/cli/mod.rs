@@ -11,6 +11,7 @@ mod mcp_cmd;
 mod search_cmd;
 mod sessions_cmd;
 mod tools_cmd;
+mod trust_cmd;
 mod usage_cmd;
 
 use crate::config::{Config, Paths};
@@ -87,6 +88,8 @@ pub enum Command {
         /// The shell: bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
+    /// Show what the vault's plugins (.vaultchat/plugins.toml) would run, and trust them.
+    Trust(trust_cmd::TrustArgs),
 }
 
 /// An error that ends the program: printed as one line on stderr, exit code 1 — unless the reader
@@ -251,6 +254,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
         Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),
         Some(Command::Completions { shell }) => completions(shell),
+        Some(Command::Trust(args)) => trust_cmd::run(&ctx, &args),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
                 // `vaultchat typo` must not look like success.
@@ -280,7 +284,7 @@ mod tests {
     fn deferred_subcommands_still_list_and_parse() {
         let help = Cli::command().render_help().to_string();
         for name in [
-            "ask", "sessions", "usage", "index", "search", "tools", "mcp", "doctor",
+            "ask", "sessions", "usage", "index", "search", "tools", "mcp", "doctor", "trust",
         ] {
             assert!(
                 help.contains(name),

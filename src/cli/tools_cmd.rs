@@ -1,7 +1,8 @@
 //! `vaultchat tools [--json]`: every tool with its tier, schema and annotations.
 
 use super::{Context, Failure};
-use crate::mcp::{McpServerSpec, McpServerState, McpServers};
+use crate::mcp::plugins::ServerPlan;
+use crate::mcp::{McpServerState, McpServers};
 use crate::store::Actor;
 use crate::tools::workspace::{self, Workspace};
 use crate::tools::{Registry, ToolSpec};
@@ -25,25 +26,37 @@ pub fn registry(ctx: &Context, actor: Actor) -> Result<Registry, Failure> {
     Ok(registry)
 }
 
-/// The tools of the person's MCP servers, started for the listing and closed again. A server
-/// that does not start is named on stderr.
+/// The tools of the person's MCP servers and of the vault's trusted plugins, started for the
+/// listing and closed again. A server that does not start, a plugins file that does not read and
+/// plugins not trusted yet are named on stderr.
 fn mcp_tool_specs(ctx: &Context) -> Result<Vec<ToolSpec>, Failure> {
-    if ctx.config.mcp.servers.is_empty() {
+    let vault = ctx.vault()?;
+    let plan = ServerPlan::new(&ctx.config, &vault, &ctx.paths.database_file());
+    for problem in &plan.problems {
+        eprintln!("vaultchat: {problem}");
+    }
+    let specs = plan.specs;
+    if specs.is_empty() {
         return Ok(Vec::new());
     }
-    let vault = ctx.vault()?;
-    let specs = McpServerSpec::from_user_config(&ctx.config, vault.root());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     Ok(runtime.block_on(async {
         let servers = McpServers::start(specs).await;
         for status in servers.statuses() {
-            if let McpServerState::Failed { message } = &status.state {
-                eprintln!(
+            match &status.state {
+                McpServerState::Failed { message } => eprintln!(
                     "vaultchat: the MCP server `{}` did not start: {message}",
                     status.name
-                );
+                ),
+                McpServerState::NotTrusted => eprintln!(
+                    "vaultchat: the vault plugin `{}` is not trusted and was not started; `vaultchat trust` lists what it runs and allows it",
+                    status.name
+                ),
+                McpServerState::Starting
+                | McpServerState::Running { .. }
+                | McpServerState::Disabled => {}
             }
         }
         let tools = servers.tools().iter().map(|t| t.spec().clone()).collect();
@@ -55,7 +68,8 @@ fn mcp_tool_specs(ctx: &Context) -> Result<Vec<ToolSpec>, Failure> {
 pub fn run(ctx: &Context, args: &ToolsArgs) -> Result<ExitCode, Failure> {
     let registry = registry(ctx, Actor::Agent)?;
     // The session tools act on the editor, so they are listed here but never served over MCP;
-    // nor are the tools of the person's MCP servers, which only the chat calls.
+    // nor are the tools of the person's MCP servers, which only the chat calls (the vault's
+    // trusted plugins are: see `vaultchat mcp`).
     let session = crate::tools::session::all_session_tool_specs();
     let mcp = mcp_tool_specs(ctx)?;
     let specs: Vec<_> = registry

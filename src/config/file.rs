@@ -197,6 +197,60 @@ pub fn is_mcp_server_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// What is wrong with the server `name` (its name, command, timeouts, environment or `${…}`
+/// variables): the field at fault (`None`: the name itself) and one sentence. Shared by
+/// `[mcp.servers.NAME]` and a vault's `[plugins.NAME]`, which take the same keys.
+pub fn mcp_server_problem(
+    name: &str,
+    server: &McpServerConfig,
+) -> Option<(Option<&'static str>, String)> {
+    if !is_mcp_server_name(name) {
+        return Some((
+            None,
+            format!(
+                "`{name}` is not a server name: use 1 to 32 letters, digits, `_` or `-` (it prefixes the tools as `{name}__tool`)"
+            ),
+        ));
+    }
+    if server.command.trim().is_empty() {
+        return Some((
+            Some("command"),
+            "the command is empty; name the program that runs the server".to_string(),
+        ));
+    }
+    for (field, secs) in [
+        ("timeout_secs", server.timeout_secs),
+        ("startup_timeout_secs", server.startup_timeout_secs),
+    ] {
+        if secs == 0 {
+            return Some((
+                Some(field),
+                "0 seconds would fail every time; use at least 1".to_string(),
+            ));
+        }
+    }
+    if let Some(var) = server
+        .env
+        .keys()
+        .find(|var| var.is_empty() || var.contains(['=', '\0']))
+    {
+        return Some((
+            Some("env"),
+            format!("`{var}` is not an environment variable name"),
+        ));
+    }
+    let values = std::iter::once(("command", server.command.as_str()))
+        .chain(server.args.iter().map(|a| ("args", a.as_str())))
+        .chain(server.env.values().map(|v| ("env", v.as_str())))
+        .chain(server.cwd.as_deref().map(|c| ("cwd", c)));
+    for (field, value) in values {
+        if let Err(problem) = check_variables(value) {
+            return Some((Some(field), problem));
+        }
+    }
+    None
+}
+
 /// The first `${…}` in `value` that is not `${VAULT_PATH}` (`Err` with what was written), or an
 /// unclosed `${`.
 fn check_variables(value: &str) -> Result<(), String> {
@@ -767,46 +821,12 @@ impl Config {
         invalid: &impl Fn(&str, String) -> ConfigError,
     ) -> Result<(), ConfigError> {
         for (name, server) in &self.mcp.servers {
-            let key = |field: &str| format!("mcp.servers.{name}.{field}");
-            if !is_mcp_server_name(name) {
-                return Err(invalid(
-                    &format!("mcp.servers.{name}"),
-                    format!(
-                        "`{name}` is not a server name: use 1 to 32 letters, digits, `_` or `-` (it prefixes the tools as `{name}__tool`)"
-                    ),
-                ));
-            }
-            if server.command.trim().is_empty() {
-                return Err(invalid(
-                    &key("command"),
-                    "the command is empty; name the program that runs the server".to_string(),
-                ));
-            }
-            for (field, secs) in [
-                ("timeout_secs", server.timeout_secs),
-                ("startup_timeout_secs", server.startup_timeout_secs),
-            ] {
-                if secs == 0 {
-                    return Err(invalid(
-                        &key(field),
-                        "0 seconds would fail every time; use at least 1".to_string(),
-                    ));
-                }
-            }
-            for var in server.env.keys() {
-                if var.is_empty() || var.contains(['=', '\0']) {
-                    return Err(invalid(
-                        &key("env"),
-                        format!("`{var}` is not an environment variable name"),
-                    ));
-                }
-            }
-            let values = std::iter::once(("command", server.command.as_str()))
-                .chain(server.args.iter().map(|a| ("args", a.as_str())))
-                .chain(server.env.values().map(|v| ("env", v.as_str())))
-                .chain(server.cwd.as_deref().map(|c| ("cwd", c)));
-            for (field, value) in values {
-                check_variables(value).map_err(|problem| invalid(&key(field), problem))?;
+            if let Some((field, problem)) = mcp_server_problem(name, server) {
+                let key = match field {
+                    Some(field) => format!("mcp.servers.{name}.{field}"),
+                    None => format!("mcp.servers.{name}"),
+                };
+                return Err(invalid(&key, problem));
             }
         }
         Ok(())
@@ -815,7 +835,7 @@ impl Config {
 
 /// The 1-based line of `offset` and the dotted key written on that line (or the table header
 /// when the error points at a header).
-fn locate_key(text: &str, offset: usize) -> (usize, String) {
+pub(crate) fn locate_key(text: &str, offset: usize) -> (usize, String) {
     let offset = offset.min(text.len());
     let line_no = text[..offset].matches('\n').count() + 1;
     let mut section = String::new();
@@ -877,7 +897,7 @@ fn refine_key(key: &str, message: &str) -> String {
 
 /// The line where `dotted` is written: as `key = …` in its table, or as a `[table]` header of its
 /// own (`[mcp.servers.files]`, `[mcp.servers.files.env]`). Line 1 when it cannot be found.
-fn line_of_key(text: &str, dotted: &str) -> usize {
+pub(crate) fn line_of_key(text: &str, dotted: &str) -> usize {
     let (section, key) = dotted.rsplit_once('.').unwrap_or(("", dotted));
     let mut current = String::new();
     for (i, line) in text.lines().enumerate() {

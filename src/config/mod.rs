@@ -4,9 +4,10 @@
 mod file;
 mod paths;
 
+pub(crate) use file::line_of_key;
 pub use file::{
     Config, ConfigError, EmbeddingsConfig, FilePaneMode, IndexConfig, McpConfig, McpServerConfig,
     PermissionsConfig, Price, ProviderConfig, ProviderKind, UiConfig, VAULT_PATH_VARIABLE,
-    is_mcp_server_name,
+    is_mcp_server_name, mcp_server_problem,
 };
 pub use paths::{Paths, PathsError};

@@ -45,6 +45,24 @@ pub struct McpServerSpec {
     pub call_timeout: Duration,
     /// How long spawning, the handshake and the tool list may take together.
     pub startup_timeout: Duration,
+    /// Where it is configured, and (for a vault plugin) whether the person trusts it.
+    pub origin: ServerOrigin,
+}
+
+/// Where a server is configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerOrigin {
+    /// `[mcp.servers.NAME]` in the person's own config.
+    Person,
+    /// `[plugins.NAME]` in the vault's `.vaultchat/plugins.toml`; never started unless `trusted`.
+    Plugin { trusted: bool },
+}
+
+impl ServerOrigin {
+    /// Whether the server may be started at all.
+    pub fn may_start(self) -> bool {
+        !matches!(self, Self::Plugin { trusted: false })
+    }
 }
 
 impl McpServerSpec {
@@ -60,6 +78,20 @@ impl McpServerSpec {
             enabled: config.enabled,
             call_timeout: Duration::from_secs(config.timeout_secs),
             startup_timeout: Duration::from_secs(config.startup_timeout_secs),
+            origin: ServerOrigin::Person,
+        }
+    }
+
+    /// Where in the config files this server is written, for messages.
+    pub fn config_table(&self) -> String {
+        match self.origin {
+            ServerOrigin::Person => format!("[mcp.servers.{}]", self.name),
+            ServerOrigin::Plugin { .. } => {
+                format!(
+                    "[plugins.{}] of the vault's .vaultchat/plugins.toml",
+                    self.name
+                )
+            }
         }
     }
 
@@ -112,6 +144,8 @@ pub enum McpServerState {
     Failed { message: String },
     /// `enabled = false` in the config.
     Disabled,
+    /// A vault plugin the person has not trusted (or whose file changed since): never started.
+    NotTrusted,
 }
 
 impl McpServerStatus {
@@ -123,6 +157,9 @@ impl McpServerStatus {
             McpServerState::Running { tools } => format!("running · {tools} tools"),
             McpServerState::Failed { message } => format!("failed: {message}"),
             McpServerState::Disabled => "disabled (enabled = false)".to_string(),
+            McpServerState::NotTrusted => {
+                "not trusted (a vault plugin): run `vaultchat trust` to allow it".to_string()
+            }
         }
     }
 }
@@ -160,7 +197,7 @@ impl McpServers {
     /// out in the order of `specs`; a later tool whose name is taken is left out (and logged).
     pub async fn start(specs: Vec<McpServerSpec>) -> Self {
         let started = futures_util::future::join_all(specs.iter().map(|spec| async move {
-            if spec.enabled {
+            if spec.enabled && spec.origin.may_start() {
                 Some(connection::start(spec).await)
             } else {
                 None
@@ -176,6 +213,7 @@ impl McpServers {
         for (spec, started) in specs.into_iter().zip(started) {
             let name = spec.name.clone();
             let state = match started {
+                None if !spec.origin.may_start() => McpServerState::NotTrusted,
                 None => McpServerState::Disabled,
                 Some(Err(message)) => {
                     tracing::warn!(server = %name, "MCP server did not start: {message}");
@@ -237,20 +275,56 @@ impl McpServers {
 /// the agent waits for them only before its first request.
 #[derive(Clone)]
 pub struct McpStartup {
-    /// (name, enabled) of each server, for the statuses while they start.
-    configured: Vec<(String, bool)>,
+    /// Each server's name and its state until start-up is over.
+    configured: Vec<(String, McpServerState)>,
     ready: watch::Receiver<Option<Arc<McpServers>>>,
 }
 
 impl McpStartup {
     /// Start `specs` on the current tokio runtime.
     pub fn spawn(specs: Vec<McpServerSpec>) -> Self {
-        let configured = specs.iter().map(|s| (s.name.clone(), s.enabled)).collect();
+        Self::spawn_after(specs, None)
+    }
+
+    /// Start `specs` once `trust` answers: vault plugins not trusted yet are started when it
+    /// says `true` (the person trusted them just now) and stay stopped otherwise. Every server
+    /// waits for the answer, so a turn never runs with half the tools; without a `trust`
+    /// channel they start at once.
+    pub fn spawn_after(
+        specs: Vec<McpServerSpec>,
+        trust: Option<tokio::sync::oneshot::Receiver<bool>>,
+    ) -> Self {
+        let configured = specs
+            .iter()
+            .map(|s| {
+                let state = if !s.origin.may_start() {
+                    McpServerState::NotTrusted
+                } else if s.enabled {
+                    McpServerState::Starting
+                } else {
+                    McpServerState::Disabled
+                };
+                (s.name.clone(), state)
+            })
+            .collect();
         let (tx, ready) = watch::channel(None);
         if specs.is_empty() {
             tx.send_replace(Some(Arc::new(McpServers::empty())));
         } else {
             tokio::spawn(async move {
+                let trusted_now = match trust {
+                    Some(answer) => answer.await.unwrap_or(false),
+                    None => false,
+                };
+                let specs = specs
+                    .into_iter()
+                    .map(|mut spec| {
+                        if trusted_now && !spec.origin.may_start() {
+                            spec.origin = ServerOrigin::Plugin { trusted: true };
+                        }
+                        spec
+                    })
+                    .collect();
                 let servers = McpServers::start(specs).await;
                 tx.send_replace(Some(Arc::new(servers)));
             });
@@ -286,13 +360,9 @@ impl McpStartup {
             None => self
                 .configured
                 .iter()
-                .map(|(name, enabled)| McpServerStatus {
+                .map(|(name, state)| McpServerStatus {
                     name: name.clone(),
-                    state: if *enabled {
-                        McpServerState::Starting
-                    } else {
-                        McpServerState::Disabled
-                    },
+                    state: state.clone(),
                 })
                 .collect(),
         }
@@ -408,6 +478,47 @@ mod tests {
         assert!(none.is_empty());
         assert!(none.now().is_some(), "nothing to start is ready at once");
         assert!(none.pending_tools().await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn untrusted_plugins_wait_for_the_answer_and_start_only_on_trust() {
+        let plugin = || {
+            let mut s = spec("tasks");
+            s.command = "vaultchat-no-such-plugin".into();
+            s.origin = ServerOrigin::Plugin { trusted: false };
+            s
+        };
+        // Never started without an answer channel, and said so in the plugin's own words.
+        let servers = McpServers::start(vec![plugin()]).await;
+        assert_eq!(servers.statuses()[0].state, McpServerState::NotTrusted);
+        assert!(
+            McpServerStatus {
+                name: "tasks".into(),
+                state: McpServerState::NotTrusted
+            }
+            .summary()
+            .contains("vaultchat trust")
+        );
+        for (answer, trusted) in [(false, false), (true, true)] {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let startup = McpStartup::spawn_after(vec![plugin()], Some(rx));
+            assert_eq!(startup.statuses()[0].state, McpServerState::NotTrusted);
+            assert!(startup.now().is_none(), "nothing starts before the answer");
+            tx.send(answer).unwrap();
+            let state = startup.ready().await.statuses()[0].state.clone();
+            match state {
+                McpServerState::Failed { message } => {
+                    assert!(trusted, "started without trust: {message}");
+                    // The start was tried, and the message points at the vault's file.
+                    assert!(
+                        message.contains("[plugins.tasks] of the vault's .vaultchat/plugins.toml"),
+                        "{message}"
+                    );
+                }
+                McpServerState::NotTrusted => assert!(!trusted),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[tokio::test]

@@ -16,12 +16,15 @@ mod http;
 mod note_events;
 mod note_handlers;
 mod note_uri;
+pub mod plugins;
 mod prompts;
 mod resources;
 mod server;
 mod stdio_filter;
 
-pub use client::{McpServerSpec, McpServerState, McpServerStatus, McpServers, McpStartup};
+pub use client::{
+    McpServerSpec, McpServerState, McpServerStatus, McpServers, McpStartup, ServerOrigin,
+};
 pub use http::{HttpAuth, generate_token, serve_http};
 pub use note_events::NoteEvents;
 pub use resources::NoteCatalog;

@@ -5,6 +5,7 @@
 pub mod dates;
 mod failed_turns;
 mod migrate;
+mod plugin_trust;
 mod revisions;
 mod rules;
 mod sessions;
@@ -12,6 +13,7 @@ mod sqlite;
 mod usage;
 
 pub use failed_turns::FailedTurn;
+pub use plugin_trust::PluginAnswer;
 pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
 pub use rules::StoredRule;
 pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
@@ -50,6 +52,11 @@ pub const MIGRATIONS: &[Migration] = &[
         7,
         "failed_turns",
         include_str!("migrations/0007_failed_turns.sql"),
+    ),
+    Migration::new(
+        8,
+        "plugin_trust",
+        include_str!("migrations/0008_plugin_trust.sql"),
     ),
 ];
 

@@ -18,6 +18,7 @@ use super::picker::{Picker, PickerItem, PickerOutcome};
 pub use super::saving::Cleared;
 use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
 use super::theme::{Role, Theme};
+use super::trust_prompt::{TrustChoice, TrustPrompt};
 use super::views::help::HelpView;
 use super::views::models::ModelsView;
 use super::views::rewind::RewindView;
@@ -112,6 +113,9 @@ pub enum Effect {
     /// and call `on_clipboard` with each, as if pasted.
     AttachImageFiles(Vec<std::path::PathBuf>),
     SetMouseCapture(bool),
+    /// The person answered the vault plugins question: record it and start (or keep stopped)
+    /// the plugins.
+    AnswerPluginTrust(TrustChoice),
     Suspend,
     Quit,
 }
@@ -200,6 +204,8 @@ pub struct App {
     saver: Saver,
     /// "Save before leaving?" (autosave off, or a save that failed).
     prompt: Option<UnsavedPrompt>,
+    /// "Trust this vault's plugins?", asked once per content of the plugins file.
+    trust_prompt: Option<TrustPrompt>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// A /rewind waiting in the banner: its request id and the text it restores.
@@ -254,6 +260,7 @@ impl App {
             flash: None,
             saver: Saver::new(AutosaveSettings::default()),
             prompt: None,
+            trust_prompt: None,
             mouse_captured: true,
             effects: Vec::new(),
             local_rewind: None,
@@ -758,6 +765,16 @@ impl App {
         if matches!(self.overlay, Some(Overlay::Tools(_))) {
             self.effects.push(Effect::LoadTools);
         }
+    }
+
+    /// Ask whether the vault's plugins may run (the runner holds them until the answer).
+    pub fn ask_plugin_trust(&mut self, prompt: TrustPrompt) {
+        self.trust_prompt = Some(prompt);
+    }
+
+    /// Whether the plugins question is open.
+    pub fn asking_plugin_trust(&self) -> bool {
+        self.trust_prompt.is_some()
     }
 
     pub fn show_tools(&mut self, view: ToolsView) {

@@ -18,6 +18,9 @@ pub mod keymap;
 pub mod link_completion;
 pub mod models_list;
 pub mod picker;
+mod plugin_gate;
+#[cfg(test)]
+mod plugin_screens;
 pub mod run;
 pub mod saving;
 #[cfg(test)]
@@ -30,5 +33,6 @@ pub mod testing;
 pub mod theme;
 #[cfg(test)]
 mod thinking_tests;
+pub mod trust_prompt;
 pub mod views;
 pub mod width;

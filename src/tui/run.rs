@@ -9,6 +9,7 @@ use super::app::{App, Effect, SessionInfo};
 use super::chat::Transcript;
 use super::keymap::Keymap;
 use super::picker::PickerItem;
+use super::plugin_gate::PluginGate;
 use super::saving::AutosaveSettings;
 use super::term::{self, Tui};
 use super::theme::{Role, Theme};
@@ -23,7 +24,7 @@ use crate::config::{Config, Paths};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
 use crate::llm::{Block, ResultPart, Role as MessageRole, Usage};
-use crate::mcp::{McpServerSpec, McpServerState, McpServerStatus, McpStartup};
+use crate::mcp::{McpServerState, McpServerStatus, McpStartup};
 use crate::store::{Actor, Store};
 use crate::tools::Registry;
 use crate::tools::workspace::Workspace;
@@ -184,7 +185,8 @@ async fn event_loop(
     }
     let (bg_tx, mut bg_rx) = mpsc::unbounded_channel::<Background>();
 
-    let mcp = start_background(launch, &bg_tx);
+    let (mcp, plugin_gate) = start_background(launch, app, &bg_tx);
+    let mut plugin_gate = plugin_gate;
 
     let mut ready: Option<Ready> = None;
     let mut agent: Option<AgentLink> = None;
@@ -268,6 +270,7 @@ async fn event_loop(
             bg_tx: &bg_tx,
             headless,
             mouse,
+            plugin_gate: &mut plugin_gate,
         };
         let (flow, ran) = run_effects(app, terminal, &mut loop_state).await?;
         dirty |= ran;
@@ -284,11 +287,13 @@ async fn event_loop(
 /// After the first frame and beside the vault's opening: start the person's MCP servers (their
 /// tools may appear a moment later; the agent waits for them before its first request only)
 /// and open the workspace.
-fn start_background(launch: &Launch, bg_tx: &mpsc::UnboundedSender<Background>) -> McpStartup {
-    let mcp = McpStartup::spawn(McpServerSpec::from_user_config(
-        &launch.config,
-        launch.vault.root(),
-    ));
+fn start_background(
+    launch: &Launch,
+    app: &mut App,
+    bg_tx: &mpsc::UnboundedSender<Background>,
+) -> (McpStartup, Option<PluginGate>) {
+    // The vault's plugins too: held back until the person answers when the file is new to them.
+    let (mcp, plugin_gate) = super::plugin_gate::start_servers(launch, app);
     if !mcp.is_empty() {
         let (mcp, tx) = (mcp.clone(), bg_tx.clone());
         tokio::spawn(async move {
@@ -303,7 +308,7 @@ fn start_background(launch: &Launch, bg_tx: &mpsc::UnboundedSender<Background>) 
     }
     open_workspace(launch, bg_tx.clone(), mcp.clone());
     find_window(launch, &launch.model, bg_tx);
-    mcp
+    (mcp, plugin_gate)
 }
 
 /// Ask the model's server for its context window in the background (once per model and run;
@@ -379,6 +384,8 @@ struct LoopState<'a> {
     bg_tx: &'a mpsc::UnboundedSender<Background>,
     headless: bool,
     mouse: &'a mut bool,
+    /// The vault plugins question, while it waits for an answer.
+    plugin_gate: &'a mut Option<PluginGate>,
 }
 
 /// Run the effects the app queued; an effect's answer may queue more (a created note is then
@@ -440,6 +447,12 @@ async fn run_effect(
                 Err((false, "the vault is still being opened".into())),
             ),
         },
+        Effect::AnswerPluginTrust(choice) => super::plugin_gate::answer(
+            state.plugin_gate.take(),
+            choice,
+            state.store.as_deref(),
+            app,
+        ),
         Effect::SetMouseCapture(on) => {
             *state.mouse = on;
             if let Err(e) = term::set_mouse_capture(on) {
@@ -795,6 +808,7 @@ async fn perform(
         | Effect::Suspend
         | Effect::ReadClipboardImage
         | Effect::AttachImageFiles(_)
+        | Effect::AnswerPluginTrust(_)
         | Effect::SetMouseCapture(_) => {}
     }
     Ok(None)
@@ -856,6 +870,7 @@ fn perform_on_store(
         | Effect::Suspend
         | Effect::ReadClipboardImage
         | Effect::AttachImageFiles(_)
+        | Effect::AnswerPluginTrust(_)
         | Effect::SetMouseCapture(_) => {
             tracing::warn!("not an effect on the app database; ignored");
         }

@@ -17,7 +17,7 @@ use common::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use vaultchat::mcp::{McpServerSpec, McpServerState, McpServers};
+use vaultchat::mcp::{McpServerSpec, McpServerState, McpServers, ServerOrigin};
 use vaultchat::tools::{Tier, Tool, ToolError};
 
 fn echo_script() -> PathBuf {
@@ -44,6 +44,7 @@ fn spec(name: &str, command: impl AsRef<Path>, args: &[&str]) -> McpServerSpec {
         enabled: true,
         call_timeout: Duration::from_secs(20),
         startup_timeout: Duration::from_secs(30),
+        origin: ServerOrigin::Person,
     }
 }
 

@@ -186,8 +186,9 @@ fn said(line: Option<String>) -> String {
 fn spawn_error(spec: &McpServerSpec, error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => format!(
-            "`{}` was not found: install it, or give its full path as `command` in [mcp.servers.{}]",
-            spec.command, spec.name
+            "`{}` was not found: install it, or give its full path as `command` in {}",
+            spec.command,
+            spec.config_table()
         ),
         std::io::ErrorKind::PermissionDenied => format!(
             "`{}` could not be run: it is not an executable program ({error})",
@@ -302,8 +303,9 @@ impl Connection {
                 "the MCP server `{name}` did not answer `{tool}`: {error}"
             ))),
             Err(_) => Err(ToolError::Internal(format!(
-                "`{tool}` on the MCP server `{name}` did not answer within {} s and was cancelled (timeout_secs in [mcp.servers.{name}])",
-                self.spec.call_timeout.as_secs()
+                "`{tool}` on the MCP server `{name}` did not answer within {} s and was cancelled (timeout_secs in {})",
+                self.spec.call_timeout.as_secs(),
+                self.spec.config_table()
             ))),
         }
     }

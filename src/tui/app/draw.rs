@@ -70,6 +70,9 @@ impl App {
         if let Some(prompt) = &self.prompt {
             prompt.render(main, buf, &self.theme, &self.keymap);
         }
+        if let Some(question) = &self.trust_prompt {
+            question.render(main, buf, &self.theme, &self.keymap);
+        }
         if self.banner.is_active() {
             self.banner.render(main, buf, &self.theme, &self.keymap);
         }

@@ -19,7 +19,7 @@ impl App {
     }
 
     pub(super) fn on_paste(&mut self, text: &str) {
-        if self.banner.is_active() || self.overlay.is_some() {
+        if self.banner.is_active() || self.overlay.is_some() || self.trust_prompt.is_some() {
             return;
         }
         match self.focus {
@@ -44,7 +44,7 @@ impl App {
     /// what the file pane shows there); a drag in the editor selects; the wheel scrolls the pane
     /// under the pointer. Overlays and the banner take no mouse input.
     pub(super) fn on_mouse(&mut self, mouse: &MouseEvent) {
-        if self.banner.is_active() || self.overlay.is_some() {
+        if self.banner.is_active() || self.overlay.is_some() || self.trust_prompt.is_some() {
             return;
         }
         let (column, row) = (mouse.column, mouse.row);
@@ -125,6 +125,8 @@ impl App {
         self.flash = None;
         if self.banner.is_active() {
             self.on_banner_key(key);
+        } else if self.trust_prompt.is_some() {
+            self.on_trust_key(key);
         } else if self.prompt.is_some() {
             self.on_prompt_key(key);
         } else if self.overlay.is_some() {
@@ -193,6 +195,26 @@ impl App {
             }
         }
         true
+    }
+
+    /// The plugins question: Enter answers with the focused button, Esc is "Not now".
+    pub(super) fn on_trust_key(&mut self, key: &KeyEvent) {
+        let Some(prompt) = self.trust_prompt.as_mut() else {
+            return;
+        };
+        let action = self.keymap.action(KeyContext::Unsaved, key);
+        let Some(choice) = prompt.handle(action, key) else {
+            return;
+        };
+        self.trust_prompt = None;
+        match choice {
+            TrustChoice::Trust => self.flash("vault plugins trusted; starting them", Role::Notice),
+            TrustChoice::NotNow => self.flash(
+                "vault plugins not started; `vaultchat trust` allows them later",
+                Role::Notice,
+            ),
+        }
+        self.effects.push(Effect::AnswerPluginTrust(choice));
     }
 
     pub(super) fn on_prompt_key(&mut self, key: &KeyEvent) {

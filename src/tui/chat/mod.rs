@@ -11,6 +11,7 @@ pub mod chips;
 mod heights;
 pub mod input;
 pub mod markdown;
+pub mod rendered;
 pub mod thinking;
 pub mod wrap;
 
@@ -18,6 +19,7 @@ pub use cell::{Cell, ToolStatus};
 pub use input::ChatInput;
 
 use crate::agent::{CallDecision, ToolCallRecord};
+use crate::mcp::plugins::Render;
 use crate::tui::keymap::Action;
 use crate::tui::theme::{Role, Theme};
 use heights::Heights;
@@ -25,6 +27,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
+use std::collections::HashMap;
 
 /// The index of a cell in the transcript.
 pub type CellId = usize;
@@ -44,6 +47,8 @@ struct Entry {
     revision: u64,
     /// How the person let a tool call through (shown on the summary line).
     approval: Option<CallDecision>,
+    /// How a plugin asked this tool's results to be drawn.
+    render: Option<Render>,
     layout: Option<Layout>,
 }
 
@@ -103,7 +108,12 @@ fn fresh_layout(entry: &Entry, width: usize, theme: &Theme, reuse: bool) -> Layo
         cell => Layout {
             width,
             revision: entry.revision,
-            head: cell::layout_with(cell, entry.approval, width, theme, reuse),
+            head: entry
+                .render
+                .and_then(|render| {
+                    rendered::rendered_tool_lines(cell, entry.approval, render, width, theme, reuse)
+                })
+                .unwrap_or_else(|| cell::layout_with(cell, entry.approval, width, theme, reuse)),
             tail: Vec::new(),
             settled: 0,
         },
@@ -179,6 +189,8 @@ pub struct Transcript {
     layouts: u64,
     title: String,
     hint: String,
+    /// How plugin tools' results are drawn, by tool name (`NAME__tool`).
+    renders: HashMap<String, Render>,
 }
 
 impl Default for Transcript {
@@ -203,7 +215,14 @@ impl Transcript {
             layouts: 0,
             title: DEFAULT_TITLE.into(),
             hint: DEFAULT_HINT.into(),
+            renders: HashMap::new(),
         }
+    }
+
+    /// How plugin tools' results are drawn (from the vault's `[plugins.NAME.render]`), for the
+    /// tool cells added from now on.
+    pub fn set_tool_renders(&mut self, renders: HashMap<String, Render>) {
+        self.renders = renders;
     }
 
     /// The pane's title (e.g. the session's name).
@@ -234,10 +253,15 @@ impl Transcript {
         if streams {
             self.streaming = Some(id);
         }
+        let render = match &cell {
+            Cell::Tool { name, .. } => self.renders.get(name).copied(),
+            _ => None,
+        };
         self.entries.push(Entry {
             cell,
             revision: 0,
             approval: None,
+            render,
             layout: None,
         });
         self.heights.push(0);

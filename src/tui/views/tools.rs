@@ -82,7 +82,7 @@ impl ToolsView {
         }
         lines.push(heading(
             &format!("MCP servers ({})", self.servers.len()),
-            "yours in config.toml, the vault's plugins in .vaultchat/config.toml",
+            "yours in config.toml, the vault's plugins in .vaultchat/plugins.toml",
             width,
             theme,
         ));
@@ -255,7 +255,9 @@ fn first_sentence(description: &str) -> String {
 fn status_role(state: &McpServerState) -> Role {
     match state {
         McpServerState::Failed { .. } => Role::Error,
-        McpServerState::Starting | McpServerState::Disabled => Role::Notice,
+        McpServerState::Starting | McpServerState::Disabled | McpServerState::NotTrusted => {
+            Role::Notice
+        }
         McpServerState::Running { .. } => Role::Text,
     }
 }
@@ -380,6 +382,7 @@ mod tests {
             ),
             server("kanban", McpServerState::Starting),
             server("old", McpServerState::Disabled),
+            server("tasks", McpServerState::NotTrusted),
         ]
     }
 
