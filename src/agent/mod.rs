@@ -7,6 +7,7 @@
 //! [`Op::Decision`] (`ask --approve all` answers "once" to each, `--approve none` denies each).
 
 pub mod build;
+mod compact;
 mod dispatch;
 mod inbox;
 mod prompt;
@@ -17,6 +18,7 @@ mod turn;
 pub use build::{
     BuildError, ProviderChoice, ProviderFlags, ProviderProblem, Resume, SessionBuilder,
 };
+pub use compact::{CompactReason, CompactionInfo, ContextSettings, compaction_line};
 pub use session::{SessionError, SessionLog, StoredConversation, load_conversation};
 pub use tool_list::build_tool_list;
 
@@ -117,6 +119,9 @@ pub enum Op {
     Interrupt,
     /// Use this model from the next request on.
     SetModel(String),
+    /// Compact the conversation now (`/compact`); answered with `Compacted` or a notice, then
+    /// `CompactDone`.
+    Compact,
     /// The editor's answer to [`AgentEvent::EditorEdit`] `id`: what really happened to the edit.
     EditorApplied { id: u64, result: EditorEditResult },
     /// End the agent task.
@@ -195,6 +200,10 @@ pub enum AgentEvent {
     Notice(String),
     /// One response's token usage.
     Usage(Usage),
+    /// The older part of the conversation was compacted (docs/architecture.md, "Long sessions").
+    Compacted(CompactionInfo),
+    /// A `/compact` between turns finished (whether or not anything was compacted).
+    CompactDone,
     /// The turn ended.
     TurnDone(TurnOutcome),
 }
@@ -321,6 +330,8 @@ pub struct AgentSettings {
     pub model: String,
     pub max_tokens: u32,
     pub max_steps: u32,
+    /// The context window and when to compact.
+    pub context: ContextSettings,
 }
 
 /// Everything the agent task owns.
@@ -333,8 +344,12 @@ pub struct Agent {
     /// Config rules, stored *always* rules of this vault, and rules granted for this session.
     rules: RuleSet,
     log: SessionLog,
-    /// The conversation as sent upstream.
+    /// The conversation as sent upstream (the stored one under the compaction in force).
     history: Vec<Message>,
+    /// The compaction in force (the stored log keeps every message).
+    compaction: compact::CompactionState,
+    /// The last request's reported size, to estimate the next one from.
+    calibration: Option<compact::Calibration>,
     /// Notes the agent has read in this session, as it read them (for the freshness check).
     seen: std::collections::HashMap<String, String>,
     next_request: u64,
@@ -361,7 +376,8 @@ impl Agent {
         rules: RuleSet,
         log: SessionLog,
     ) -> Self {
-        let history = log.history().to_vec();
+        let compaction = log.compaction().clone();
+        let history = compact::upstream(log.history(), &compaction);
         Self {
             provider,
             workspace,
@@ -370,6 +386,8 @@ impl Agent {
             rules,
             log,
             history,
+            compaction,
+            calibration: None,
             seen: Default::default(),
             next_request: 1,
             shutting_down: false,
@@ -418,6 +436,17 @@ impl Agent {
                 // Nothing is running or parked between turns.
                 Op::Decision { .. } | Op::EditorApplied { .. } | Op::Interrupt => {}
                 Op::SetModel(model) => self.settings.model = model,
+                Op::Compact => {
+                    let mut inbox = inbox::Inbox {
+                        ops: &mut ops,
+                        events: &events,
+                    };
+                    self.compact_on_request(&mut inbox).await;
+                    inbox.send(AgentEvent::CompactDone);
+                    if self.shutting_down {
+                        break;
+                    }
+                }
                 Op::Shutdown => break,
             }
         }

@@ -6,7 +6,7 @@
 
 use super::{Context, Failure};
 use crate::agent::{
-    Agent, AgentEvent, Attachment, BuildError, FocusedNote, NoteContext, Op, PendingTools,
+    Agent, AgentEvent, Attachment, BuildError, CompactionInfo, FocusedNote, NoteContext, Op, PendingTools,
     PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
 };
 use crate::mcp::{McpServerSpec, McpServerState, McpStartup};
@@ -110,15 +110,20 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         })?;
 
     let outcome = runtime.block_on(async {
-        let outcome = drive(agent, args, attachments, context).await;
+        let driven = drive(agent, args, attachments, context).await;
         // Closed before the runtime ends, so every server is waited for (no zombies, no
         // orphans) rather than killed on the way out.
         mcp.shutdown().await;
-        outcome
+        driven
     })?;
+    let (outcome, compactions) = outcome;
     if args.json {
         let mut out = std::io::stdout().lock();
-        serde_json::to_writer(&mut out, &outcome)?;
+        let mut value = serde_json::to_value(&outcome)?;
+        if !compactions.is_empty() {
+            value["compactions"] = serde_json::to_value(&compactions)?;
+        }
+        serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
     } else if !outcome.reply.is_empty() {
         println!();
@@ -159,7 +164,7 @@ async fn drive(
     args: &AskArgs,
     attachments: Vec<Attachment>,
     context: NoteContext,
-) -> Result<TurnOutcome, Failure> {
+) -> Result<(TurnOutcome, Vec<CompactionInfo>), Failure> {
     let (ops, mut events, task) = agent.spawn();
     ops.send(Op::UserTurn {
         text: args.prompt.clone(),
@@ -171,9 +176,14 @@ async fn drive(
     let chatty = !args.json;
     let show_tools = std::io::stderr().is_terminal();
     let mut outcome = None;
+    let mut compactions = Vec::new();
     while let Some(event) = events.recv().await {
         match event {
-            AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) => {}
+            AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) | AgentEvent::CompactDone => {}
+            AgentEvent::Compacted(info) => {
+                eprintln!("vaultchat: {}", crate::agent::compaction_line(&info));
+                compactions.push(info);
+            }
             AgentEvent::TextDelta(text) => {
                 if chatty {
                     let mut out = std::io::stdout().lock();
@@ -217,7 +227,9 @@ async fn drive(
         }
     }
     let _ = task.await;
-    outcome.ok_or_else(|| Failure("the agent stopped without finishing the turn".into()))
+    outcome
+        .map(|outcome| (outcome, compactions))
+        .ok_or_else(|| Failure("the agent stopped without finishing the turn".into()))
 }
 
 /// The `--approve` policy's answer; `ask` asks on the terminal (and denies without one).

@@ -58,6 +58,42 @@ pub struct Config {
     /// `[history]`: how long the note revision log keeps what it records.
     #[serde(default)]
     pub history: HistoryConfig,
+    /// `[context]`: when a long session is compacted.
+    #[serde(default)]
+    pub context: ContextConfig,
+}
+
+/// `[context]`: long sessions. Before a request would fill more than `compact_threshold` of the
+/// model's context window, the older part of the conversation is compacted (docs/architecture.md,
+/// "Long sessions").
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// The share of the context window (0.1 to 0.95) a request may fill before the conversation
+    /// is compacted.
+    #[serde(default = "default_compact_threshold")]
+    pub compact_threshold: f64,
+    /// Compact on its own before the threshold is passed; `false` leaves it to `/compact` and to
+    /// the provider's context-overflow error.
+    #[serde(default = "default_auto_compact")]
+    pub auto_compact: bool,
+}
+
+fn default_compact_threshold() -> f64 {
+    0.8
+}
+
+fn default_auto_compact() -> bool {
+    true
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self {
+            compact_threshold: default_compact_threshold(),
+            auto_compact: default_auto_compact(),
+        }
+    }
 }
 
 /// `[history]`: the revision log behind /rewind and block history. Revisions are stored as deltas;
@@ -439,6 +475,18 @@ const KEY_HINTS: &[(&str, &str)] = &[
     ("history.keep_days", "keep_days = 90"),
     ("history.max_mb", "max_mb = 50"),
     (
+        "context",
+        "[context]\ncompact_threshold = 0.8\nauto_compact = true",
+    ),
+    (
+        "context.compact_threshold",
+        "compact_threshold = 0.8   # compact before a request fills 80% of the window",
+    ),
+    (
+        "context.auto_compact",
+        "auto_compact = true   # false: only /compact and overflow errors compact",
+    ),
+    (
         "index.exclude_folders",
         "exclude_folders = [\"Templates\", \"Archive/old\"]",
     ),
@@ -657,6 +705,15 @@ impl Config {
                 format!(
                     "{} ms is outside 100 to 60000: shorter writes on nearly every key, longer risks minutes of typing",
                     self.editor.autosave_delay_ms
+                ),
+            ));
+        }
+        if !(0.1..=0.95).contains(&self.context.compact_threshold) {
+            return Err(invalid(
+                "context.compact_threshold",
+                format!(
+                    "{} is outside 0.1 to 0.95: it is the share of the context window a request may fill before compaction",
+                    self.context.compact_threshold
                 ),
             ));
         }

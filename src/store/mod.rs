@@ -3,6 +3,7 @@
 //! the tables themselves arrive with the features that use them, each as a new migration.
 
 pub mod dates;
+mod compactions;
 mod migrate;
 mod revisions;
 mod rules;
@@ -10,6 +11,7 @@ mod sessions;
 mod sqlite;
 mod usage;
 
+pub use compactions::StoredCompaction;
 pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
 pub use rules::StoredRule;
 pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
@@ -43,6 +45,11 @@ pub const MIGRATIONS: &[Migration] = &[
         6,
         "tool_decisions",
         include_str!("migrations/0006_tool_decisions.sql"),
+    ),
+    Migration::new(
+        7,
+        "compaction",
+        include_str!("migrations/0007_compaction.sql"),
     ),
 ];
 

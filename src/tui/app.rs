@@ -783,6 +783,8 @@ impl App {
                 after,
             } => self.apply_agent_edit(id, &path, &before, &after),
             AgentEvent::Notice(text) => self.transcript.push_system(&text),
+            AgentEvent::Compacted(info) => self.transcript.push_compaction(&info),
+            AgentEvent::CompactDone => self.state = AgentState::Idle,
             AgentEvent::Usage(usage) => {
                 self.usage.add(&usage);
                 self.last_context_tokens = usage.input_tokens

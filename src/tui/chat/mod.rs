@@ -371,6 +371,12 @@ impl Transcript {
         });
     }
 
+    /// Add a compaction of the conversation (collapsed; its summary shows when expanded).
+    pub fn push_compaction(&mut self, info: &crate::agent::CompactionInfo) {
+        self.finish_streaming();
+        self.push_system(&crate::agent::compaction_line(info));
+    }
+
     /// Expand or collapse the most recent tool cell.
     pub fn toggle_last_tool(&mut self) {
         let last = self
