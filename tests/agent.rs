@@ -15,5 +15,7 @@ mod agent_ask;
 mod agent_loop;
 #[path = "agent/fake_llm_server.rs"]
 mod fake_llm_server;
+#[path = "agent/long_session.rs"]
+mod long_session;
 #[path = "agent/mcp_client.rs"]
 mod mcp_client;

@@ -350,6 +350,8 @@ pub struct Agent {
     compaction: compact::CompactionState,
     /// The last request's reported size, to estimate the next one from.
     calibration: Option<compact::Calibration>,
+    /// Reported ÷ estimated tokens of the last reported request (1 until one is reported).
+    token_ratio: f64,
     /// Notes the agent has read in this session, as it read them (for the freshness check).
     seen: std::collections::HashMap<String, String>,
     next_request: u64,
@@ -388,6 +390,7 @@ impl Agent {
             history,
             compaction,
             calibration: None,
+            token_ratio: 1.0,
             seen: Default::default(),
             next_request: 1,
             shutting_down: false,

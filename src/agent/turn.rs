@@ -192,7 +192,7 @@ impl Agent {
             }
         };
         self.count_usage(&response.usage, &request.model, steps, inbox);
-        self.calibrate(&response.usage, sent_messages);
+        self.calibrate(&response.usage, &request, sent_messages);
         steps.compacted_for_overflow = false;
         let text_of_response = text_of(&response.content);
         if !text_of_response.is_empty() {

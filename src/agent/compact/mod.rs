@@ -128,6 +128,10 @@ pub(super) struct Calibration {
     messages: usize,
 }
 
+/// Reported ÷ estimated tokens of the last request, kept within these bounds (a server that
+/// reports nonsense must not make compaction run on every request or never).
+const RATIO_BOUNDS: (f64, f64) = (0.5, 4.0);
+
 /// Why a compaction failed (said to the person).
 type CompactError = String;
 
@@ -135,27 +139,41 @@ impl Agent {
     /// The estimated input tokens of `request`: the estimator's count, or the last reported
     /// usage plus the estimate of what was appended since, whichever is more.
     pub(super) fn estimated_tokens(&self, request: &Request) -> u64 {
-        let estimate = tokens::estimate_request(request);
+        let estimate = self.scaled(tokens::estimate_request(request));
         let calibrated = self.calibration.and_then(|c| {
             let appended = self.history.get(c.messages..)?;
             let model = request.model.as_str();
             Some(
                 c.tokens
-                    + appended
-                        .iter()
-                        .map(|m| tokens::estimate_message(model, m))
-                        .sum::<u64>(),
+                    + self.scaled(
+                        appended
+                            .iter()
+                            .map(|m| tokens::estimate_message(model, m))
+                            .sum::<u64>(),
+                    ),
             )
         });
         estimate.max(calibrated.unwrap_or(0))
     }
 
-    /// Remember what the provider said a request of `messages` upstream messages cost.
-    pub(super) fn calibrate(&mut self, usage: &Usage, messages: usize) {
+    /// An estimator's count scaled by how far off it was for the last reported request.
+    fn scaled(&self, estimate: u64) -> u64 {
+        // A budget, not a count: rounding either way is fine.
+        (estimate as f64 * self.token_ratio).ceil() as u64
+    }
+
+    /// Remember what the provider said `request` (of `messages` upstream messages) cost.
+    pub(super) fn calibrate(&mut self, usage: &Usage, request: &Request, messages: usize) {
         let tokens = usage.input_tokens
             + usage.cache_read_input_tokens
             + usage.cache_creation_input_tokens;
-        self.calibration = (tokens > 0).then_some(Calibration { tokens, messages });
+        if tokens == 0 {
+            // The server reports no usage: the estimator alone it is.
+            return;
+        }
+        let estimate = tokens::estimate_request(request).max(1);
+        self.token_ratio = (tokens as f64 / estimate as f64).clamp(RATIO_BOUNDS.0, RATIO_BOUNDS.1);
+        self.calibration = Some(Calibration { tokens, messages });
     }
 
     /// Compact when the next request (`system`, `tools` and the history) would pass the
@@ -195,13 +213,13 @@ impl Agent {
         let model = self.settings.model.clone();
         let before = self.estimated_tokens(&self.request_of(system, tools));
         let budget = plan::Budget {
-            pinned: tokens::estimate_request(&Request {
+            pinned: self.scaled(tokens::estimate_request(&Request {
                 model: model.clone(),
                 max_tokens: 0,
                 system: system.to_string(),
                 tools: tools.to_vec(),
                 messages: Vec::new(),
-            }),
+            })),
             limit: self.settings.context.limit(),
             summary: u64::from(
                 self.settings
@@ -210,7 +228,7 @@ impl Agent {
             ),
         };
         let force = matches!(reason, CompactReason::Overflow | CompactReason::Command);
-        let estimate = |m: &Message| tokens::estimate_message(&model, m);
+        let estimate = |m: &Message| self.scaled(tokens::estimate_message(&model, m));
         let log = self.log.history().to_vec();
         let chosen = plan::choose(&log, &self.compaction, &budget, &estimate, force);
         let (state, made, requests) = match chosen {
