@@ -36,6 +36,10 @@ pub struct AskArgs {
     /// Continue the vault's most recent session.
     #[arg(long = "continue")]
     pub continue_: bool,
+    /// Start a new session from the summary of the vault's most recent one (or of --session ID),
+    /// linked to it: a long session continued with a fresh context.
+    #[arg(long = "continue-new", conflicts_with = "continue_")]
+    pub continue_new: bool,
     /// How to answer permission requests: ask on the terminal, deny them all, or approve them
     /// all (paths outside the vault and protected folders stay refused).
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
@@ -95,10 +99,11 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         Ok(c) => c,
         Err(message) => return usage(message),
     };
-    let resume = match (&args.session, args.continue_) {
-        (Some(id), _) => Resume::Session(id.clone()),
-        (None, true) => Resume::Latest,
-        (None, false) => Resume::New,
+    let resume = match (&args.session, args.continue_, args.continue_new) {
+        (session, _, true) => Resume::ContinueNew(session.clone()),
+        (Some(id), _, false) => Resume::Session(id.clone()),
+        (None, true, false) => Resume::Latest,
+        (None, false, false) => Resume::New,
     };
     let agent = SessionBuilder::new(&ctx.config, ctx.paths.database_file(), workspace, choice)
         .max_steps(args.max_steps)

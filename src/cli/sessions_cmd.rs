@@ -85,8 +85,13 @@ fn list(
                 + s.usage.output_tokens
                 + s.usage.cache_read_tokens
                 + s.usage.cache_write_tokens;
+            let continues = s
+                .parent_id
+                .as_deref()
+                .map(|p| format!("  (continues {p})"))
+                .unwrap_or_default();
             println!(
-                "{}  {}  {:>3} messages  {:>8} tokens  {}",
+                "{}  {}  {:>3} messages  {:>8} tokens  {}{continues}",
                 s.id,
                 super::usage_cmd::day_of(s.updated_ms),
                 s.messages,
@@ -106,6 +111,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
     let full = resolve(store, id)?;
     let summary = store.session(&full)?;
     let messages = store.session_messages(&full)?;
+    let compactions = store.compactions(&full)?;
     if as_json {
         let messages: Vec<serde_json::Value> = messages
             .iter()
@@ -119,19 +125,43 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
                 })
             })
             .collect();
-        println!("{}", json!({ "session": summary, "messages": messages }));
+        println!(
+            "{}",
+            json!({ "session": summary, "messages": messages, "compactions": compactions })
+        );
         return Ok(());
     }
     if let Some(s) = &summary {
         println!("{}  {}", s.id, s.title);
+        if let Some(parent) = &s.parent_id {
+            println!("continues session {parent}");
+        }
     }
+    // A summary made when a new session began stands before its first message.
+    print_summaries(&compactions, 0);
     for m in &messages {
         match serde_json::from_str::<Vec<Block>>(&m.content_json) {
             Ok(blocks) => blocks.iter().for_each(|block| print_block(&m.role, block)),
             Err(e) => println!("{}: [message {} could not be read: {e}]", m.role, m.seq),
         }
+        print_summaries(&compactions, m.seq.unsigned_abs());
     }
     Ok(())
+}
+
+/// The summaries made after message `seq` (the messages up to it are what they replace upstream).
+fn print_summaries(compactions: &[crate::store::StoredCompaction], seq: u64) {
+    let mut last: Option<&str> = None;
+    for c in compactions {
+        if let Some(summary) = c.summary.as_deref()
+            && c.summarised == seq
+            && last != Some(summary)
+        {
+            println!("── compacted ({}): messages 1–{seq} are sent as this summary ──", c.reason);
+            println!("{summary}");
+            last = Some(summary);
+        }
+    }
 }
 
 fn print_block(role: &str, block: &Block) {

@@ -371,6 +371,7 @@ fn fifteen_big_turns_fit_a_small_window_in_both_wire_formats() {
         let figures = run_long_session(p, true);
         println!("long session {p:?}: {figures:?}");
         assert!(figures.largest_accepted.0 <= WINDOW, "{p:?}: {figures:?}");
+        assert!(figures.summary_requests > 0 && figures.compactions > 0, "{figures:?}");
         assert!(
             figures.largest_sent.0 <= WINDOW * 85 / 100,
             "{p:?}: the threshold (80%) holds by the server's count, within the estimate's error: {figures:?}"
@@ -386,10 +387,63 @@ fn overflow_errors_compact_once_and_retry_in_both_wire_formats() {
         let figures = run_long_session(p, false);
         println!("long session without auto-compaction {p:?}: {figures:?}");
         assert!(figures.overflow_errors > 0, "{p:?}: {figures:?}");
+        assert_eq!(figures.prefix_changes, figures.compactions, "{p:?}: {figures:?}");
         assert_eq!(
             figures.reasons.get("overflow/summary").copied().unwrap_or(0),
             figures.overflow_errors,
             "{p:?}: one summary per overflow error: {figures:?}"
         );
+    }
+}
+
+/// `ask --continue-new`: a new session, linked to the latest one, whose first request carries the
+/// summary of it (made by one summary request), and which `sessions` lists with its parent.
+#[test]
+fn continue_new_starts_a_linked_session_from_the_summary() {
+    for p in [P::Anthropic, P::OpenAi] {
+        let s = setup(true);
+        let summaries = Arc::new(AtomicUsize::new(0));
+        let answers = Arc::new(AtomicUsize::new(0));
+        let fake = FakeLlm::start_responding(responder(p, summaries.clone(), answers.clone()));
+        let first = json_of(&ask(&s, &fake, p, &["What is in Big.md?", "--json"]));
+        let parent = first["session_id"].as_str().unwrap().to_string();
+        let before = fake.requests().len();
+        let out = ask(&s, &fake, p, &["And now?", "--json", "--continue-new"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v = json_of(&out);
+        let child = v["session_id"].as_str().unwrap().to_string();
+        assert_ne!(child, parent, "{p:?}: a new session");
+        assert!(v["reply"].as_str().unwrap().starts_with("Answer "), "{v}");
+        assert_eq!(v["compactions"][0]["reason"], "continue_new", "{v}");
+        let requests = &fake.requests()[before..];
+        assert!(is_summary_request(&requests[0]), "{p:?}: the parent is summarised first");
+        assert!(
+            requests[0].raw_body.contains("What is in Big.md?"),
+            "{p:?}: the summary request holds the parent's conversation"
+        );
+        for req in &requests[1..] {
+            assert!(req.raw_body.contains("SUMMARY-1:"), "{p:?}: the summary seeds the new session");
+            assert!(
+                !req.raw_body.contains("What is in Big.md?"),
+                "{p:?}: the parent's messages themselves are not sent"
+            );
+        }
+        let listed: Value =
+            serde_json::from_str(&common::ok(&s.data, &s.vault, &["sessions", "--json"])).unwrap();
+        let row = listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == child.as_str())
+            .unwrap()
+            .clone();
+        assert_eq!(row["parent_id"], parent.as_str(), "{listed}");
+        let text = common::ok(&s.data, &s.vault, &["sessions"]);
+        assert!(text.contains(&format!("(continues {parent})")), "{text}");
+        // --continue now resumes the new session, from its summary.
+        let again = json_of(&ask(&s, &fake, p, &["Once more", "--json", "--continue"]));
+        assert_eq!(again["session_id"], child.as_str());
+        let last = fake.requests().last().unwrap().clone();
+        assert!(last.raw_body.contains("SUMMARY-1:"));
     }
 }
