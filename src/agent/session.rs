@@ -276,6 +276,9 @@ pub struct StoredConversation {
     /// By the model's tool call id.
     pub decisions: HashMap<String, CallDecision>,
     pub usage: Usage,
+    /// The summaries made of it, oldest first, each with the number of messages it replaces
+    /// upstream (0: made when the session began, from the session it continues).
+    pub summaries: Vec<(usize, String)>,
 }
 
 /// Session `id` (an exact id) from the store. A message or decision that cannot be decoded is an
@@ -313,10 +316,22 @@ pub fn load_conversation(store: &Store, id: &str) -> Result<StoredConversation, 
             cache_creation_input_tokens: s.usage.cache_write_tokens,
         })
         .unwrap_or_default();
+    let mut summaries: Vec<(usize, String)> = Vec::new();
+    for compaction in store.compactions(id)? {
+        let Some(summary) = compaction.summary else {
+            continue;
+        };
+        let replaced = usize::try_from(compaction.summarised).unwrap_or(usize::MAX);
+        // Later shortening keeps the summary in force; it is one summary, shown once.
+        if summaries.last().is_none_or(|(_, last)| *last != summary) {
+            summaries.push((replaced, summary));
+        }
+    }
     Ok(StoredConversation {
         messages,
         decisions,
         usage,
+        summaries,
     })
 }
 

@@ -80,7 +80,7 @@ actions! {
     PageDown => "page_down": "Scroll down a page",
     ScrollTop => "scroll_top": "Scroll to the top",
     ScrollBottom => "scroll_bottom": "Scroll to the bottom",
-    ToggleDetails => "toggle_details": "Expand or collapse the last tool call",
+    ToggleDetails => "toggle_details": "Expand or collapse the last tool call or compaction",
     ApproveOnce => "approve_once": "Approve this change once",
     ApproveSession => "approve_session": "Approve this tool for the session",
     ApproveAlways => "approve_always": "Approve this tool always (asks: tool, or tool + path)",

@@ -690,6 +690,11 @@ async fn perform(
             Ok(link) => return Ok(Some(link)),
             Err(e) => app.on_error(e.to_string()),
         },
+        Effect::ContinueNew(id) => match start_agent(launch, ready, Resume::ContinueNew(Some(id)))
+        {
+            Ok(link) => return Ok(Some(link)),
+            Err(e) => app.on_error(e.to_string()),
+        },
         Effect::Copy(text) => copy(app, &text),
         effect @ (Effect::LoadSessions(_)
         | Effect::LoadUsage
@@ -761,6 +766,7 @@ fn perform_on_store(
         | Effect::LoadTools
         | Effect::ResumeSession(_)
         | Effect::NewSession
+        | Effect::ContinueNew(_)
         | Effect::Copy(_)
         | Effect::Agent(_)
         | Effect::SaveNote { .. }
@@ -949,7 +955,21 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
 fn transcript_of(conversation: &StoredConversation) -> Transcript {
     let mut transcript = Transcript::new();
     let mut calls: std::collections::HashMap<&str, (&str, &serde_json::Value)> = Default::default();
-    for message in &conversation.messages {
+    let summary_after = |count: usize, transcript: &mut Transcript| {
+        for (replaced, summary) in conversation.summaries.iter().filter(|(r, _)| *r == count) {
+            let headline = if *replaced == 0 {
+                "continued from the summary of the earlier session".to_string()
+            } else {
+                format!("the {replaced} messages above are sent as a summary")
+            };
+            transcript.push_stored_compaction(&headline, Some(summary));
+        }
+    };
+    summary_after(0, &mut transcript);
+    for (index, message) in conversation.messages.iter().enumerate() {
+        if index > 0 {
+            summary_after(index, &mut transcript);
+        }
         let mut first_text = true;
         // The images of a user message come before its text (agent::prompt::user_message).
         let mut images = Vec::new();
@@ -998,6 +1018,9 @@ fn transcript_of(conversation: &StoredConversation) -> Transcript {
                 }
             }
         }
+    }
+    if !conversation.messages.is_empty() {
+        summary_after(conversation.messages.len(), &mut transcript);
     }
     transcript
 }

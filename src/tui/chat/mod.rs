@@ -374,19 +374,34 @@ impl Transcript {
     /// Add a compaction of the conversation (collapsed; its summary shows when expanded).
     pub fn push_compaction(&mut self, info: &crate::agent::CompactionInfo) {
         self.finish_streaming();
-        self.push_system(&crate::agent::compaction_line(info));
+        self.push(Cell::Compaction {
+            headline: crate::agent::compaction_line(info),
+            summary: info.summary.clone(),
+            expanded: false,
+        });
     }
 
-    /// Expand or collapse the most recent tool cell.
+    /// Add a stored compaction (a resumed session's transcript).
+    pub fn push_stored_compaction(&mut self, headline: &str, summary: Option<&str>) {
+        self.push(Cell::Compaction {
+            headline: headline.to_string(),
+            summary: summary.map(str::to_string),
+            expanded: false,
+        });
+    }
+
+    /// Expand or collapse the most recent tool call or compaction.
     pub fn toggle_last_tool(&mut self) {
         let last = self
             .entries
             .iter()
-            .rposition(|e| matches!(e.cell, Cell::Tool { .. }));
+            .rposition(|e| matches!(e.cell, Cell::Tool { .. } | Cell::Compaction { .. }));
         if let Some(id) = last {
-            if let Some(Cell::Tool { expanded, .. }) = self.entries.get_mut(id).map(|e| &mut e.cell)
-            {
-                *expanded = !*expanded;
+            match self.entries.get_mut(id).map(|e| &mut e.cell) {
+                Some(Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. }) => {
+                    *expanded = !*expanded;
+                }
+                _ => {}
             }
             self.touch(id);
         }
