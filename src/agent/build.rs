@@ -3,7 +3,10 @@
 //! person's MCP servers when they are up, session tools per turn), the permission rules, the
 //! store, and the defaults (max tokens, max steps, context window).
 
-use super::{Agent, AgentSettings, ContextSettings, MAX_STEPS, PendingTools, SessionError, SessionLog, load_rules};
+use super::{
+    Agent, AgentSettings, ContextSettings, MAX_STEPS, PendingTools, SessionError, SessionLog,
+    load_rules,
+};
 use crate::config::Config;
 use crate::llm::{LlmError, Provider, ProviderKind, ProviderSettings};
 use crate::permission::RulesError;

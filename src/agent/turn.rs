@@ -1,9 +1,9 @@
 //! One turn: request, stream, tools, repeat until the model stops or MAX_STEPS responses.
 
+use super::compact::CompactReason;
 use super::dispatch::{Call, TurnState};
 use super::inbox::{BUSY, Inbox, WaitState};
 use super::prompt::{system_prompt, user_message};
-use super::compact::CompactReason;
 use super::{
     Agent, AgentEvent, Attachment, CallDecision, NoteContext, ToolCallRecord, TurnEnd, TurnOutcome,
     build_tool_list,
@@ -162,7 +162,9 @@ impl Agent {
             Streamed::Done(Ok(response)) => response,
             Streamed::Done(Err(e)) if e.is_context_overflow() => {
                 steps.outcome.steps -= 1;
-                return self.compact_for_overflow(&e.to_string(), steps, inbox).await;
+                return self
+                    .compact_for_overflow(&e.to_string(), steps, inbox)
+                    .await;
             }
             Streamed::Done(Err(e))
                 if e.is_rejected_history() && steps.turn_start > 0 && !steps.retried_fresh =>
@@ -208,7 +210,8 @@ impl Agent {
                 return ControlFlow::Break(Err(e));
             }
         }
-        if response.stop_reason == StopReason::ContextWindowExceeded && !steps.compacted_for_overflow
+        if response.stop_reason == StopReason::ContextWindowExceeded
+            && !steps.compacted_for_overflow
         {
             self.answer_unrun(&calls, "not run: the context window is full", inbox);
             return self

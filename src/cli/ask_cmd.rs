@@ -6,8 +6,8 @@
 
 use super::{Context, Failure};
 use crate::agent::{
-    Agent, AgentEvent, Attachment, BuildError, CompactionInfo, FocusedNote, NoteContext, Op, PendingTools,
-    PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
+    Agent, AgentEvent, Attachment, BuildError, CompactionInfo, FocusedNote, NoteContext, Op,
+    PendingTools, PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
 };
 use crate::mcp::{McpServerSpec, McpServerState, McpStartup};
 use crate::permission::Answer;

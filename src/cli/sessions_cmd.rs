@@ -157,7 +157,10 @@ fn print_summaries(compactions: &[crate::store::StoredCompaction], seq: u64) {
             && c.summarised == seq
             && last != Some(summary)
         {
-            println!("── compacted ({}): messages 1–{seq} are sent as this summary ──", c.reason);
+            println!(
+                "── compacted ({}): messages 1–{seq} are sent as this summary ──",
+                c.reason
+            );
             println!("{summary}");
             last = Some(summary);
         }

@@ -1002,6 +1002,25 @@ mod tests {
         assert!(err.to_string().contains("`provider.base_url`"), "{err}");
     }
 
+    /// `[context]`: compaction at 80% by default; a threshold outside 0.1–0.95 is named.
+    #[test]
+    fn context_threshold_defaults_and_bounds() {
+        let c = parse("").unwrap();
+        assert_eq!(c.context, ContextConfig::default());
+        assert!((c.context.compact_threshold - 0.8).abs() < f64::EPSILON);
+        assert!(c.context.auto_compact);
+        let c = parse("[context]\ncompact_threshold = 0.5\nauto_compact = false\n").unwrap();
+        assert!((c.context.compact_threshold - 0.5).abs() < f64::EPSILON);
+        assert!(!c.context.auto_compact);
+        let err = parse("[context]\ncompact_threshold = 1.5\n").unwrap_err();
+        assert!(
+            err.to_string().contains("context.compact_threshold"),
+            "{err}"
+        );
+        let err = parse("[context]\nthreshold = 0.5\n").unwrap_err();
+        assert!(err.to_string().contains("compact_threshold"), "{err}");
+    }
+
     #[test]
     fn mcp_servers_parse_with_their_defaults() {
         let c = parse(

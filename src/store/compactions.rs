@@ -71,8 +71,7 @@ impl Store {
 
     /// Every compaction of a session, oldest first (for the transcript).
     pub fn compactions(&self, session_id: &str) -> Result<Vec<StoredCompaction>, StoreError> {
-        let sql =
-            format!("SELECT {COLUMNS} FROM compactions WHERE session_id = ?1 ORDER BY id");
+        let sql = format!("SELECT {COLUMNS} FROM compactions WHERE session_id = ?1 ORDER BY id");
         self.query_rows(&sql, [session_id], compaction_from_row)
     }
 

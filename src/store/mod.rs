@@ -2,8 +2,8 @@
 //! note revisions of every vault. This module owns the connection settings and the migrations;
 //! the tables themselves arrive with the features that use them, each as a new migration.
 
-pub mod dates;
 mod compactions;
+pub mod dates;
 mod migrate;
 mod revisions;
 mod rules;

@@ -464,7 +464,10 @@ impl App {
     /// `/compact`: summarise the older part of the conversation now.
     fn compact(&mut self) {
         if self.busy() {
-            self.flash("a turn is running; /compact when it has ended", Role::Notice);
+            self.flash(
+                "a turn is running; /compact when it has ended",
+                Role::Notice,
+            );
             return;
         }
         if self.info.session_id.is_none() {

@@ -690,11 +690,12 @@ async fn perform(
             Ok(link) => return Ok(Some(link)),
             Err(e) => app.on_error(e.to_string()),
         },
-        Effect::ContinueNew(id) => match start_agent(launch, ready, Resume::ContinueNew(Some(id)))
-        {
-            Ok(link) => return Ok(Some(link)),
-            Err(e) => app.on_error(e.to_string()),
-        },
+        Effect::ContinueNew(id) => {
+            match start_agent(launch, ready, Resume::ContinueNew(Some(id))) {
+                Ok(link) => return Ok(Some(link)),
+                Err(e) => app.on_error(e.to_string()),
+            }
+        }
         Effect::Copy(text) => copy(app, &text),
         effect @ (Effect::LoadSessions(_)
         | Effect::LoadUsage

@@ -70,7 +70,11 @@ fn overflow_error(p: P, tokens: u64) -> Reply {
 
 /// The server: refuses requests over the window; summarises when offered no tools; otherwise
 /// reads the note, then answers.
-fn responder(p: P, summaries: Arc<AtomicUsize>, answers: Arc<AtomicUsize>) -> common::fake_llm::Responder {
+fn responder(
+    p: P,
+    summaries: Arc<AtomicUsize>,
+    answers: Arc<AtomicUsize>,
+) -> common::fake_llm::Responder {
     Arc::new(move |req: &Recorded| {
         let tokens = server_tokens(req);
         if tokens > WINDOW {
@@ -258,7 +262,11 @@ fn run_long_session(p: P, auto_compact: bool) -> Figures {
         }
         for c in v["compactions"].as_array().into_iter().flatten() {
             compactions += 1;
-            let kind = if c["summary"].is_string() { "summary" } else { "shortened" };
+            let kind = if c["summary"].is_string() {
+                "summary"
+            } else {
+                "shortened"
+            };
             *reasons
                 .entry(format!("{}/{kind}", c["reason"].as_str().unwrap()))
                 .or_insert(0) += 1;
@@ -282,7 +290,10 @@ fn run_long_session(p: P, auto_compact: bool) -> Figures {
     // Every turn answered from the note.
     let main: Vec<&Recorded> = requests.iter().filter(|r| !is_summary_request(r)).collect();
     let summary_requests = requests.len() - main.len();
-    assert!(summary_requests > 0, "{p:?}: fifteen big turns were never summarised");
+    assert!(
+        summary_requests > 0,
+        "{p:?}: fifteen big turns were never summarised"
+    );
     // The summary text is in every request after the first summary, up to date.
     let mut latest_summary: Option<String> = None;
     let mut seen = 0;
@@ -371,7 +382,10 @@ fn fifteen_big_turns_fit_a_small_window_in_both_wire_formats() {
         let figures = run_long_session(p, true);
         println!("long session {p:?}: {figures:?}");
         assert!(figures.largest_accepted.0 <= WINDOW, "{p:?}: {figures:?}");
-        assert!(figures.summary_requests > 0 && figures.compactions > 0, "{figures:?}");
+        assert!(
+            figures.summary_requests > 0 && figures.compactions > 0,
+            "{figures:?}"
+        );
         assert!(
             figures.largest_sent.0 <= WINDOW * 85 / 100,
             "{p:?}: the threshold (80%) holds by the server's count, within the estimate's error: {figures:?}"
@@ -387,9 +401,16 @@ fn overflow_errors_compact_once_and_retry_in_both_wire_formats() {
         let figures = run_long_session(p, false);
         println!("long session without auto-compaction {p:?}: {figures:?}");
         assert!(figures.overflow_errors > 0, "{p:?}: {figures:?}");
-        assert_eq!(figures.prefix_changes, figures.compactions, "{p:?}: {figures:?}");
         assert_eq!(
-            figures.reasons.get("overflow/summary").copied().unwrap_or(0),
+            figures.prefix_changes, figures.compactions,
+            "{p:?}: {figures:?}"
+        );
+        assert_eq!(
+            figures
+                .reasons
+                .get("overflow/summary")
+                .copied()
+                .unwrap_or(0),
             figures.overflow_errors,
             "{p:?}: one summary per overflow error: {figures:?}"
         );
@@ -409,20 +430,30 @@ fn continue_new_starts_a_linked_session_from_the_summary() {
         let parent = first["session_id"].as_str().unwrap().to_string();
         let before = fake.requests().len();
         let out = ask(&s, &fake, p, &["And now?", "--json", "--continue-new"]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v = json_of(&out);
         let child = v["session_id"].as_str().unwrap().to_string();
         assert_ne!(child, parent, "{p:?}: a new session");
         assert!(v["reply"].as_str().unwrap().starts_with("Answer "), "{v}");
         assert_eq!(v["compactions"][0]["reason"], "continue_new", "{v}");
         let requests = &fake.requests()[before..];
-        assert!(is_summary_request(&requests[0]), "{p:?}: the parent is summarised first");
+        assert!(
+            is_summary_request(&requests[0]),
+            "{p:?}: the parent is summarised first"
+        );
         assert!(
             requests[0].raw_body.contains("What is in Big.md?"),
             "{p:?}: the summary request holds the parent's conversation"
         );
         for req in &requests[1..] {
-            assert!(req.raw_body.contains("SUMMARY-1:"), "{p:?}: the summary seeds the new session");
+            assert!(
+                req.raw_body.contains("SUMMARY-1:"),
+                "{p:?}: the summary seeds the new session"
+            );
             assert!(
                 !req.raw_body.contains("What is in Big.md?"),
                 "{p:?}: the parent's messages themselves are not sent"

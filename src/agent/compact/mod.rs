@@ -65,16 +65,15 @@ pub struct CompactionInfo {
 pub fn compaction_line(info: &CompactionInfo) -> String {
     let why = match info.reason {
         CompactReason::Threshold => "the conversation neared the context window",
-        CompactReason::Overflow => "the provider said the conversation overflowed its context window",
+        CompactReason::Overflow => {
+            "the provider said the conversation overflowed its context window"
+        }
         CompactReason::Command => "compacted on request",
         CompactReason::ContinueNew => "continued from the summary of the earlier session",
     };
     let what = match (&info.summary, info.reason) {
         (_, CompactReason::ContinueNew) => return why.to_string(),
-        (Some(_), _) => format!(
-            "{} older messages summarised",
-            info.summarised_messages
-        ),
+        (Some(_), _) => format!("{} older messages summarised", info.summarised_messages),
         (None, _) => "older tool results shortened".to_string(),
     };
     format!(
@@ -164,9 +163,8 @@ impl Agent {
 
     /// Remember what the provider said `request` (of `messages` upstream messages) cost.
     pub(super) fn calibrate(&mut self, usage: &Usage, request: &Request, messages: usize) {
-        let tokens = usage.input_tokens
-            + usage.cache_read_input_tokens
-            + usage.cache_creation_input_tokens;
+        let tokens =
+            usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
         if tokens == 0 {
             // The server reports no usage: the estimator alone it is.
             return;

@@ -307,7 +307,13 @@ mod tests {
     #[test]
     fn a_conversation_under_the_limit_is_left_alone() {
         let log: Vec<Message> = (0..3).flat_map(|n| reading_turn(n, 400)).collect();
-        let plan = choose(&log, &CompactionState::default(), &budget(10_000), &estimate, false);
+        let plan = choose(
+            &log,
+            &CompactionState::default(),
+            &budget(10_000),
+            &estimate,
+            false,
+        );
         assert_eq!(plan, Plan::Nothing);
     }
 
@@ -317,7 +323,13 @@ mod tests {
     fn shortening_earlier_results_comes_first() {
         let mut log: Vec<Message> = reading_turn(0, 24_000);
         log.extend(reading_turn(1, 24_000).into_iter().take(3));
-        let plan = choose(&log, &CompactionState::default(), &budget(8_000), &estimate, false);
+        let plan = choose(
+            &log,
+            &CompactionState::default(),
+            &budget(8_000),
+            &estimate,
+            false,
+        );
         assert_eq!(plan, Plan::Shorten { shortened: 4 });
         let view = upstream(
             &log,
@@ -350,7 +362,12 @@ mod tests {
         let log: Vec<Message> = (0..12).flat_map(|n| reading_turn(n, 3_000)).collect();
         let state = CompactionState::default();
         let plan = choose(&log, &state, &budget(3_000), &estimate, false);
-        let Plan::Summarise { from, to, shortened } = plan else {
+        let Plan::Summarise {
+            from,
+            to,
+            shortened,
+        } = plan
+        else {
             panic!("{plan:?}")
         };
         assert_eq!(from, 0);
@@ -392,7 +409,13 @@ mod tests {
     #[test]
     fn the_current_turn_alone_is_never_compacted() {
         let log: Vec<Message> = reading_turn(0, 40_000);
-        let plan = choose(&log, &CompactionState::default(), &budget(1_000), &estimate, true);
+        let plan = choose(
+            &log,
+            &CompactionState::default(),
+            &budget(1_000),
+            &estimate,
+            true,
+        );
         assert_eq!(plan, Plan::Nothing);
     }
 
@@ -414,7 +437,9 @@ mod tests {
         };
         let view = upstream(&log, &state);
         assert_eq!(view.len(), 5);
-        assert!(matches!(&view[0].content[0], Block::Text { text } if text.contains("they talked")));
+        assert!(
+            matches!(&view[0].content[0], Block::Text { text } if text.contains("they talked"))
+        );
         assert_eq!(&view[1..], &log[8..]);
     }
 }

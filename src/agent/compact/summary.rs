@@ -28,9 +28,12 @@ pub fn transcript(messages: &[Message]) -> String {
                 (_, Block::ToolUse { name, input, .. }) => {
                     format!("assistant called {name} {input}")
                 }
-                (_, Block::ToolResult {
-                    content, is_error, ..
-                }) => {
+                (
+                    _,
+                    Block::ToolResult {
+                        content, is_error, ..
+                    },
+                ) => {
                     let text: Vec<&str> = content
                         .iter()
                         .map(|part| match part {
@@ -38,7 +41,11 @@ pub fn transcript(messages: &[Message]) -> String {
                             ResultPart::Image { .. } => "[an image]",
                         })
                         .collect();
-                    let kind = if *is_error { "tool error" } else { "tool result" };
+                    let kind = if *is_error {
+                        "tool error"
+                    } else {
+                        "tool result"
+                    };
                     format!("{kind}: {}", text.join("\n"))
                 }
             };
@@ -149,7 +156,9 @@ mod tests {
         let Block::Text { text: sent } = &request.messages[0].content[0] else {
             panic!("text")
         };
-        assert!(sent.contains("[summary of the conversation before this part]\nearlier things\n\nperson: read Big"));
+        assert!(sent.contains(
+            "[summary of the conversation before this part]\nearlier things\n\nperson: read Big"
+        ));
     }
 
     #[test]

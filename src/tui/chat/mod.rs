@@ -397,11 +397,10 @@ impl Transcript {
             .iter()
             .rposition(|e| matches!(e.cell, Cell::Tool { .. } | Cell::Compaction { .. }));
         if let Some(id) = last {
-            match self.entries.get_mut(id).map(|e| &mut e.cell) {
-                Some(Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. }) => {
-                    *expanded = !*expanded;
-                }
-                _ => {}
+            if let Some(Cell::Tool { expanded, .. } | Cell::Compaction { expanded, .. }) =
+                self.entries.get_mut(id).map(|e| &mut e.cell)
+            {
+                *expanded = !*expanded;
             }
             self.touch(id);
         }

@@ -637,12 +637,28 @@ fn snapshot_compaction_collapsed_and_expanded() {
     let mut collapsed = compacted();
     let buf = draw(&mut collapsed, 80, 24);
     let shown = buffer_text(&buf);
-    assert!(shown.contains("compacted ·") && shown.contains("[+ summary]"), "{shown}");
+    assert!(
+        shown.contains("compacted ·") && shown.contains("[+ summary]"),
+        "{shown}"
+    );
     assert!(!shown.contains("beans along the fence"), "{shown}");
-    snapshot("transcript_compaction_collapsed_80x24", &mut compacted(), 80, 24);
+    snapshot(
+        "transcript_compaction_collapsed_80x24",
+        &mut compacted(),
+        80,
+        24,
+    );
     let mut expanded = compacted();
     expanded.toggle_last_tool();
     let shown = buffer_text(&draw(&mut expanded, 80, 24));
-    assert!(shown.contains("beans along the fence") && shown.contains("[− summary]"), "{shown}");
-    snapshot("transcript_compaction_expanded_80x24", &mut expanded, 80, 24);
+    assert!(
+        shown.contains("beans along the fence") && shown.contains("[− summary]"),
+        "{shown}"
+    );
+    snapshot(
+        "transcript_compaction_expanded_80x24",
+        &mut expanded,
+        80,
+        24,
+    );
 }
