@@ -372,7 +372,7 @@ mod tests {
         };
         assert_eq!(from, 0);
         assert!(turn_starts(&log).contains(&to), "{to}");
-        assert!(to < 44, "the last turn is kept: {to}");
+        assert!(to <= 44, "the current turn is kept: {to}");
         assert!(to >= 4, "something is summarised: {to}");
         assert_eq!(shortened, 44);
         assert_no_split(&log, to);
@@ -382,6 +382,27 @@ mod tests {
             summary: Some("s".repeat(1_200)),
         };
         assert!(cost(&log, &after, &budget(3_000), &estimate) <= 3_000);
+    }
+
+    /// Turns of plain talk (nothing to shorten): the summary keeps the recent turns that fit in
+    /// half the limit.
+    #[test]
+    fn several_recent_turns_stay_verbatim_when_they_fit() {
+        let log: Vec<Message> = (0..12)
+            .flat_map(|n| [user(&"words ".repeat(330)), assistant(&format!("answer {n}"))])
+            .collect();
+        let plan = choose(&log, &CompactionState::default(), &budget(4_000), &estimate, false);
+        let Plan::Summarise { from: 0, to, .. } = plan else {
+            panic!("{plan:?}")
+        };
+        let kept_turns = turn_starts(&log).iter().filter(|&&s| s >= to).count();
+        assert!(kept_turns >= 2, "{kept_turns} turns kept (cut at {to})");
+        let after = CompactionState {
+            summarised: to,
+            shortened: 22,
+            summary: Some("s".repeat(1_200)),
+        };
+        assert!(cost(&log, &after, &budget(4_000), &estimate) <= 2_000);
     }
 
     /// A forced compaction summarises even a conversation under the limit, and a later one
