@@ -163,7 +163,7 @@ impl Agent {
             Streamed::Done(Err(e)) if e.is_context_overflow() => {
                 steps.outcome.steps -= 1;
                 return self
-                    .compact_for_overflow(&e.to_string(), steps, inbox)
+                    .compact_for_overflow(&e.to_string(), TurnEnd::Error, steps, inbox)
                     .await;
             }
             Streamed::Done(Err(e))
@@ -215,7 +215,12 @@ impl Agent {
         {
             self.answer_unrun(&calls, "not run: the context window is full", inbox);
             return self
-                .compact_for_overflow("the response stopped at the context window", steps, inbox)
+                .compact_for_overflow(
+                    "the response stopped at the context window",
+                    TurnEnd::ContextWindowExceeded,
+                    steps,
+                    inbox,
+                )
                 .await;
         }
         match self.after_response(&response, &calls, steps, inbox) {
@@ -226,10 +231,11 @@ impl Agent {
     }
 
     /// The provider said the conversation does not fit: compact once and ask again, or end the
-    /// turn saying why (the history is never dropped).
+    /// turn as `end` saying why (the history is never dropped).
     async fn compact_for_overflow(
         &mut self,
         error: &str,
+        end: TurnEnd,
         steps: &mut Steps,
         inbox: &mut Inbox<'_>,
     ) -> ControlFlow<Result<(), String>> {
@@ -239,7 +245,7 @@ impl Agent {
             )
         };
         if steps.compacted_for_overflow {
-            steps.outcome.stop_reason = TurnEnd::ContextWindowExceeded;
+            steps.outcome.stop_reason = end;
             steps.outcome.error = Some(full(
                 "it still does not fit after compacting the conversation".into(),
             ));
@@ -263,14 +269,14 @@ impl Agent {
                 ControlFlow::Continue(())
             }
             Ok(false) => {
-                steps.outcome.stop_reason = TurnEnd::ContextWindowExceeded;
+                steps.outcome.stop_reason = end;
                 steps.outcome.error = Some(full(
                     "this turn alone fills the context window and there is nothing older to compact".into(),
                 ));
                 ControlFlow::Break(Ok(()))
             }
             Err(e) => {
-                steps.outcome.stop_reason = TurnEnd::ContextWindowExceeded;
+                steps.outcome.stop_reason = end;
                 steps.outcome.error = Some(full(format!("compacting failed: {e}")));
                 ControlFlow::Break(Ok(()))
             }

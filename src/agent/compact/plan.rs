@@ -389,9 +389,20 @@ mod tests {
     #[test]
     fn several_recent_turns_stay_verbatim_when_they_fit() {
         let log: Vec<Message> = (0..12)
-            .flat_map(|n| [user(&"words ".repeat(330)), assistant(&format!("answer {n}"))])
+            .flat_map(|n| {
+                [
+                    user(&"words ".repeat(330)),
+                    assistant(&format!("answer {n}")),
+                ]
+            })
             .collect();
-        let plan = choose(&log, &CompactionState::default(), &budget(4_000), &estimate, false);
+        let plan = choose(
+            &log,
+            &CompactionState::default(),
+            &budget(4_000),
+            &estimate,
+            false,
+        );
         let Plan::Summarise { from: 0, to, .. } = plan else {
             panic!("{plan:?}")
         };
