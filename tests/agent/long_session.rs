@@ -469,6 +469,8 @@ fn continue_new_starts_a_linked_session_from_the_summary() {
             .unwrap()
             .clone();
         assert_eq!(row["parent_id"], parent.as_str(), "{listed}");
+        // The summary request is counted with the new session: summary, read, answer.
+        assert_eq!(row["usage"]["responses"], 3, "{listed}");
         let text = common::ok(&s.data, &s.vault, &["sessions"]);
         assert!(text.contains(&format!("(continues {parent})")), "{text}");
         // --continue now resumes the new session, from its summary.
