@@ -480,3 +480,53 @@ fn continue_new_starts_a_linked_session_from_the_summary() {
         assert!(last.raw_body.contains("SUMMARY-1:"));
     }
 }
+
+/// Anthropic's `model_context_window_exceeded` stop reason is treated like the overflow error:
+/// one compaction, then the request again, and the turn answers.
+#[test]
+fn a_response_stopped_at_the_window_compacts_and_asks_again() {
+    let s = setup(true);
+    let usage = FakeUsage {
+        input: 100,
+        output: 5,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    let sse = |body: Vec<u8>| Reply::Sse {
+        body,
+        chunking: Chunking::Fixed(32),
+    };
+    let stopped = String::from_utf8(anthropic_text("Partial", usage))
+        .unwrap()
+        .replace("\"end_turn\"", "\"model_context_window_exceeded\"");
+    let fake = FakeLlm::start(vec![
+        sse(anthropic_text("First answer.", usage)),
+        sse(stopped.into_bytes()),
+        sse(anthropic_text("SUMMARY-1: one question so far.", usage)),
+        sse(anthropic_text("Second answer.", usage)),
+    ]);
+    let first = json_of(&ask(&s, &fake, P::Anthropic, &["First?", "--json"]));
+    assert_eq!(first["reply"], "First answer.");
+    let out = ask(
+        &s,
+        &fake,
+        P::Anthropic,
+        &["Second?", "--json", "--continue"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    assert_eq!(v["reply"], "Second answer.", "{v}");
+    assert_eq!(v["compactions"][0]["reason"], "overflow", "{v}");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(is_summary_request(&requests[2]));
+    assert!(requests[3].raw_body.contains("SUMMARY-1:"));
+    assert!(
+        !requests[3].raw_body.contains("First?"),
+        "the first turn is summarised"
+    );
+}
