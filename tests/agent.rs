@@ -17,6 +17,8 @@ mod agent_loop;
 mod agent_thinking;
 #[path = "agent/fake_llm_server.rs"]
 mod fake_llm_server;
+#[path = "agent/long_session.rs"]
+mod long_session;
 #[path = "agent/mcp_client.rs"]
 mod mcp_client;
 #[path = "agent/models_doctor.rs"]

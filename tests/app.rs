@@ -10,6 +10,8 @@ mod common;
 
 #[path = "app/ask_terminal.rs"]
 mod ask_terminal;
+#[path = "app/tui_compaction.rs"]
+mod tui_compaction;
 #[path = "app/tui_e2e.rs"]
 mod tui_e2e;
 #[path = "app/tui_e2e_prose.rs"]

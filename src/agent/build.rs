@@ -3,7 +3,10 @@
 //! person's MCP servers when they are up, session tools per turn), the permission rules, the
 //! store, and the defaults (max tokens, max steps, context window).
 
-use super::{Agent, AgentSettings, MAX_STEPS, PendingTools, SessionError, SessionLog, load_rules};
+use super::{
+    Agent, AgentSettings, ContextSettings, MAX_STEPS, PendingTools, SessionError, SessionLog,
+    load_rules,
+};
 use crate::config::Config;
 use crate::llm::{LlmError, Provider, ProviderKind, ProviderSettings};
 use crate::permission::RulesError;
@@ -161,6 +164,9 @@ pub enum Resume {
     Session(String),
     /// The vault's most recent one.
     Latest,
+    /// A new one that continues a stored one (by id or a unique id prefix; `None`: the vault's
+    /// most recent) from its summary, linked to it.
+    ContinueNew(Option<String>),
 }
 
 /// Why an agent could not be built.
@@ -232,6 +238,11 @@ impl<'a> SessionBuilder<'a> {
             model: self.provider.model.clone(),
             max_tokens: provider.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             max_steps: self.max_steps.or(provider.max_steps).unwrap_or(MAX_STEPS),
+            context: ContextSettings {
+                window: self.context_window(),
+                threshold: self.config.context.compact_threshold,
+                auto: self.config.context.auto_compact,
+            },
         }
     }
 
@@ -244,6 +255,8 @@ impl<'a> SessionBuilder<'a> {
             Resume::New => SessionLog::new(store, &vault_id),
             Resume::Session(id) => SessionLog::resume(store, &vault_id, &id)?,
             Resume::Latest => SessionLog::continue_latest(store, &vault_id)?,
+            Resume::ContinueNew(Some(id)) => SessionLog::continuing(store, &vault_id, &id)?,
+            Resume::ContinueNew(None) => SessionLog::continuing_latest(store, &vault_id)?,
         };
         let settings = self.settings();
         let provider = Provider::new(self.provider.settings)?;

@@ -61,6 +61,9 @@ impl Inbox<'_> {
                     }
                     Some(Op::SetModel(model)) => *state.model = model,
                     Some(Op::UserTurn { .. }) => self.notice(busy),
+                    Some(Op::Compact) => {
+                        self.notice("a turn is running; /compact when it has ended");
+                    }
                     Some(op @ (Op::Decision { .. } | Op::EditorApplied { .. })) => {
                         if let Some(value) = answer(op) {
                             return Some(value);

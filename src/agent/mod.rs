@@ -7,6 +7,7 @@
 //! [`Op::Decision`] (`ask --approve all` answers "once" to each, `--approve none` denies each).
 
 pub mod build;
+mod compact;
 mod dispatch;
 mod inbox;
 mod prompt;
@@ -17,6 +18,7 @@ mod turn;
 pub use build::{
     BuildError, ProviderChoice, ProviderFlags, ProviderProblem, Resume, SessionBuilder,
 };
+pub use compact::{CompactReason, CompactionInfo, ContextSettings, compaction_line};
 pub use session::{SessionError, SessionLog, StoredConversation, load_conversation};
 pub use tool_list::build_tool_list;
 
@@ -117,6 +119,9 @@ pub enum Op {
     Interrupt,
     /// Use this model from the next request on.
     SetModel(String),
+    /// Compact the conversation now (`/compact`); answered with `Compacted` or a notice, then
+    /// `CompactDone`.
+    Compact,
     /// The editor's answer to [`AgentEvent::EditorEdit`] `id`: what really happened to the edit.
     EditorApplied { id: u64, result: EditorEditResult },
     /// End the agent task.
@@ -197,6 +202,10 @@ pub enum AgentEvent {
     Notice(String),
     /// One response's token usage.
     Usage(Usage),
+    /// The older part of the conversation was compacted (docs/architecture.md, "Long sessions").
+    Compacted(CompactionInfo),
+    /// A `/compact` between turns finished (whether or not anything was compacted).
+    CompactDone,
     /// The turn ended.
     TurnDone(TurnOutcome),
 }
@@ -323,6 +332,8 @@ pub struct AgentSettings {
     pub model: String,
     pub max_tokens: u32,
     pub max_steps: u32,
+    /// The context window and when to compact.
+    pub context: ContextSettings,
 }
 
 /// Everything the agent task owns.
@@ -335,8 +346,14 @@ pub struct Agent {
     /// Config rules, stored *always* rules of this vault, and rules granted for this session.
     rules: RuleSet,
     log: SessionLog,
-    /// The conversation as sent upstream.
+    /// The conversation as sent upstream (the stored one under the compaction in force).
     history: Vec<Message>,
+    /// The compaction in force (the stored log keeps every message).
+    compaction: compact::CompactionState,
+    /// The last request's reported size, to estimate the next one from.
+    calibration: Option<compact::Calibration>,
+    /// Reported ÷ estimated tokens of the last reported request (1 until one is reported).
+    token_ratio: f64,
     /// Notes the agent has read in this session, as it read them (for the freshness check).
     seen: std::collections::HashMap<String, String>,
     next_request: u64,
@@ -363,8 +380,10 @@ impl Agent {
         rules: RuleSet,
         log: SessionLog,
     ) -> Self {
-        // Failed turns stay in the log but are not sent again (docs/decisions.md §36).
-        let history = log.upstream_history();
+        // Failed turns stay in the log but are not sent again (docs/decisions.md §36); the
+        // compaction's positions count the messages that are sent.
+        let compaction = log.compaction().clone();
+        let history = compact::upstream(&log.upstream_history(), &compaction);
         Self {
             provider,
             workspace,
@@ -373,6 +392,9 @@ impl Agent {
             rules,
             log,
             history,
+            compaction,
+            calibration: None,
+            token_ratio: 1.0,
             seen: Default::default(),
             next_request: 1,
             shutting_down: false,
@@ -421,6 +443,17 @@ impl Agent {
                 // Nothing is running or parked between turns.
                 Op::Decision { .. } | Op::EditorApplied { .. } | Op::Interrupt => {}
                 Op::SetModel(model) => self.settings.model = model,
+                Op::Compact => {
+                    let mut inbox = inbox::Inbox {
+                        ops: &mut ops,
+                        events: &events,
+                    };
+                    self.compact_on_request(&mut inbox).await;
+                    inbox.send(AgentEvent::CompactDone);
+                    if self.shutting_down {
+                        break;
+                    }
+                }
                 Op::Shutdown => break,
             }
         }

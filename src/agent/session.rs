@@ -7,8 +7,9 @@
 //! mid-session) and pass it in with every row that names one.
 
 use super::CallDecision;
+use super::compact::CompactionState;
 use crate::llm::{Block, Message, Role, Usage};
-use crate::store::{FailedTurn, NewSession, Store, StoreError, UsageRecord};
+use crate::store::{FailedTurn, NewSession, Store, StoreError, StoredCompaction, UsageRecord};
 use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -26,6 +27,19 @@ pub struct SessionLog {
     seqs: Vec<i64>,
     /// Turns that ended with a provider error: kept, but not sent upstream again.
     failed: Vec<FailedTurn>,
+    /// How the older part of the conversation is sent upstream (docs/architecture.md, "Long
+    /// sessions").
+    compaction: CompactionState,
+    /// The session this new one continues, until its summary seeded this one.
+    parent: Option<ParentConversation>,
+}
+
+/// The conversation of the session a new one continues (`/continue-new`, `ask --continue-new`).
+#[derive(Debug, Clone)]
+pub struct ParentConversation {
+    pub id: String,
+    pub messages: Vec<Message>,
+    pub state: CompactionState,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -78,7 +92,68 @@ impl SessionLog {
             history: Vec::new(),
             seqs: Vec::new(),
             failed: Vec::new(),
+            compaction: CompactionState::default(),
+            parent: None,
         }
+    }
+
+    /// A new session that continues session `parent` (by id or a unique id prefix): linked to it
+    /// when created, and seeded with the summary of its conversation on the first turn.
+    pub fn continuing(store: Store, vault_id: &str, parent: &str) -> Result<Self, SessionError> {
+        let id = store
+            .resolve_session_id(parent)?
+            .ok_or_else(|| SessionError::Unknown(parent.to_string()))?;
+        // As it was sent upstream: a failed turn of the parent is not summarised either.
+        let messages = load_conversation(&store, &id)?.upstream_messages();
+        let state = stored_state(&store, &id)?;
+        let mut log = Self::new(store, vault_id);
+        log.parent = Some(ParentConversation {
+            id,
+            messages,
+            state,
+        });
+        Ok(log)
+    }
+
+    /// A new session that continues the vault's most recent one.
+    pub fn continuing_latest(store: Store, vault_id: &str) -> Result<Self, SessionError> {
+        let id = store
+            .latest_session(vault_id)?
+            .ok_or(SessionError::NothingToContinue)?;
+        Self::continuing(store, vault_id, &id)
+    }
+
+    /// The session this one continues, once: the agent seeds the new session from it.
+    pub fn take_parent(&mut self) -> Option<ParentConversation> {
+        self.parent.take()
+    }
+
+    /// The compaction in force.
+    pub fn compaction(&self) -> &CompactionState {
+        &self.compaction
+    }
+
+    /// Store a compaction of the session (`reason`: threshold, overflow, command, continue_new).
+    pub fn record_compaction(
+        &mut self,
+        state: &CompactionState,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        if let Some(id) = &self.id {
+            let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+            self.store().record_compaction(
+                id,
+                &StoredCompaction {
+                    at_ms: now_ms(),
+                    reason: reason.to_string(),
+                    summarised: count(state.summarised),
+                    shortened: count(state.shortened),
+                    summary: state.summary.clone(),
+                },
+            )?;
+        }
+        self.compaction = state.clone();
+        Ok(())
     }
 
     /// An existing session (by id or a unique id prefix), with its stored history.
@@ -87,6 +162,7 @@ impl SessionLog {
             .resolve_session_id(id)?
             .ok_or_else(|| SessionError::Unknown(id.to_string()))?;
         let stored = load_conversation(&store, &id)?;
+        let compaction = stored_state(&store, &id)?;
         Ok(Self {
             store: std::sync::Mutex::new(store),
             vault_id: vault_id.to_string(),
@@ -94,6 +170,8 @@ impl SessionLog {
             history: stored.messages,
             seqs: stored.seqs,
             failed: stored.failed_turns,
+            compaction,
+            parent: None,
         })
     }
 
@@ -165,6 +243,9 @@ impl SessionLog {
             now_ms: now_ms(),
         })?;
         store.set_session_title(&id, &title_of(first_text))?;
+        if let Some(parent) = &self.parent {
+            store.set_session_parent(&id, &parent.id)?;
+        }
         drop(store);
         self.id = Some(id.clone());
         Ok(id)
@@ -235,6 +316,9 @@ pub struct StoredConversation {
     /// By the model's tool call id.
     pub decisions: HashMap<String, CallDecision>,
     pub usage: Usage,
+    /// The summaries made of it, oldest first, each with the number of messages it replaces
+    /// upstream (0: made when the session began, from the session it continues).
+    pub summaries: Vec<(usize, String)>,
 }
 
 /// Session `id` (an exact id) from the store. A message or decision that cannot be decoded is an
@@ -274,12 +358,24 @@ pub fn load_conversation(store: &Store, id: &str) -> Result<StoredConversation, 
             cache_creation_input_tokens: s.usage.cache_write_tokens,
         })
         .unwrap_or_default();
+    let mut summaries: Vec<(usize, String)> = Vec::new();
+    for compaction in store.compactions(id)? {
+        let Some(summary) = compaction.summary else {
+            continue;
+        };
+        let replaced = usize::try_from(compaction.summarised).unwrap_or(usize::MAX);
+        // Later shortening keeps the summary in force; it is one summary, shown once.
+        if summaries.last().is_none_or(|(_, last)| *last != summary) {
+            summaries.push((replaced, summary));
+        }
+    }
     Ok(StoredConversation {
         messages,
         seqs,
         failed_turns: store.failed_turns(id)?,
         decisions,
         usage,
+        summaries,
     })
 }
 
@@ -302,6 +398,19 @@ fn upstream(messages: &[Message], seqs: &[i64], failed: &[FailedTurn]) -> Vec<Me
         })
         .map(|(message, _)| message.clone())
         .collect()
+}
+
+/// The compaction in force for session `id` as the agent uses it.
+fn stored_state(store: &Store, id: &str) -> Result<CompactionState, StoreError> {
+    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    Ok(store
+        .latest_compaction(id)?
+        .map(|c| CompactionState {
+            summarised: count(c.summarised),
+            shortened: count(c.shortened),
+            summary: c.summary,
+        })
+        .unwrap_or_default())
 }
 
 /// A session title: the first line of the first message, at most 60 characters.

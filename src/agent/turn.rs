@@ -1,5 +1,6 @@
 //! One turn: request, stream, tools, repeat until the model stops or MAX_STEPS responses.
 
+use super::compact::CompactReason;
 use super::dispatch::{Call, TurnState};
 use super::inbox::{BUSY, Inbox, WaitState};
 use super::prompt::{system_prompt, user_message};
@@ -34,6 +35,9 @@ struct Steps {
     /// Where this turn's messages start in the session's log (to set them aside if it fails).
     log_start: usize,
     retried_fresh: bool,
+    /// The provider said the last request overflowed its context window and the conversation
+    /// was compacted for it: another overflow before a response ends the turn.
+    compacted_for_overflow: bool,
     last_text: String,
     state: TurnState,
 }
@@ -82,6 +86,12 @@ impl Agent {
             outcome.stop_reason = TurnEnd::Interrupted;
             return outcome;
         }
+        if let Err(e) = self.seed_from_parent(&mut outcome.usage, inbox).await {
+            return failed(
+                outcome,
+                format!("the earlier session could not be summarised: {e}"),
+            );
+        }
         let specs: Vec<ToolSpec> = self.registry.specs().cloned().collect();
         let offered = build_tool_list(&specs, &context);
         let log_start = self.log.history().len();
@@ -96,6 +106,7 @@ impl Agent {
             turn_start: self.history.len().saturating_sub(1),
             log_start,
             retried_fresh: false,
+            compacted_for_overflow: false,
             last_text: String::new(),
             state: TurnState::default(),
         };
@@ -147,15 +158,18 @@ impl Agent {
             return ControlFlow::Break(Ok(()));
         }
         steps.outcome.steps += 1;
-        let request = Request {
-            model: self.settings.model.clone(),
-            max_tokens: self.settings.max_tokens,
-            system: steps.system.clone(),
-            tools: steps.tools.clone(),
-            messages: merged(&self.history),
-        };
+        self.compact_if_needed(&steps.system, &steps.tools, &mut steps.outcome.usage, inbox)
+            .await;
+        let request = self.request_of(&steps.system, &steps.tools);
+        let sent_messages = self.history.len();
         let response = match self.stream(&request, inbox).await {
             Streamed::Done(Ok(response)) => response,
+            Streamed::Done(Err(e)) if e.is_context_overflow() => {
+                steps.outcome.steps -= 1;
+                return self
+                    .compact_for_overflow(&e.to_string(), TurnEnd::Error, steps, inbox)
+                    .await;
+            }
             Streamed::Done(Err(e))
                 if e.is_rejected_history() && steps.turn_start > 0 && !steps.retried_fresh =>
             {
@@ -184,6 +198,8 @@ impl Agent {
             }
         };
         self.count_usage(&response.usage, &request.model, steps, inbox);
+        self.calibrate(&response.usage, &request, sent_messages);
+        steps.compacted_for_overflow = false;
         let text_of_response = text_of(&response.content);
         if !text_of_response.is_empty() {
             steps.last_text = text_of_response;
@@ -200,10 +216,76 @@ impl Agent {
                 return ControlFlow::Break(Err(e));
             }
         }
+        if response.stop_reason == StopReason::ContextWindowExceeded
+            && !steps.compacted_for_overflow
+        {
+            self.answer_unrun(&calls, "not run: the context window is full", inbox);
+            return self
+                .compact_for_overflow(
+                    "the response stopped at the context window",
+                    TurnEnd::ContextWindowExceeded,
+                    steps,
+                    inbox,
+                )
+                .await;
+        }
         match self.after_response(&response, &calls, steps, inbox) {
             Next::RunCalls => self.run_calls(&calls, steps, context, inbox).await,
             Next::Again => ControlFlow::Continue(()),
             Next::End => ControlFlow::Break(Ok(())),
+        }
+    }
+
+    /// The provider said the conversation does not fit: compact once and ask again, or end the
+    /// turn as `end` saying why (the history is never dropped).
+    async fn compact_for_overflow(
+        &mut self,
+        error: &str,
+        end: TurnEnd,
+        steps: &mut Steps,
+        inbox: &mut Inbox<'_>,
+    ) -> ControlFlow<Result<(), String>> {
+        let full = |why: String| {
+            format!(
+                "{error}; {why} (the session keeps its history: /continue-new or `ask --continue-new` starts a new session from its summary)"
+            )
+        };
+        if steps.compacted_for_overflow {
+            steps.outcome.stop_reason = end;
+            steps.outcome.error = Some(full(
+                "it still does not fit after compacting the conversation".into(),
+            ));
+            return ControlFlow::Break(Ok(()));
+        }
+        steps.compacted_for_overflow = true;
+        let compacted = self
+            .compact(
+                CompactReason::Overflow,
+                &steps.system,
+                &steps.tools,
+                &mut steps.outcome.usage,
+                inbox,
+            )
+            .await;
+        match compacted {
+            Ok(true) => {
+                inbox.notice(format!(
+                    "{error}; the conversation was compacted and the request is sent again"
+                ));
+                ControlFlow::Continue(())
+            }
+            Ok(false) => {
+                steps.outcome.stop_reason = end;
+                steps.outcome.error = Some(full(
+                    "this turn alone fills the context window and there is nothing older to compact".into(),
+                ));
+                ControlFlow::Break(Ok(()))
+            }
+            Err(e) => {
+                steps.outcome.stop_reason = end;
+                steps.outcome.error = Some(full(format!("compacting failed: {e}")));
+                ControlFlow::Break(Ok(()))
+            }
         }
     }
 
@@ -252,7 +334,7 @@ impl Agent {
             }
             StopReason::ContextWindowExceeded => (
                 TurnEnd::ContextWindowExceeded,
-                "the conversation no longer fits the model's context window; start a new session (/new, or `ask` without --continue/--session)".to_string(),
+                "the conversation no longer fits the model's context window, even compacted; /continue-new (or `ask --continue-new`) starts a new session from its summary".to_string(),
                 "not run: the context window is full",
             ),
             StopReason::EndTurn
@@ -526,7 +608,7 @@ impl Agent {
         blocks
     }
 
-    fn workspace_name(&self) -> String {
+    pub(super) fn workspace_name(&self) -> String {
         self.workspace
             .vault()
             .root()
@@ -563,7 +645,7 @@ fn stop(steps: &mut Steps, end: TurnEnd, message: String, inbox: &Inbox<'_>) {
 }
 
 /// The tools offered, as the provider wants them.
-fn tool_defs(offered: &[ToolSpec]) -> Vec<ToolDef> {
+pub(super) fn tool_defs(offered: &[ToolSpec]) -> Vec<ToolDef> {
     offered
         .iter()
         .map(|t| ToolDef {
@@ -643,7 +725,7 @@ fn text_of(content: &[Block]) -> String {
 /// The history with consecutive messages of one role merged (after an interrupted turn the
 /// next message follows a user message; providers want roles to alternate). Tool results stay
 /// first in a merged user message, as Anthropic requires.
-fn merged(history: &[Message]) -> Vec<Message> {
+pub(super) fn merged(history: &[Message]) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(history.len());
     for message in history {
         match out.last_mut() {

@@ -7,8 +7,8 @@
 use super::outln;
 use super::{Context, Failure};
 use crate::agent::{
-    Agent, AgentEvent, Attachment, BuildError, FocusedNote, NoteContext, Op, PendingTools,
-    PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
+    Agent, AgentEvent, Attachment, BuildError, CompactionInfo, FocusedNote, NoteContext, Op,
+    PendingTools, PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
 };
 use crate::mcp::plugins::ServerPlan;
 use crate::mcp::{McpServerState, McpStartup};
@@ -38,6 +38,10 @@ pub struct AskArgs {
     /// Continue the vault's most recent session.
     #[arg(long = "continue")]
     pub continue_: bool,
+    /// Start a new session from the summary of the vault's most recent one (or of --session ID),
+    /// linked to it: a long session continued with a fresh context.
+    #[arg(long = "continue-new", conflicts_with = "continue_")]
+    pub continue_new: bool,
     /// How to answer permission requests: ask on the terminal, deny them all, or approve them
     /// all (paths outside the vault and protected folders stay refused).
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
@@ -113,10 +117,11 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         Ok(c) => c,
         Err(message) => return usage(message),
     };
-    let resume = match (&args.session, args.continue_) {
-        (Some(id), _) => Resume::Session(id.clone()),
-        (None, true) => Resume::Latest,
-        (None, false) => Resume::New,
+    let resume = match (&args.session, args.continue_, args.continue_new) {
+        (session, _, true) => Resume::ContinueNew(session.clone()),
+        (Some(id), _, false) => Resume::Session(id.clone()),
+        (None, true, false) => Resume::Latest,
+        (None, false, false) => Resume::New,
     };
     if let Some(probe) = window_probe
         && let Err(e) = runtime.block_on(probe)
@@ -132,19 +137,27 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
             e => Failure::new(e.to_string()),
         })?;
 
-    let (outcome, thinking) = runtime.block_on(async {
-        let outcome = drive(agent, args, attachments, context).await;
+    let outcome = runtime.block_on(async {
+        let driven = drive(agent, args, attachments, context).await;
         // Closed before the runtime ends, so every server is waited for (no zombies, no
         // orphans) rather than killed on the way out.
         mcp.shutdown().await;
-        outcome
+        driven
     })?;
+    let Driven {
+        outcome,
+        thinking,
+        compactions,
+    } = outcome;
     if args.json {
         let mut out = std::io::stdout().lock();
         let mut value = serde_json::to_value(&outcome)?;
         // The model's reasoning, apart from `reply`; absent when it did not think aloud.
         if let (false, Some(fields)) = (thinking.is_empty(), value.as_object_mut()) {
             fields.insert("thinking".into(), thinking.into());
+        }
+        if !compactions.is_empty() {
+            value["compactions"] = serde_json::to_value(&compactions)?;
         }
         serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
@@ -188,14 +201,22 @@ fn tools_reporting_failures(mcp: McpStartup) -> PendingTools {
     })
 }
 
-/// Run one turn, printing and answering as it goes; the turn's outcome and the model's
-/// reasoning (each response's thinking, separated by a blank line).
+/// What one turn of `ask` came to.
+struct Driven {
+    outcome: TurnOutcome,
+    /// The model's reasoning (each response's thinking, separated by a blank line).
+    thinking: String,
+    /// The compactions made during the turn.
+    compactions: Vec<CompactionInfo>,
+}
+
+/// Run one turn, printing and answering as it goes.
 async fn drive(
     agent: Agent,
     args: &AskArgs,
     attachments: Vec<Attachment>,
     context: NoteContext,
-) -> Result<(TurnOutcome, String), Failure> {
+) -> Result<Driven, Failure> {
     let (ops, mut events, task) = agent.spawn();
     ops.send(Op::UserTurn {
         text: args.prompt.clone(),
@@ -210,12 +231,17 @@ async fn drive(
     let mut thinking = String::new();
     // Whether something else came since the last thinking: the next thinking is a new response's.
     let mut thinking_ended = false;
+    let mut compactions = Vec::new();
     while let Some(event) = events.recv().await {
         if !matches!(event, AgentEvent::ThinkingDelta(_)) {
             thinking_ended = !thinking.is_empty();
         }
         match event {
-            AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) => {}
+            AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) | AgentEvent::CompactDone => {}
+            AgentEvent::Compacted(info) => {
+                eprintln!("vaultchat: {}", crate::agent::compaction_line(&info));
+                compactions.push(info);
+            }
             // Kept out of the printed reply; `--json` reports it in its own field.
             AgentEvent::ThinkingDelta(text) => {
                 if thinking_ended {
@@ -268,7 +294,11 @@ async fn drive(
     }
     let _ = task.await;
     outcome
-        .map(|outcome| (outcome, thinking))
+        .map(|outcome| Driven {
+            outcome,
+            thinking,
+            compactions,
+        })
         .ok_or_else(|| Failure::new("the agent stopped without finishing the turn"))
 }
 

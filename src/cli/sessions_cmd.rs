@@ -86,8 +86,13 @@ fn list(
                 + s.usage.output_tokens
                 + s.usage.cache_read_tokens
                 + s.usage.cache_write_tokens;
+            let continues = s
+                .parent_id
+                .as_deref()
+                .map(|p| format!("  (continues {p})"))
+                .unwrap_or_default();
             outln!(
-                "{}  {}  {:>3} messages  {:>8} tokens  {}",
+                "{}  {}  {:>3} messages  {:>8} tokens  {}{continues}",
                 s.id,
                 super::usage_cmd::day_of(s.updated_ms),
                 s.messages,
@@ -108,6 +113,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
     let summary = store.session(&full)?;
     let messages = store.session_messages(&full)?;
     let failed = store.failed_turns(&full)?;
+    let compactions = store.compactions(&full)?;
     if as_json {
         let messages: Vec<serde_json::Value> = messages
             .iter()
@@ -127,13 +133,20 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
             .collect();
         outln!(
             "{}",
-            json!({ "session": summary, "messages": messages, "failed_turns": failed })
+            json!({ "session": summary, "messages": messages, "failed_turns": failed, "compactions": compactions })
         );
         return Ok(());
     }
     if let Some(s) = &summary {
         outln!("{}  {}", s.id, s.title);
+        if let Some(parent) = &s.parent_id {
+            outln!("continues session {parent}");
+        }
     }
+    // A summary made when a new session began stands before its first message.
+    print_summaries(&compactions, 0)?;
+    // Compactions count the messages that are sent upstream: those outside failed turns.
+    let mut sent: u64 = 0;
     for m in &messages {
         match serde_json::from_str::<Vec<Block>>(&m.content_json) {
             Ok(blocks) => {
@@ -146,6 +159,35 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
         // A failed turn is kept but no longer sent to the model (docs/decisions.md §36).
         for turn in failed.iter().filter(|t| t.last_seq == m.seq) {
             outln!("[failed, not sent to the model again: {}]", turn.error);
+        }
+        if !failed
+            .iter()
+            .any(|t| (t.first_seq..=t.last_seq).contains(&m.seq))
+        {
+            sent += 1;
+        }
+        print_summaries(&compactions, sent)?;
+    }
+    Ok(())
+}
+
+/// The summaries made after message `seq` (the messages up to it are what they replace upstream).
+fn print_summaries(
+    compactions: &[crate::store::StoredCompaction],
+    seq: u64,
+) -> Result<(), Failure> {
+    let mut last: Option<&str> = None;
+    for c in compactions {
+        if let Some(summary) = c.summary.as_deref()
+            && c.summarised == seq
+            && last != Some(summary)
+        {
+            outln!(
+                "── compacted ({}): messages 1–{seq} are sent as this summary ──",
+                c.reason
+            );
+            outln!("{summary}");
+            last = Some(summary);
         }
     }
     Ok(())

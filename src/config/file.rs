@@ -61,6 +61,9 @@ pub struct Config {
     /// `[privacy]`: where notes may be sent.
     #[serde(default)]
     pub privacy: PrivacyConfig,
+    /// `[context]`: when a long session is compacted.
+    #[serde(default)]
+    pub context: ContextConfig,
 }
 
 /// `[privacy]`: where the text of notes may go.
@@ -71,6 +74,39 @@ pub struct PrivacyConfig {
     /// remote base URL is refused before any byte is sent.
     #[serde(default)]
     pub local_only: bool,
+}
+
+/// `[context]`: long sessions. Before a request would fill more than `compact_threshold` of the
+/// model's context window, the older part of the conversation is compacted (docs/architecture.md,
+/// "Long sessions").
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// The share of the context window (0.1 to 0.95) a request may fill before the conversation
+    /// is compacted.
+    #[serde(default = "default_compact_threshold")]
+    pub compact_threshold: f64,
+    /// Compact on its own before the threshold is passed; `false` leaves it to `/compact` and to
+    /// the provider's context-overflow error.
+    #[serde(default = "default_auto_compact")]
+    pub auto_compact: bool,
+}
+
+fn default_compact_threshold() -> f64 {
+    0.8
+}
+
+fn default_auto_compact() -> bool {
+    true
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self {
+            compact_threshold: default_compact_threshold(),
+            auto_compact: default_auto_compact(),
+        }
+    }
 }
 
 /// `[history]`: the revision log behind /rewind and block history. Revisions are stored as deltas;
@@ -531,6 +567,18 @@ const KEY_HINTS: &[(&str, &str)] = &[
     ("history.keep_days", "keep_days = 90"),
     ("history.max_mb", "max_mb = 50"),
     (
+        "context",
+        "[context]\ncompact_threshold = 0.8\nauto_compact = true",
+    ),
+    (
+        "context.compact_threshold",
+        "compact_threshold = 0.8   # compact before a request fills 80% of the window",
+    ),
+    (
+        "context.auto_compact",
+        "auto_compact = true   # false: only /compact and overflow errors compact",
+    ),
+    (
         "index.exclude_folders",
         "exclude_folders = [\"Templates\", \"Archive/old\"]",
     ),
@@ -750,6 +798,15 @@ impl Config {
                 format!(
                     "{} ms is outside 100 to 60000: shorter writes on nearly every key, longer risks minutes of typing",
                     self.editor.autosave_delay_ms
+                ),
+            ));
+        }
+        if !(0.1..=0.95).contains(&self.context.compact_threshold) {
+            return Err(invalid(
+                "context.compact_threshold",
+                format!(
+                    "{} is outside 0.1 to 0.95: it is the share of the context window a request may fill before compaction",
+                    self.context.compact_threshold
                 ),
             ));
         }
@@ -1051,6 +1108,25 @@ mod tests {
         assert!(msg.contains(":2: key `index.exclude_folders`"), "{msg}");
         let err = parse("[provider]\nbase_url = \"localhost:8080\"\n").unwrap_err();
         assert!(err.to_string().contains("`provider.base_url`"), "{err}");
+    }
+
+    /// `[context]`: compaction at 80% by default; a threshold outside 0.1–0.95 is named.
+    #[test]
+    fn context_threshold_defaults_and_bounds() {
+        let c = parse("").unwrap();
+        assert_eq!(c.context, ContextConfig::default());
+        assert!((c.context.compact_threshold - 0.8).abs() < f64::EPSILON);
+        assert!(c.context.auto_compact);
+        let c = parse("[context]\ncompact_threshold = 0.5\nauto_compact = false\n").unwrap();
+        assert!((c.context.compact_threshold - 0.5).abs() < f64::EPSILON);
+        assert!(!c.context.auto_compact);
+        let err = parse("[context]\ncompact_threshold = 1.5\n").unwrap_err();
+        assert!(
+            err.to_string().contains("context.compact_threshold"),
+            "{err}"
+        );
+        let err = parse("[context]\nthreshold = 0.5\n").unwrap_err();
+        assert!(err.to_string().contains("compact_threshold"), "{err}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! note revisions of every vault. This module owns the connection settings and the migrations;
 //! the tables themselves arrive with the features that use them, each as a new migration.
 
+mod compactions;
 pub mod dates;
 mod failed_turns;
 mod migrate;
@@ -12,6 +13,7 @@ mod sessions;
 mod sqlite;
 mod usage;
 
+pub use compactions::StoredCompaction;
 pub use failed_turns::FailedTurn;
 pub use plugin_trust::PluginAnswer;
 pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
@@ -57,6 +59,11 @@ pub const MIGRATIONS: &[Migration] = &[
         8,
         "plugin_trust",
         include_str!("migrations/0008_plugin_trust.sql"),
+    ),
+    Migration::new(
+        9,
+        "compaction",
+        include_str!("migrations/0009_compaction.sql"),
     ),
 ];
 

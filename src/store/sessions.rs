@@ -53,6 +53,9 @@ pub struct SessionSummary {
     pub messages: u64,
     /// The tokens of every response in the session.
     pub usage: TokenTotals,
+    /// The session this one continues (`/continue-new`, `ask --continue-new`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
 }
 
 /// The columns of a [`SessionSummary`], for every query that returns one (`s` is `sessions`).
@@ -64,7 +67,8 @@ const SUMMARY_COLUMNS: &str =
     (SELECT ifnull(sum(output_tokens), 0) FROM usage u WHERE u.session_id = s.id),
     (SELECT ifnull(sum(cache_read_tokens), 0) FROM usage u WHERE u.session_id = s.id),
     (SELECT ifnull(sum(cache_write_tokens), 0) FROM usage u WHERE u.session_id = s.id),
-    (SELECT count(*) FROM usage u WHERE u.session_id = s.id)";
+    (SELECT count(*) FROM usage u WHERE u.session_id = s.id),
+    s.parent_id";
 
 /// Newest activity first; ties (same millisecond) by creation, then id, so the order is stable.
 const NEWEST_FIRST: &str = "ORDER BY s.updated_ms DESC, s.created_ms DESC, s.id DESC";
@@ -87,6 +91,7 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
             cache_write_tokens: count(11)?,
             responses: count(12)?,
         },
+        parent_id: r.get(13)?,
     })
 }
 
@@ -495,6 +500,7 @@ mod tests {
                 updated_ms: 1_000,
                 messages: 0,
                 usage: TokenTotals::default(),
+                parent_id: None,
             }
         );
         assert_eq!(store.session("0000000000000000").unwrap(), None);

@@ -101,6 +101,8 @@ pub enum Effect {
     RenameSession(String, String),
     /// Start a new session (a new agent).
     NewSession,
+    /// Start a new session seeded with the summary of session `id`, linked to it.
+    ContinueNew(String),
     /// Switch the model for the next turns (and find its context window).
     SetModel(String),
     /// List the provider's models with their windows (off the loop) and call `show_models`.
@@ -474,6 +476,47 @@ impl App {
         self.transcript.push_system("new session");
     }
 
+    /// `/compact`: summarise the older part of the conversation now.
+    fn compact(&mut self) {
+        if self.busy() {
+            self.flash(
+                "a turn is running; /compact when it has ended",
+                Role::Notice,
+            );
+            return;
+        }
+        if self.info.session_id.is_none() {
+            self.flash("nothing to compact yet: the session is empty", Role::Notice);
+            return;
+        }
+        self.state = AgentState::Thinking;
+        self.transcript.push_system("compacting the conversation…");
+        self.effects.push(Effect::Agent(Op::Compact));
+    }
+
+    /// `/continue-new`: a new session that starts from the summary of this one.
+    fn continue_new(&mut self) {
+        if self.busy() {
+            self.flash(
+                "a turn is running; interrupt it first (Esc in the chat)",
+                Role::Notice,
+            );
+            return;
+        }
+        let Some(id) = self.info.session_id.clone() else {
+            self.flash("nothing to continue: the session is empty", Role::Notice);
+            return;
+        };
+        self.transcript.clear();
+        self.usage = Usage::default();
+        self.last_context_tokens = 0;
+        self.info.session_id = None;
+        self.effects.push(Effect::ContinueNew(id.clone()));
+        self.transcript.push_system(&format!(
+            "new session continuing {id}: its summary is made with your first message"
+        ));
+    }
+
     /// The chat input was sent: a `/command`, or a message for the agent.
     fn send(&mut self) {
         let text = self.input.take();
@@ -546,6 +589,8 @@ impl App {
             .unwrap_or((command, ""));
         match name {
             "new" => self.new_session(),
+            "compact" => self.compact(),
+            "continue-new" => self.continue_new(),
             "sessions" => self.effects.push(Effect::LoadSessions(None)),
             "usage" => self.effects.push(Effect::LoadUsage),
             "help" => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
@@ -565,7 +610,7 @@ impl App {
             "quit" | "q" => self.on_action(Action::Quit, &KeyEvent::from(crossterm::event::KeyCode::Null)),
             other => self.flash(
                 format!(
-                    "/{other} is not a command; commands: /new /sessions /usage /model /rewind /mcp /help"
+                    "/{other} is not a command; commands: /new /compact /continue-new /sessions /usage /model /rewind /mcp /help"
                 ),
                 Role::Error,
             ),
@@ -828,6 +873,8 @@ impl App {
                 after,
             } => self.apply_agent_edit(id, &path, &before, &after),
             AgentEvent::Notice(text) => self.transcript.push_system(&text),
+            AgentEvent::Compacted(info) => self.transcript.push_compaction(&info),
+            AgentEvent::CompactDone => self.state = AgentState::Idle,
             AgentEvent::Usage(usage) => {
                 self.usage.add(&usage);
                 self.last_context_tokens = usage.input_tokens

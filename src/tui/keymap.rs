@@ -80,7 +80,7 @@ actions! {
     PageDown => "page_down": "Scroll down a page",
     ScrollTop => "scroll_top": "Scroll to the top",
     ScrollBottom => "scroll_bottom": "Scroll to the bottom",
-    ToggleDetails => "toggle_details": "Toggle the last tool call or thinking",
+    ToggleDetails => "toggle_details": "Toggle the last tool call, thinking or compaction",
     ApproveOnce => "approve_once": "Approve this change once",
     ApproveSession => "approve_session": "Approve this tool for the session",
     ApproveAlways => "approve_always": "Approve this tool always (asks: tool, or tool + path)",

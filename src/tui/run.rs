@@ -787,6 +787,12 @@ async fn perform(
             Ok(link) => return Ok(Some(link)),
             Err(e) => app.on_error(e.to_string()),
         },
+        Effect::ContinueNew(id) => {
+            match start_agent(launch, ready, Resume::ContinueNew(Some(id))) {
+                Ok(link) => return Ok(Some(link)),
+                Err(e) => app.on_error(e.to_string()),
+            }
+        }
         Effect::Copy(text) => copy(app, &text),
         effect @ (Effect::LoadSessions(_)
         | Effect::LoadUsage
@@ -861,6 +867,7 @@ fn perform_on_store(
         | Effect::LoadTools
         | Effect::ResumeSession(_)
         | Effect::NewSession
+        | Effect::ContinueNew(_)
         | Effect::Copy(_)
         | Effect::Agent(_)
         | Effect::SaveNote { .. }
@@ -1052,7 +1059,30 @@ fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
 fn transcript_of(conversation: &StoredConversation) -> Transcript {
     let mut transcript = Transcript::new();
     let mut calls: std::collections::HashMap<&str, (&str, &serde_json::Value)> = Default::default();
+    // A summary replaces the first `count` messages that are sent upstream (failed turns are not).
+    let summary_after = |count: usize, transcript: &mut Transcript| {
+        for (replaced, summary) in conversation.summaries.iter().filter(|(r, _)| *r == count) {
+            let headline = if *replaced == 0 {
+                "continued from the summary of the earlier session".to_string()
+            } else {
+                format!("the {replaced} messages above are sent as a summary")
+            };
+            transcript.push_stored_compaction(&headline, Some(summary));
+        }
+    };
+    summary_after(0, &mut transcript);
+    let mut sent = 0;
     for (message, seq) in conversation.messages.iter().zip(&conversation.seqs) {
+        let failed = conversation
+            .failed_turns
+            .iter()
+            .any(|t| (t.first_seq..=t.last_seq).contains(seq));
+        if !failed {
+            if sent > 0 {
+                summary_after(sent, &mut transcript);
+            }
+            sent += 1;
+        }
         show_message(&mut transcript, conversation, message, &mut calls);
         // A turn the provider failed is shown with its error: kept, but no longer sent upstream.
         for failed in conversation
@@ -1062,6 +1092,9 @@ fn transcript_of(conversation: &StoredConversation) -> Transcript {
         {
             transcript.push_error(&failed.error);
         }
+    }
+    if sent > 0 {
+        summary_after(sent, &mut transcript);
     }
     transcript
 }

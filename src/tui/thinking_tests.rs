@@ -120,7 +120,7 @@ fn thinking_in_each_step_of_a_tool_loop_gets_its_own_item() {
             Cell::Thinking { .. } => "thinking",
             Cell::Tool { .. } => "tool",
             Cell::Assistant { .. } => "reply",
-            Cell::Error { .. } | Cell::System { .. } => "note",
+            Cell::Error { .. } | Cell::System { .. } | Cell::Compaction { .. } => "note",
         })
         .collect();
     assert_eq!(kinds, ["user", "thought", "tool", "thinking"]);

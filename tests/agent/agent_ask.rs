@@ -1004,6 +1004,9 @@ fn ten_turns_keep_the_prefix_cacheable_and_usage_adds_up() {
             );
             let v = json_of(&out);
             assert_eq!(v["reply"], format!("Answer {turn}."));
+            // Far under the window: no compaction, so the prefix must hold across every request
+            // (tests/agent/long_session.rs checks that it changes only at a compaction).
+            assert!(v.get("compactions").is_none(), "{v}");
             let id = v["session_id"].as_str().unwrap().to_string();
             if turn == 0 {
                 session = id;
@@ -1410,6 +1413,11 @@ fn a_context_overflow_says_how_to_get_out() {
         let error = v["error"].as_str().unwrap();
         assert!(
             error.contains("context window") && error.contains("new session"),
+            "{error}"
+        );
+        // The turn alone overflows: nothing older to compact, so no retry, and the history is kept.
+        assert!(
+            error.contains("nothing older to compact") && error.contains("keeps its history"),
             "{error}"
         );
         assert_eq!(fake.requests().len(), 1, "a 400 is not retried");

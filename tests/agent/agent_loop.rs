@@ -63,6 +63,7 @@ fn make_agent_with(
             model: "m".into(),
             max_tokens: 1024,
             max_steps: 8,
+            context: Default::default(),
         },
         RuleSet::default(),
         log,

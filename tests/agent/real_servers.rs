@@ -316,6 +316,7 @@ fn openai_agent(vault: &std::path::Path, data: &std::path::Path, fake: &FakeLlm)
             model: "smol".into(),
             max_tokens: 256,
             max_steps: 8,
+            context: Default::default(),
         },
         RuleSet::default(),
         log,

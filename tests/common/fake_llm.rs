@@ -77,10 +77,15 @@ pub struct Recorded {
     pub raw_body: String,
 }
 
+/// An answer computed from each request (a server that behaves, rather than a script).
+pub type Responder = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
 /// What the server thread shares with the test.
 #[derive(Default)]
 struct Shared {
     replies: Mutex<VecDeque<Reply>>,
+    /// When set, every POST is answered by it and the script is not used.
+    responder: Option<Responder>,
     requests: Mutex<Vec<Recorded>>,
     overflow: AtomicUsize,
     /// Fixed answers of the model endpoints, by path (see [`FakeLlm::serve_info`]).
@@ -110,16 +115,28 @@ impl FakeLlm {
     /// and counted in [`FakeLlm::overflow`]. Other methods get 405 and are neither recorded nor
     /// answered from the script.
     pub fn start(replies: Vec<Reply>) -> FakeLlm {
+        Self::serve(Shared {
+            replies: Mutex::new(replies.into()),
+            ..Shared::default()
+        })
+    }
+
+    /// Answer every POST with what `responder` makes of it (recorded first, like scripted ones).
+    pub fn start_responding(responder: Responder) -> FakeLlm {
+        Self::serve(Shared {
+            responder: Some(responder),
+            ..Shared::default()
+        })
+    }
+
+    fn serve(shared: Shared) -> FakeLlm {
         // Bound here, before the thread starts, so the port is known when `start` returns.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         listener
             .set_nonblocking(true)
             .expect("a non-blocking listener for tokio");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
-        let shared = Arc::new(Shared {
-            replies: Mutex::new(replies.into()),
-            ..Shared::default()
-        });
+        let shared = Arc::new(shared);
         let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
         let app = Router::new()
             .fallback(answer)
@@ -224,9 +241,19 @@ async fn answer(
             r#"{"error":"fake server: POST only"}"#,
         );
     }
+    let recorded = record(&uri, &headers, &body);
+    if let Some(responder) = &shared.responder {
+        let reply = responder(&recorded);
+        let number = {
+            let mut requests = lock(&shared.requests);
+            requests.push(recorded);
+            requests.len()
+        };
+        return respond(reply, number);
+    }
     let number = {
         let mut requests = lock(&shared.requests);
-        requests.push(record(&uri, &headers, &body));
+        requests.push(recorded);
         requests.len()
     };
     let next = lock(&shared.replies).pop_front();

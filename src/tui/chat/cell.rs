@@ -19,6 +19,7 @@ const USER_MARKER: &str = "› ";
 const ERROR_MARKER: &str = "✗ ";
 const SYSTEM_MARKER: &str = "· ";
 const TOOL_MARKER: &str = "⚙ ";
+const COMPACTION_MARKER: &str = "≡ ";
 const DETAIL_BAR: &str = "  │ ";
 const DETAIL_END: &str = "  └ ";
 /// Input keys that name what a tool works on, in order of preference, for the one-line summary.
@@ -69,6 +70,13 @@ pub enum Cell {
     Error { text: String },
     /// A note from vaultchat itself (session resumed, model changed).
     System { text: String },
+    /// The older part of the conversation was compacted: a marked line, and the summary that
+    /// replaces it upstream below it when `expanded`.
+    Compaction {
+        headline: String,
+        summary: Option<String>,
+        expanded: bool,
+    },
 }
 
 /// The lines of `cell` at `width` cells. A streaming reply ends in [`STREAM_CURSOR`]. `approval`
@@ -152,7 +160,47 @@ pub(crate) fn layout_with(
             let style = theme.style(Role::System);
             marked_text(text, SYSTEM_MARKER, style, style, width)
         }
+        Cell::Compaction {
+            headline,
+            summary,
+            expanded,
+        } => compaction_lines(headline, summary.as_deref(), *expanded, width, theme),
     }
+}
+
+/// A compaction: the marked headline (with a hint when there is a summary to expand), and the
+/// summary indented under it when expanded.
+fn compaction_lines(
+    headline: &str,
+    summary: Option<&str>,
+    expanded: bool,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let style = theme.style(Role::System);
+    let hint = match (summary, expanded) {
+        (Some(_), false) => "  [+ summary]",
+        (Some(_), true) => "  [− summary]",
+        (None, _) => "",
+    };
+    let mut lines = marked_text(
+        &format!("compacted · {headline}{hint}"),
+        COMPACTION_MARKER,
+        theme.style(Role::Notice),
+        style,
+        width,
+    );
+    if let (Some(summary), true) = (summary, expanded) {
+        let indent = wrap::text_width(COMPACTION_MARKER);
+        lines.extend(marked_text(
+            summary,
+            &" ".repeat(indent),
+            style,
+            theme.style(Role::Text),
+            width,
+        ));
+    }
+    lines
 }
 
 /// Put the streaming cursor after the last line, or on a line of its own when that one is full.

@@ -450,15 +450,39 @@ impl Transcript {
         });
     }
 
-    /// Expand or collapse the most recent tool call or thinking cell.
+    /// Add a compaction of the conversation (collapsed; its summary shows when expanded).
+    pub fn push_compaction(&mut self, info: &crate::agent::CompactionInfo) {
+        self.finish_streaming();
+        self.push(Cell::Compaction {
+            headline: crate::agent::compaction_line(info),
+            summary: info.summary.clone(),
+            expanded: false,
+        });
+    }
+
+    /// Add a stored compaction (a resumed session's transcript).
+    pub fn push_stored_compaction(&mut self, headline: &str, summary: Option<&str>) {
+        self.push(Cell::Compaction {
+            headline: headline.to_string(),
+            summary: summary.map(str::to_string),
+            expanded: false,
+        });
+    }
+
+    /// Expand or collapse the most recent tool call, thinking or compaction.
     pub fn toggle_last_tool(&mut self) {
-        let last = self
-            .entries
-            .iter()
-            .rposition(|e| matches!(e.cell, Cell::Tool { .. } | Cell::Thinking { .. }));
+        let last = self.entries.iter().rposition(|e| {
+            matches!(
+                e.cell,
+                Cell::Tool { .. } | Cell::Thinking { .. } | Cell::Compaction { .. }
+            )
+        });
         if let Some(id) = last {
-            if let Some(Cell::Tool { expanded, .. } | Cell::Thinking { expanded, .. }) =
-                self.entries.get_mut(id).map(|e| &mut e.cell)
+            if let Some(
+                Cell::Tool { expanded, .. }
+                | Cell::Thinking { expanded, .. }
+                | Cell::Compaction { expanded, .. },
+            ) = self.entries.get_mut(id).map(|e| &mut e.cell)
             {
                 *expanded = !*expanded;
             }

@@ -607,3 +607,58 @@ fn snapshot_a_message_with_images() {
         theme().style(Role::Attachment)
     ));
 }
+
+/// A compaction: a marked line among the turns; its summary shows only when expanded.
+fn compacted() -> Transcript {
+    let mut t = Transcript::new();
+    t.push_user("Turn 12: read Big.md and tell me what it says.");
+    t.append_delta("Answer 11.");
+    t.finish_streaming();
+    t.push_compaction(&crate::agent::CompactionInfo {
+        reason: crate::agent::CompactReason::Threshold,
+        summary: Some(
+            "The person asked about Big.md in every turn. It is a long note about the garden: \
+             tomatoes in beds 0 to 6, beans along the fence, watering times through the day. \
+             Nothing was changed; the next step is to keep answering from it."
+                .into(),
+        ),
+        summarised_messages: 40,
+        shortened_messages: 44,
+        tokens_before: 12_910,
+        tokens_after: 8_120,
+        summary_requests: 1,
+    });
+    t.push_user("Turn 13: and now?");
+    t
+}
+
+#[test]
+fn snapshot_compaction_collapsed_and_expanded() {
+    let mut collapsed = compacted();
+    let buf = draw(&mut collapsed, 80, 24);
+    let shown = buffer_text(&buf);
+    assert!(
+        shown.contains("compacted ·") && shown.contains("[+ summary]"),
+        "{shown}"
+    );
+    assert!(!shown.contains("beans along the fence"), "{shown}");
+    snapshot(
+        "transcript_compaction_collapsed_80x24",
+        &mut compacted(),
+        80,
+        24,
+    );
+    let mut expanded = compacted();
+    expanded.toggle_last_tool();
+    let shown = buffer_text(&draw(&mut expanded, 80, 24));
+    assert!(
+        shown.contains("beans along the fence") && shown.contains("[− summary]"),
+        "{shown}"
+    );
+    snapshot(
+        "transcript_compaction_expanded_80x24",
+        &mut expanded,
+        80,
+        24,
+    );
+}

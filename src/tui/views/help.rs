@@ -14,6 +14,14 @@ use ratatui::text::{Line, Span};
 pub const COMMANDS: &[(&str, &str)] = &[
     ("/new", "Start a new session"),
     (
+        "/compact",
+        "Summarise the older part of the conversation now (frees context)",
+    ),
+    (
+        "/continue-new",
+        "Start a new session from the summary of this one, linked to it",
+    ),
+    (
         "/sessions",
         "Show past sessions: resume, rename, delete, search",
     ),

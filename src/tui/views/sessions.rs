@@ -585,6 +585,7 @@ mod tests {
                 cache_write_tokens: 0,
                 responses: messages / 2,
             },
+            parent_id: None,
         }
     }
 
