@@ -173,6 +173,7 @@ impl SessionLog {
             output_tokens: usage.output_tokens,
             cache_read_tokens: usage.cache_read_input_tokens,
             cache_write_tokens: usage.cache_creation_input_tokens,
+            estimated: usage.estimated,
         })
     }
 }
@@ -231,6 +232,7 @@ pub fn load_conversation(store: &Store, id: &str) -> Result<StoredConversation, 
             output_tokens: s.usage.output_tokens,
             cache_read_input_tokens: s.usage.cache_read_tokens,
             cache_creation_input_tokens: s.usage.cache_write_tokens,
+            estimated: s.usage.is_estimated(),
         })
         .unwrap_or_default();
     Ok(StoredConversation {

@@ -402,6 +402,7 @@ impl WireUsage {
             output_tokens: self.completion_tokens.unwrap_or(0),
             cache_read_input_tokens: cache_read,
             cache_creation_input_tokens: cache_write,
+            estimated: false,
         }
     }
 }
@@ -785,6 +786,7 @@ mod tests {
                 output_tokens: 40,
                 cache_read_input_tokens: 3072,
                 cache_creation_input_tokens: 0,
+                estimated: false,
             }
         );
         assert_eq!(response.content, vec![Block::Text { text: "Hi".into() }]);
@@ -807,6 +809,7 @@ mod tests {
                 output_tokens: 5,
                 cache_read_input_tokens: 100,
                 cache_creation_input_tokens: 800,
+                estimated: false,
             }
         );
     }

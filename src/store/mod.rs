@@ -44,6 +44,11 @@ pub const MIGRATIONS: &[Migration] = &[
         "tool_decisions",
         include_str!("migrations/0006_tool_decisions.sql"),
     ),
+    Migration::new(
+        7,
+        "usage_estimated",
+        include_str!("migrations/0007_usage_estimated.sql"),
+    ),
 ];
 
 /// A store in a fresh temporary folder, for tests; keep the folder guard alive as long as the store.

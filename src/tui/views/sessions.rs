@@ -584,6 +584,7 @@ mod tests {
                 cache_read_tokens: tokens / 2,
                 cache_write_tokens: 0,
                 responses: messages / 2,
+                estimated_responses: 0,
             },
         }
     }

@@ -39,6 +39,16 @@ pub fn bar_eighths(value: u64, max: u64, rows: u16) -> u32 {
     u32::try_from(eighths).unwrap_or(u32::MAX).max(1)
 }
 
+/// `n` in short form, with `~` before it when `t` holds estimated counts (their provider reported
+/// no usage).
+fn approx(t: &TokenTotals, n: u64) -> String {
+    if t.is_estimated() {
+        format!("~{}", compact(n))
+    } else {
+        compact(n)
+    }
+}
+
 /// Which part of a stacked bar a cell shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -185,9 +195,9 @@ impl UsageView {
             Some(c) => format!("${c:.2}"),
             None => "—".to_string(),
         };
-        let parts: Vec<Vec<Span<'static>>> = vec![
+        let mut parts: Vec<Vec<Span<'static>>> = vec![
             vec![
-                Span::styled(compact(t.all_tokens()), value),
+                Span::styled(approx(t, t.all_tokens()), value),
                 Span::styled(" tokens", label),
             ],
             vec![
@@ -213,6 +223,15 @@ impl UsageView {
                 ),
             ],
         ];
+        if t.is_estimated() {
+            parts.push(vec![
+                Span::styled("~ ", value),
+                Span::styled(
+                    format!("{} estimated", t.estimated_responses),
+                    label,
+                ),
+            ]);
+        }
         join_fitting(parts, "  ·  ", label, usize::from(width))
     }
 
@@ -223,11 +242,11 @@ impl UsageView {
         Line::from(vec![
             Span::styled("█ ", theme.style(Role::ChartInput)),
             Span::styled("input ", label),
-            Span::styled(compact(t.input_tokens), value),
+            Span::styled(approx(t, t.input_tokens), value),
             Span::raw("   "),
             Span::styled("█ ", theme.style(Role::ChartOutput)),
             Span::styled("output ", label),
-            Span::styled(compact(t.output_tokens), value),
+            Span::styled(approx(t, t.output_tokens), value),
             Span::raw("   "),
             Span::styled("█ ", theme.style(Role::ChartCache)),
             Span::styled("cache ", label),
@@ -299,7 +318,7 @@ impl UsageView {
                 );
             }
             // The value above the bar, when the slot is wide enough for it.
-            let value = compact(totals.all_tokens());
+            let value = approx(totals, totals.all_tokens());
             if totals.all_tokens() > 0 && text_width(&value) < slot {
                 let above = 1 + usize::from(bar_rows) - cells.len();
                 let x = slot_x + (slot - text_width(&value)) / 2;
@@ -535,10 +554,10 @@ impl TableColumns {
         let text = self.cells(
             name,
             [
-                compact(t.input_tokens),
-                compact(t.output_tokens),
+                approx(t, t.input_tokens),
+                approx(t, t.output_tokens),
                 compact(t.cache_read_tokens + t.cache_write_tokens),
-                compact(t.all_tokens()),
+                approx(t, t.all_tokens()),
                 cache_hit_percent(t).map_or("—".into(), |p| format!("{p:.0}%")),
             ],
         );
@@ -653,6 +672,7 @@ mod tests {
             cache_read_tokens: read,
             cache_write_tokens: write,
             responses,
+            estimated_responses: 0,
         }
     }
 
