@@ -39,11 +39,16 @@ fn main() {
         .iter()
         .filter(|c| c.estimator == "openai" && c.error_percent().abs() > OPENAI_LIMIT)
         .collect();
-    let report = json!({ "accuracy": groups, "speed_ms": speed, "openai_over_limit": failed.len() });
+    let report =
+        json!({ "accuracy": groups, "speed_ms": speed, "openai_over_limit": failed.len() });
     write_report(root, &report);
     if !failed.is_empty() {
         for c in failed {
-            eprintln!("over ±{OPENAI_LIMIT}%: {} {:+.1}%", c.name, c.error_percent());
+            eprintln!(
+                "over ±{OPENAI_LIMIT}%: {} {:+.1}%",
+                c.name,
+                c.error_percent()
+            );
         }
         std::process::exit(1);
     }
@@ -51,7 +56,10 @@ fn main() {
 
 fn accuracy_report(comparisons: &[Comparison]) -> serde_json::Value {
     println!("recorded streams");
-    for c in comparisons.iter().filter(|c| c.name.ends_with(".sse") || c.name.contains(".sse ")) {
+    for c in comparisons
+        .iter()
+        .filter(|c| c.name.ends_with(".sse") || c.name.contains(".sse "))
+    {
         println!(
             "  {:<58} {:<10} est {:>4} vs {:>4} {:<17} {:+6.1}%",
             c.name,
@@ -105,7 +113,10 @@ fn conversation(model: &str, notes: &[(String, String)], salt: usize) -> Request
         }
         let id = format!("call_{salt}_{turn}");
         let question = format!("({salt}) What does {path} say about the plan?");
-        let reply = format!("({salt}) {}", &text[..text.floor_char_boundary(text.len() / 3)]);
+        let reply = format!(
+            "({salt}) {}",
+            &text[..text.floor_char_boundary(text.len() / 3)]
+        );
         bytes += question.len() + text.len() + reply.len();
         messages.push(Message {
             role: Role::User,
@@ -153,13 +164,28 @@ fn conversation(model: &str, notes: &[(String, String)], salt: usize) -> Request
     }
 }
 
-fn request_bytes(request: &Request) -> usize {
-    request
-        .messages
-        .iter()
-        .map(|m| serde_json::to_string(&m.content).map_or(0, |s| s.len()))
-        .sum::<usize>()
-        + request.system.len()
+/// The text of the conversation (questions, notes read, replies, system prompt), and the same
+/// messages as JSON.
+fn request_bytes(request: &Request) -> (usize, usize) {
+    let mut text = request.system.len();
+    let mut json = request.system.len();
+    for message in &request.messages {
+        json += serde_json::to_string(&message.content).map_or(0, |s| s.len());
+        for block in &message.content {
+            text += match block {
+                Block::Text { text } => text.len(),
+                Block::ToolResult { content, .. } => content
+                    .iter()
+                    .map(|part| match part {
+                        ResultPart::Text { text } => text.len(),
+                        ResultPart::Image { .. } => 0,
+                    })
+                    .sum(),
+                Block::ToolUse { .. } | Block::Image { .. } => 0,
+            };
+        }
+    }
+    (text, json)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -189,9 +215,11 @@ fn speed_report(root: &Path) -> serde_json::Value {
         }
     };
     let first = conversation("gpt-4o", &notes, 1_000_000);
+    let (text_bytes, json_bytes) = request_bytes(&first);
     println!(
-        "\nestimate_request on a {:.0} KB conversation ({} messages), {RUNS} runs",
-        request_bytes(&first) as f64 / 1024.0,
+        "\nestimate_request on a conversation of {:.0} KB of text ({:.0} KB as JSON, {} messages), {RUNS} runs",
+        text_bytes as f64 / 1024.0,
+        json_bytes as f64 / 1024.0,
         first.messages.len()
     );
     let start = Instant::now();
@@ -199,17 +227,22 @@ fn speed_report(root: &Path) -> serde_json::Value {
     let cold = ms(start.elapsed());
     println!("  gpt-4o, first call (loads o200k_base)   {cold:8.2} ms  {tokens} tokens");
     let (best_new, median_new, _) = time_runs(|run| conversation("gpt-4o", &notes, run));
-    println!("  gpt-4o, all text new                    {best_new:8.2} ms best, {median_new:.2} median");
+    println!(
+        "  gpt-4o, all text new                    {best_new:8.2} ms best, {median_new:.2} median"
+    );
     let same = conversation("gpt-4o", &notes, 0);
     let (best_same, median_same, _) = time_runs(|_| same.clone());
-    println!("  gpt-4o, same conversation again         {best_same:8.2} ms best, {median_same:.2} median");
+    println!(
+        "  gpt-4o, same conversation again         {best_same:8.2} ms best, {median_same:.2} median"
+    );
     let (best_cal, median_cal, cal_tokens) =
         time_runs(|run| conversation("claude-sonnet-4-5", &notes, run));
     println!(
         "  claude-sonnet-4-5 (calibrated)          {best_cal:8.2} ms best, {median_cal:.2} median  {cal_tokens} tokens"
     );
     json!({
-        "request_bytes": request_bytes(&first),
+        "text_bytes": text_bytes,
+        "json_bytes": json_bytes,
         "openai_first_call_with_load": cold,
         "openai_new_text": {"best": best_new, "median": median_new},
         "openai_same_conversation": {"best": best_same, "median": median_same},

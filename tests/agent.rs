@@ -17,3 +17,5 @@ mod agent_loop;
 mod fake_llm_server;
 #[path = "agent/mcp_client.rs"]
 mod mcp_client;
+#[path = "agent/usage_estimates.rs"]
+mod usage_estimates;

@@ -35,7 +35,11 @@ impl Tokenizer {
     /// The tokenizer for a model name as the provider spells it (`gpt-4o-mini`,
     /// `openai/gpt-4.1` through a router, `claude-sonnet-4-5`, `qwen3:8b`…).
     pub fn for_model(model: &str) -> Self {
-        let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+        let name = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase();
         let starts = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
         if starts(&[
             "gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "chatgpt-", "o1", "o3", "o4", "gpt-oss",

@@ -229,7 +229,12 @@ fn note_comparisons(name: &str, text: &str) -> Result<Vec<Comparison>, AccuracyE
     };
     Ok(vec![
         compare("openai", "o200k_base", estimate_text("gpt-4o", text), o200k),
-        compare("openai", "cl100k_base", estimate_text("gpt-4", text), cl100k),
+        compare(
+            "openai",
+            "cl100k_base",
+            estimate_text("gpt-4", text),
+            cl100k,
+        ),
         compare("calibrated", "o200k_base", fallback, o200k),
         compare("calibrated", "cl100k_base", fallback, cl100k),
     ])

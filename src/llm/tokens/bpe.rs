@@ -30,8 +30,8 @@ const RUN_LIMIT: usize = 256;
 /// regex piece), so a long text is split where the split changes nothing.
 const PACK_LIMIT: usize = 8 * 1024;
 
-/// Texts shorter than this are counted every time: hashing and locking would cost more.
-const CACHE_MIN_BYTES: usize = 512;
+/// Texts shorter than this are counted every time: hashing and locking would cost about as much.
+const CACHE_MIN_BYTES: usize = 64;
 
 /// At most this many remembered counts; the memo is emptied when it is full (a long session
 /// re-fills it with the messages it still sends on the next request).
@@ -92,7 +92,9 @@ pub fn count_whole(encoding: Encoding, text: &str) -> Option<u64> {
 
 fn lock_memo() -> std::sync::MutexGuard<'static, HashMap<(Encoding, u64), u64>> {
     // A panic while holding the lock cannot leave the map inconsistent (single inserts).
-    memo().lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    memo()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Count `text` piece by piece (see [`pieces`]).
@@ -195,7 +197,10 @@ mod tests {
             line.repeat(300),
             line.repeat(300)
         );
-        assert!(pieces(&text).count() > 3, "the text is long enough to be cut");
+        assert!(
+            pieces(&text).count() > 3,
+            "the text is long enough to be cut"
+        );
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let bpe = encoder(encoding).unwrap();
             assert_eq!(

@@ -226,10 +226,7 @@ impl UsageView {
         if t.is_estimated() {
             parts.push(vec![
                 Span::styled("~ ", value),
-                Span::styled(
-                    format!("{} estimated", t.estimated_responses),
-                    label,
-                ),
+                Span::styled(format!("{} estimated", t.estimated_responses), label),
             ]);
         }
         join_fitting(parts, "  ·  ", label, usize::from(width))
