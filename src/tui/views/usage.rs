@@ -913,6 +913,32 @@ mod tests {
         insta::assert_snapshot!("usage_empty_80x24", buffer_text(&rendered(&mut v, 80, 24)));
     }
 
+    /// A week in which a local server reported no usage on two days: `~` marks every figure
+    /// that holds an estimate (the totals, the input and output sums, those days' bars and the
+    /// session that used that server), and the summary says how many responses were estimated.
+    #[test]
+    fn estimated_figures_are_marked() {
+        let estimated = |mut t: TokenTotals, n: u64| {
+            t.estimated_responses = n;
+            t
+        };
+        let mut days = week();
+        days[1].totals = estimated(days[1].totals, 4);
+        days[4].totals = estimated(days[4].totals, 2);
+        let mut by_session = sessions();
+        by_session[1].2 = estimated(by_session[1].2, 6);
+        let mut v = UsageView::new(days, by_session, Some(4.87), 7).with_end_day("2026-03-14");
+        let text = buffer_text(&rendered(&mut v, 80, 24));
+        assert!(text.contains("~1.2M tokens"), "{text}");
+        assert!(text.contains("input ~130k"), "{text}");
+        assert!(text.contains("output ~36k"), "{text}");
+        assert!(text.contains("cache 1M (read"), "cache figures are always reported: {text}");
+        assert!(text.contains("~40k"), "the budget session's input: {text}");
+        insta::assert_snapshot!("usage_week_estimated_80x24", text);
+        let wide = buffer_text(&rendered(&mut v, 120, 40));
+        assert!(wide.contains("~ 6 estimated"), "{wide}");
+    }
+
     #[test]
     fn never_panics_at_any_size() {
         for (w, h) in [
