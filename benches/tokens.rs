@@ -113,10 +113,12 @@ fn conversation(model: &str, notes: &[(String, String)], salt: usize) -> Request
         }
         let id = format!("call_{salt}_{turn}");
         let question = format!("({salt}) What does {path} say about the plan?");
-        let reply = format!(
-            "({salt}) {}",
-            &text[..text.floor_char_boundary(text.len() / 3)]
-        );
+        // The first third of the note, cut at a character boundary.
+        let third = (0..=text.len() / 3)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        let reply = format!("({salt}) {}", &text[..third]);
         bytes += question.len() + text.len() + reply.len();
         messages.push(Message {
             role: Role::User,

@@ -130,12 +130,12 @@ fn run_kind(c: char) -> RunKind {
 ///   and keeps the tokenizer linear.
 fn pieces(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
-    let mut rest = text.char_indices().peekable();
+    let mut rest = text.char_indices();
     let mut run_start = 0;
     let mut run = RunKind::Blank;
     let mut previous = '\0';
     std::iter::from_fn(move || {
-        while let Some((at, c)) = rest.next() {
+        for (at, c) in rest.by_ref() {
             let kind = run_kind(c);
             if kind != run || at == 0 {
                 run = kind;

@@ -932,7 +932,10 @@ mod tests {
         assert!(text.contains("~1.2M tokens"), "{text}");
         assert!(text.contains("input ~130k"), "{text}");
         assert!(text.contains("output ~36k"), "{text}");
-        assert!(text.contains("cache 1M (read"), "cache figures are always reported: {text}");
+        assert!(
+            text.contains("cache 1M (read"),
+            "cache figures are always reported: {text}"
+        );
         assert!(text.contains("~40k"), "the budget session's input: {text}");
         insta::assert_snapshot!("usage_week_estimated_80x24", text);
         let wide = buffer_text(&rendered(&mut v, 120, 40));
