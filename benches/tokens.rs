@@ -103,7 +103,8 @@ fn accuracy_report(comparisons: &[Comparison]) -> serde_json::Value {
 }
 
 /// A conversation of about [`TARGET_BYTES`]: each turn a question, a tool call reading a note,
-/// its result, and a reply quoting it. `salt` makes every text new (nothing remembered).
+/// its result, and a reply quoting it. The notes repeat to fill it, each text marked with `salt`
+/// and its turn, so every text is new (nothing remembered) unless `salt` is the same as before.
 fn conversation(model: &str, notes: &[(String, String)], salt: usize) -> Request {
     let mut messages = Vec::new();
     let mut bytes = 0;
@@ -112,13 +113,13 @@ fn conversation(model: &str, notes: &[(String, String)], salt: usize) -> Request
             break;
         }
         let id = format!("call_{salt}_{turn}");
-        let question = format!("({salt}) What does {path} say about the plan?");
+        let question = format!("({salt}.{turn}) What does {path} say about the plan?");
         // The first third of the note, cut at a character boundary.
         let third = (0..=text.len() / 3)
             .rev()
             .find(|&i| text.is_char_boundary(i))
             .unwrap_or(0);
-        let reply = format!("({salt}) {}", &text[..third]);
+        let reply = format!("({salt}.{turn}) {}", &text[..third]);
         bytes += question.len() + text.len() + reply.len();
         messages.push(Message {
             role: Role::User,
@@ -137,7 +138,7 @@ fn conversation(model: &str, notes: &[(String, String)], salt: usize) -> Request
             content: vec![Block::ToolResult {
                 tool_use_id: id,
                 content: vec![ResultPart::Text {
-                    text: format!("({salt}) {text}"),
+                    text: format!("({salt}.{turn}) {text}"),
                 }],
                 is_error: false,
             }],
