@@ -20,3 +20,5 @@ mod tui_files_e2e;
 mod tui_image_paste;
 #[path = "app/tui_saving.rs"]
 mod tui_saving;
+#[path = "app/tui_usage_estimates.rs"]
+mod tui_usage_estimates;
