@@ -14,7 +14,7 @@
 //!   fallback against o200k_base and cl100k_base.
 
 use super::bpe::{self, Encoding};
-use super::{Tokenizer, calibrated, estimate_reply, estimate_text};
+use super::{calibrated, estimate_reply, estimate_text};
 use crate::llm::StreamAccumulator;
 use crate::llm::openai::{OpenAiStream, ToolNames};
 use crate::llm::sse::SseParser;
@@ -218,7 +218,6 @@ fn note_comparisons(name: &str, text: &str) -> Result<Vec<Comparison>, AccuracyE
     };
     let o200k = whole(Encoding::O200kBase, "o200k_base")?;
     let cl100k = whole(Encoding::Cl100kBase, "cl100k_base")?;
-    debug_assert!(Tokenizer::for_model("gpt-4o").is_exact());
     let fallback = calibrated::estimate(text);
     let compare = |estimator, reference_kind, estimated, reference| Comparison {
         name: name.to_string(),
