@@ -86,6 +86,20 @@ impl Tokenizer {
     }
 }
 
+/// Load `model`'s tokenizer on a thread of its own, so that the first estimate (before the
+/// first request, or of a response without usage) does not wait for it: loading o200k_base
+/// takes 0.1–0.25 s. Does nothing for models with the calibrated estimate or when it is loaded.
+pub fn preload(model: &str) {
+    if let Tokenizer::Bpe(encoding) = Tokenizer::for_model(model) {
+        let spawned = std::thread::Builder::new()
+            .name("tokenizer-load".into())
+            .spawn(move || bpe::count(encoding, "").is_some());
+        if let Err(error) = spawned {
+            tracing::debug!(%error, "the tokenizer loads on first use instead");
+        }
+    }
+}
+
 /// What one image costs, about (Anthropic: width × height / 750 for a 1 MP image).
 const IMAGE_TOKENS: u64 = 1_500;
 

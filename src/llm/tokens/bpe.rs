@@ -211,6 +211,34 @@ mod tests {
         }
     }
 
+    /// The repository's docs are long (up to 60 KB, so cut at line starts many times) and hold
+    /// code, tables, CJK and box drawing: counted piecewise they count as in one call, but for a
+    /// token or so where a row of box drawing is longer than a run may be.
+    #[test]
+    fn long_documents_count_as_in_one_call() {
+        let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+        let mut compared = 0;
+        for entry in std::fs::read_dir(docs).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                let bpe = encoder(encoding).unwrap();
+                let (pieced, whole) = (count_pieces(bpe, &text), bpe.count_ordinary(&text) as u64);
+                let long_runs = text.lines().filter(|l| l.len() > RUN_LIMIT).count() as u64;
+                assert!(
+                    pieced.abs_diff(whole) <= long_runs,
+                    "{}: {pieced} pieced, {whole} whole ({encoding:?})",
+                    path.display()
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared >= 20, "{compared}");
+    }
+
     #[test]
     fn a_huge_run_of_one_character_is_counted_quickly_and_about_right() {
         // Uncut, this is minutes of BPE (quadratic) or a regex that gives up.

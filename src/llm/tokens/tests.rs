@@ -55,6 +55,13 @@ fn model_names_pick_their_tokenizer() {
 }
 
 #[test]
+fn preloading_leaves_counts_as_they_are() {
+    preload("gpt-4o");
+    preload("claude-sonnet-4-5");
+    assert_eq!(estimate_text("gpt-4o", "hello world"), 2);
+}
+
+#[test]
 fn openai_models_count_text_exactly() {
     assert_eq!(estimate_text("gpt-4o", "hello world"), 2);
     assert_eq!(estimate_text("gpt-4", "tiktoken is great!"), 6);
