@@ -25,5 +25,7 @@ mod mcp_client;
 mod models_doctor;
 #[path = "agent/real_servers.rs"]
 mod real_servers;
+#[path = "agent/usage_estimates.rs"]
+mod usage_estimates;
 #[path = "agent/vault_plugins.rs"]
 mod vault_plugins;

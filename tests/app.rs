@@ -30,3 +30,5 @@ mod tui_real_servers;
 mod tui_saving;
 #[path = "app/tui_thinking.rs"]
 mod tui_thinking;
+#[path = "app/tui_usage_estimates.rs"]
+mod tui_usage_estimates;

@@ -259,6 +259,9 @@ impl<'a> SessionBuilder<'a> {
             Resume::ContinueNew(None) => SessionLog::continuing_latest(store, &vault_id)?,
         };
         let settings = self.settings();
+        // Requests are estimated before they are sent (and responses without usage after):
+        // the tokenizer loads meanwhile.
+        crate::llm::tokens::preload(&settings.model);
         let provider = Provider::new(self.provider.settings)?;
         let registry = workspace_registry(&self.workspace);
         let agent = Agent::new(provider, self.workspace, registry, settings, rules, log);

@@ -289,6 +289,7 @@ impl SessionLog {
             output_tokens: usage.output_tokens,
             cache_read_tokens: usage.cache_read_input_tokens,
             cache_write_tokens: usage.cache_creation_input_tokens,
+            estimated: usage.estimated,
         })
     }
 }
@@ -356,6 +357,7 @@ pub fn load_conversation(store: &Store, id: &str) -> Result<StoredConversation, 
             output_tokens: s.usage.output_tokens,
             cache_read_input_tokens: s.usage.cache_read_tokens,
             cache_creation_input_tokens: s.usage.cache_write_tokens,
+            estimated: s.usage.is_estimated(),
         })
         .unwrap_or_default();
     let mut summaries: Vec<(usize, String)> = Vec::new();

@@ -96,7 +96,8 @@ fn list(
                 s.id,
                 super::usage_cmd::day_of(s.updated_ms),
                 s.messages,
-                tokens,
+                // `~`: some of the counts are estimates (the provider reported none).
+                format!("{}{tokens}", if s.usage.is_estimated() { "~" } else { "" }),
                 if s.title.is_empty() {
                     "(untitled)"
                 } else {

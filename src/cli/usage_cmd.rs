@@ -59,6 +59,7 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
                 "days": args.days,
                 "usage": usage_json(&totals),
                 "responses": totals.responses,
+                "estimated_responses": totals.estimated_responses,
                 "cache_hit_percent": cache_hit_percent(&totals),
                 "cost_usd": cost_json,
                 "cost_complete": priced_all,
@@ -68,10 +69,12 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    let mark = estimate_mark(&totals);
     outln!(
-        "last {} day(s): {} responses, {} input + {} output tokens, {} cache read, {} cache write; cache hits {:.1}%",
+        "last {} day(s): {} responses{}, {mark}{} input + {mark}{} output tokens, {} cache read, {} cache write; cache hits {:.1}%",
         args.days,
         totals.responses,
+        estimated_note(&totals),
         totals.input_tokens,
         totals.output_tokens,
         totals.cache_read_tokens,
@@ -84,25 +87,42 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
         None => outln!("estimated cost: unknown (add the models to [prices] in the config)"),
     }
     for d in &days {
+        let mark = estimate_mark(&d.totals);
         outln!(
             "  {}  in {:>9}  out {:>8}  cache {:>9}",
             d.day,
-            d.totals.input_tokens,
-            d.totals.output_tokens,
+            format!("{mark}{}", d.totals.input_tokens),
+            format!("{mark}{}", d.totals.output_tokens),
             d.totals.cache_read_tokens + d.totals.cache_write_tokens
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The same field names as `ask --json`'s `usage`.
+/// The same field names as `ask --json`'s `usage`; `estimated` when any response summed had
+/// its counts estimated (its provider reported none).
 fn usage_json(t: &TokenTotals) -> Value {
     json!({
         "input_tokens": t.input_tokens,
         "output_tokens": t.output_tokens,
         "cache_read_input_tokens": t.cache_read_tokens,
         "cache_creation_input_tokens": t.cache_write_tokens,
+        "estimated": t.is_estimated(),
     })
+}
+
+/// `~` before token figures that include estimates, as the app shows them.
+fn estimate_mark(t: &TokenTotals) -> &'static str {
+    if t.is_estimated() { "~" } else { "" }
+}
+
+/// How many of the responses were estimated, when any were.
+fn estimated_note(t: &TokenTotals) -> String {
+    if t.is_estimated() {
+        format!(" ({} with estimated tokens)", t.estimated_responses)
+    } else {
+        String::new()
+    }
 }
 
 /// Cached input as a share of all input.
@@ -134,6 +154,7 @@ mod tests {
             cache_read_tokens: 300,
             cache_write_tokens: 100,
             responses: 1,
+            estimated_responses: 0,
         };
         assert_eq!(cache_hit_percent(&t), 60.0);
         let p = Price {

@@ -827,6 +827,7 @@ mod tests {
                 output_tokens: 71,
                 cache_read_input_tokens: 3120,
                 cache_creation_input_tokens: 0,
+                estimated: false,
             }
         );
         let started: Vec<&StreamEvent> = live
@@ -849,6 +850,7 @@ mod tests {
                 output_tokens: 12,
                 cache_read_input_tokens: 900,
                 cache_creation_input_tokens: 30,
+                estimated: false,
             }
         );
         assert_eq!(response.stop_reason, StopReason::EndTurn);

@@ -126,8 +126,20 @@ impl Provider {
     /// Send `request` with streaming; forward live events through `events` (send errors are
     /// ignored: a closed receiver only means nobody watches); return the complete response.
     /// Dropping the future cancels the HTTP request (that is how the agent interrupts). Retries
-    /// happen inside, only before the first byte of a 2xx body was received.
+    /// happen inside, only before the first byte of a 2xx body was received. When the server
+    /// reported no usage, the response carries an estimate, marked as one.
     pub async fn complete(
+        &self,
+        request: &Request,
+        events: &UnboundedSender<StreamEvent>,
+    ) -> Result<Response, LlmError> {
+        let mut response = self.stream_response(request, events).await?;
+        tokens::estimate_missing_usage(request, &mut response);
+        Ok(response)
+    }
+
+    /// The response as the server streamed it.
+    async fn stream_response(
         &self,
         request: &Request,
         events: &UnboundedSender<StreamEvent>,

@@ -432,6 +432,7 @@ impl WireUsage {
             output_tokens: self.completion_tokens.unwrap_or(0),
             cache_read_input_tokens: cache_read,
             cache_creation_input_tokens: cache_write,
+            estimated: false,
         }
     }
 }
@@ -842,6 +843,7 @@ mod tests {
                 output_tokens: 40,
                 cache_read_input_tokens: 3072,
                 cache_creation_input_tokens: 0,
+                estimated: false,
             }
         );
         // llama.cpp's reasoning is thinking, apart from the reply.
@@ -880,6 +882,7 @@ mod tests {
                 output_tokens: 5,
                 cache_read_input_tokens: 100,
                 cache_creation_input_tokens: 800,
+                estimated: false,
             }
         );
     }

@@ -143,6 +143,10 @@ pub struct Usage {
     pub cache_read_input_tokens: u64,
     /// Prompt tokens written to the cache.
     pub cache_creation_input_tokens: u64,
+    /// Some of these counts are vaultchat's estimate (`llm::tokens`), not the server's: it
+    /// reported no usage. A sum is estimated when any of its parts is.
+    #[serde(default)]
+    pub estimated: bool,
 }
 
 impl Usage {
@@ -152,6 +156,7 @@ impl Usage {
         self.output_tokens += other.output_tokens;
         self.cache_read_input_tokens += other.cache_read_input_tokens;
         self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.estimated |= other.estimated;
     }
 }
 
@@ -344,12 +349,14 @@ mod tests {
             output_tokens: 2,
             cache_read_input_tokens: 3,
             cache_creation_input_tokens: 4,
+            estimated: false,
         };
         total.add(&Usage {
             input_tokens: 10,
             output_tokens: 20,
             cache_read_input_tokens: 30,
             cache_creation_input_tokens: 40,
+            estimated: false,
         });
         assert_eq!(
             total,
@@ -358,6 +365,7 @@ mod tests {
                 output_tokens: 22,
                 cache_read_input_tokens: 33,
                 cache_creation_input_tokens: 44,
+                estimated: false,
             }
         );
     }

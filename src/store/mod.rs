@@ -65,6 +65,11 @@ pub const MIGRATIONS: &[Migration] = &[
         "compaction",
         include_str!("migrations/0009_compaction.sql"),
     ),
+    Migration::new(
+        10,
+        "usage_estimated",
+        include_str!("migrations/0010_usage_estimated.sql"),
+    ),
 ];
 
 /// A store in a fresh temporary folder, for tests; keep the folder guard alive as long as the store.

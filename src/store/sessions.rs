@@ -68,6 +68,7 @@ const SUMMARY_COLUMNS: &str =
     (SELECT ifnull(sum(cache_read_tokens), 0) FROM usage u WHERE u.session_id = s.id),
     (SELECT ifnull(sum(cache_write_tokens), 0) FROM usage u WHERE u.session_id = s.id),
     (SELECT count(*) FROM usage u WHERE u.session_id = s.id),
+    (SELECT ifnull(sum(estimated), 0) FROM usage u WHERE u.session_id = s.id),
     s.parent_id";
 
 /// Newest activity first; ties (same millisecond) by creation, then id, so the order is stable.
@@ -90,8 +91,9 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
             cache_read_tokens: count(10)?,
             cache_write_tokens: count(11)?,
             responses: count(12)?,
+            estimated_responses: count(13)?,
         },
-        parent_id: r.get(13)?,
+        parent_id: r.get(14)?,
     })
 }
 
@@ -675,6 +677,7 @@ mod tests {
                     output_tokens: 1,
                     cache_read_tokens: 0,
                     cache_write_tokens: 0,
+                    estimated: false,
                 })
                 .unwrap();
         }
@@ -732,6 +735,7 @@ mod tests {
                     output_tokens: 2,
                     cache_read_tokens: 3,
                     cache_write_tokens: 4,
+                    estimated: false,
                 })
                 .unwrap();
         }
@@ -743,6 +747,7 @@ mod tests {
                 cache_read_tokens: 6,
                 cache_write_tokens: 8,
                 responses: 2,
+                estimated_responses: 0,
             }
         );
     }

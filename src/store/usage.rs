@@ -15,6 +15,8 @@ pub struct UsageRecord<'a> {
     pub output_tokens: u64,
     pub cache_read_tokens: u64,
     pub cache_write_tokens: u64,
+    /// The counts are vaultchat's estimate: the provider reported none.
+    pub estimated: bool,
 }
 
 /// Summed token counts over a set of responses.
@@ -26,6 +28,8 @@ pub struct TokenTotals {
     pub cache_write_tokens: u64,
     /// How many responses the sums cover.
     pub responses: u64,
+    /// How many of those responses have estimated counts (the provider reported none).
+    pub estimated_responses: u64,
 }
 
 impl TokenTotals {
@@ -46,6 +50,12 @@ impl TokenTotals {
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
         self.responses += other.responses;
+        self.estimated_responses += other.estimated_responses;
+    }
+
+    /// Whether any of the counts summed is an estimate, so the sums are too.
+    pub fn is_estimated(&self) -> bool {
+        self.estimated_responses > 0
     }
 
     /// Every token counted, of all four kinds.
@@ -66,7 +76,8 @@ pub struct DayUsage {
 
 /// The sums of a [`TokenTotals`], in its field order, for queries over `usage`.
 const TOTALS_COLUMNS: &str = "ifnull(sum(input_tokens), 0), ifnull(sum(output_tokens), 0),
-    ifnull(sum(cache_read_tokens), 0), ifnull(sum(cache_write_tokens), 0), count(*)";
+    ifnull(sum(cache_read_tokens), 0), ifnull(sum(cache_write_tokens), 0), count(*),
+    ifnull(sum(estimated), 0)";
 
 /// Read [`TOTALS_COLUMNS`] starting at column `first`.
 fn totals_from_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<TokenTotals> {
@@ -77,6 +88,7 @@ fn totals_from_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Toke
         cache_read_tokens: count(2)?,
         cache_write_tokens: count(3)?,
         responses: count(4)?,
+        estimated_responses: count(5)?,
     })
 }
 
@@ -90,8 +102,8 @@ impl Store {
     pub fn record_usage(&self, u: &UsageRecord<'_>) -> Result<(), StoreError> {
         self.conn.execute(
             "INSERT INTO usage (session_id, at_ms, provider, model, input_tokens, output_tokens,
-                                cache_read_tokens, cache_write_tokens)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                cache_read_tokens, cache_write_tokens, estimated)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 u.session_id,
                 u.at_ms,
@@ -100,7 +112,8 @@ impl Store {
                 to_sql_count(u.input_tokens),
                 to_sql_count(u.output_tokens),
                 to_sql_count(u.cache_read_tokens),
-                to_sql_count(u.cache_write_tokens)
+                to_sql_count(u.cache_write_tokens),
+                u.estimated
             ],
         )?;
         Ok(())
@@ -206,6 +219,7 @@ mod tests {
                 output_tokens: tokens[1],
                 cache_read_tokens: tokens[2],
                 cache_write_tokens: tokens[3],
+                estimated: false,
             })
             .unwrap();
     }
@@ -217,6 +231,7 @@ mod tests {
             cache_read_tokens: tokens[2],
             cache_write_tokens: tokens[3],
             responses,
+            estimated_responses: 0,
         }
     }
 
@@ -233,6 +248,7 @@ mod tests {
                 output_tokens: 1,
                 cache_read_tokens: 1,
                 cache_write_tokens: 1,
+                estimated: false,
             })
             .unwrap_err();
         assert!(err.to_string().contains("FOREIGN KEY"), "{err}");

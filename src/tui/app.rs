@@ -197,9 +197,11 @@ pub struct App {
     pub banner: Banner,
     overlay: Option<Overlay>,
     state: AgentState,
-    /// Tokens of this session, and the size of the last request (for the context %).
+    /// Tokens of this session, and the size of the last request (for the context %), and
+    /// whether that size is an estimate (the server reported no usage).
     usage: Usage,
     last_context_tokens: u64,
+    last_context_estimated: bool,
     /// A one-line message in the status bar (errors, "saved").
     flash: Option<(String, Role)>,
     /// When the open note is written, and what waits for it (tui::saving).
@@ -259,6 +261,7 @@ impl App {
             state: AgentState::Starting,
             usage: Usage::default(),
             last_context_tokens: 0,
+            last_context_estimated: false,
             flash: None,
             saver: Saver::new(AutosaveSettings::default()),
             prompt: None,
@@ -471,6 +474,7 @@ impl App {
         self.transcript.clear();
         self.usage = Usage::default();
         self.last_context_tokens = 0;
+        self.last_context_estimated = false;
         self.info.session_id = None;
         self.effects.push(Effect::NewSession);
         self.transcript.push_system("new session");
@@ -881,6 +885,7 @@ impl App {
                     + usage.cache_read_input_tokens
                     + usage.cache_creation_input_tokens
                     + usage.output_tokens;
+                self.last_context_estimated = usage.estimated;
             }
             AgentEvent::TurnDone(outcome) => {
                 self.transcript.finish_streaming();

@@ -10,6 +10,8 @@ mod completion_tests;
 pub mod diff_view;
 pub mod editor;
 pub mod editor_highlight;
+#[cfg(test)]
+mod estimate_tests;
 pub mod files;
 pub mod highlight;
 #[cfg(test)]

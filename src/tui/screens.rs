@@ -103,6 +103,7 @@ fn conversation(app: &mut App) {
         output_tokens: 80,
         cache_read_input_tokens: 3000,
         cache_creation_input_tokens: 0,
+        estimated: false,
     }));
     for delta in [
         "According to **Projects/Plan.md** you plant ",

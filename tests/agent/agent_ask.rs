@@ -301,6 +301,7 @@ fn sum_usage(us: &[FakeUsage]) -> Value {
         "output_tokens": us.iter().map(|u| u.output).sum::<u64>(),
         "cache_read_input_tokens": us.iter().map(|u| u.cache_read).sum::<u64>(),
         "cache_creation_input_tokens": us.iter().map(|u| u.cache_write).sum::<u64>(),
+        "estimated": false,
     })
 }
 

@@ -300,10 +300,14 @@ impl App {
             .checked_div(self.info.context_window)
             .unwrap_or(0)
             .min(999);
+        // `~`: the figure holds estimates (the server reported no usage).
+        let mark = |estimated: bool| if estimated { "~" } else { "" };
         let mut right = format!(
-            "{} · {} tok · ctx {}%",
+            "{} · {}{} tok · ctx {}{}%",
             self.info.model,
+            mark(self.usage.estimated),
             crate::tui::views::compact(tokens),
+            mark(self.last_context_estimated),
             context
         );
         if let Some(cost) = self.cost() {

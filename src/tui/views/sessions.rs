@@ -381,10 +381,7 @@ impl SessionsView {
         }
         if columns.tokens > 0 {
             spans.push(Span::styled(
-                format!(
-                    "  {}",
-                    pad_left(&super::compact(session.usage.all_tokens()), columns.tokens)
-                ),
+                format!("  {}", pad_left(&tokens_of(&session.usage), columns.tokens)),
                 with(Role::Text),
             ));
         }
@@ -465,6 +462,13 @@ impl View for SessionsView {
             visible,
         );
     }
+}
+
+/// A session's tokens in short form, with `~` when some are estimates (the provider reported
+/// no usage).
+fn tokens_of(usage: &crate::store::TokenTotals) -> String {
+    let mark = if usage.is_estimated() { "~" } else { "" };
+    format!("{mark}{}", super::compact(usage.all_tokens()))
 }
 
 /// The widths of the table's columns (0: not shown) for a content width.
@@ -584,6 +588,7 @@ mod tests {
                 cache_read_tokens: tokens / 2,
                 cache_write_tokens: 0,
                 responses: messages / 2,
+                estimated_responses: 0,
             },
             parent_id: None,
         }
@@ -894,6 +899,18 @@ mod tests {
             "sessions_list_80x24",
             buffer_text(&rendered(&mut v, 80, 24))
         );
+    }
+
+    /// A session with a local server that reported no usage: its tokens are marked `~`.
+    #[test]
+    fn snapshot_estimated_tokens_80x24() {
+        let mut list = sample();
+        list[1].usage.estimated_responses = 3;
+        let mut v = SessionsView::new(list, None);
+        let text = buffer_text(&rendered(&mut v, 80, 24));
+        assert!(text.contains("~41k"), "{text}");
+        assert!(!text.contains("~182k"), "{text}");
+        insta::assert_snapshot!("sessions_estimated_80x24", text);
     }
 
     #[test]

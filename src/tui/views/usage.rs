@@ -39,6 +39,16 @@ pub fn bar_eighths(value: u64, max: u64, rows: u16) -> u32 {
     u32::try_from(eighths).unwrap_or(u32::MAX).max(1)
 }
 
+/// `n` in short form, with `~` before it when `t` holds estimated counts (their provider reported
+/// no usage).
+fn approx(t: &TokenTotals, n: u64) -> String {
+    if t.is_estimated() {
+        format!("~{}", compact(n))
+    } else {
+        compact(n)
+    }
+}
+
 /// Which part of a stacked bar a cell shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -185,9 +195,9 @@ impl UsageView {
             Some(c) => format!("${c:.2}"),
             None => "—".to_string(),
         };
-        let parts: Vec<Vec<Span<'static>>> = vec![
+        let mut parts: Vec<Vec<Span<'static>>> = vec![
             vec![
-                Span::styled(compact(t.all_tokens()), value),
+                Span::styled(approx(t, t.all_tokens()), value),
                 Span::styled(" tokens", label),
             ],
             vec![
@@ -213,6 +223,12 @@ impl UsageView {
                 ),
             ],
         ];
+        if t.is_estimated() {
+            parts.push(vec![
+                Span::styled("~ ", value),
+                Span::styled(format!("{} estimated", t.estimated_responses), label),
+            ]);
+        }
         join_fitting(parts, "  ·  ", label, usize::from(width))
     }
 
@@ -223,11 +239,11 @@ impl UsageView {
         Line::from(vec![
             Span::styled("█ ", theme.style(Role::ChartInput)),
             Span::styled("input ", label),
-            Span::styled(compact(t.input_tokens), value),
+            Span::styled(approx(t, t.input_tokens), value),
             Span::raw("   "),
             Span::styled("█ ", theme.style(Role::ChartOutput)),
             Span::styled("output ", label),
-            Span::styled(compact(t.output_tokens), value),
+            Span::styled(approx(t, t.output_tokens), value),
             Span::raw("   "),
             Span::styled("█ ", theme.style(Role::ChartCache)),
             Span::styled("cache ", label),
@@ -299,7 +315,7 @@ impl UsageView {
                 );
             }
             // The value above the bar, when the slot is wide enough for it.
-            let value = compact(totals.all_tokens());
+            let value = approx(totals, totals.all_tokens());
             if totals.all_tokens() > 0 && text_width(&value) < slot {
                 let above = 1 + usize::from(bar_rows) - cells.len();
                 let x = slot_x + (slot - text_width(&value)) / 2;
@@ -535,10 +551,10 @@ impl TableColumns {
         let text = self.cells(
             name,
             [
-                compact(t.input_tokens),
-                compact(t.output_tokens),
+                approx(t, t.input_tokens),
+                approx(t, t.output_tokens),
                 compact(t.cache_read_tokens + t.cache_write_tokens),
-                compact(t.all_tokens()),
+                approx(t, t.all_tokens()),
                 cache_hit_percent(t).map_or("—".into(), |p| format!("{p:.0}%")),
             ],
         );
@@ -653,6 +669,7 @@ mod tests {
             cache_read_tokens: read,
             cache_write_tokens: write,
             responses,
+            estimated_responses: 0,
         }
     }
 
@@ -894,6 +911,35 @@ mod tests {
         );
         let mut v = UsageView::new(vec![], vec![], Some(0.0), 7);
         insta::assert_snapshot!("usage_empty_80x24", buffer_text(&rendered(&mut v, 80, 24)));
+    }
+
+    /// A week in which a local server reported no usage on two days: `~` marks every figure
+    /// that holds an estimate (the totals, the input and output sums, those days' bars and the
+    /// session that used that server), and the summary says how many responses were estimated.
+    #[test]
+    fn estimated_figures_are_marked() {
+        let estimated = |mut t: TokenTotals, n: u64| {
+            t.estimated_responses = n;
+            t
+        };
+        let mut days = week();
+        days[1].totals = estimated(days[1].totals, 4);
+        days[4].totals = estimated(days[4].totals, 2);
+        let mut by_session = sessions();
+        by_session[1].2 = estimated(by_session[1].2, 6);
+        let mut v = UsageView::new(days, by_session, Some(4.87), 7).with_end_day("2026-03-14");
+        let text = buffer_text(&rendered(&mut v, 80, 24));
+        assert!(text.contains("~1.2M tokens"), "{text}");
+        assert!(text.contains("input ~130k"), "{text}");
+        assert!(text.contains("output ~36k"), "{text}");
+        assert!(
+            text.contains("cache 1M (read"),
+            "cache figures are always reported: {text}"
+        );
+        assert!(text.contains("~40k"), "the budget session's input: {text}");
+        insta::assert_snapshot!("usage_week_estimated_80x24", text);
+        let wide = buffer_text(&rendered(&mut v, 120, 40));
+        assert!(wide.contains("~ 6 estimated"), "{wide}");
     }
 
     #[test]
