@@ -480,7 +480,7 @@ impl Agent {
             } else {
                 Access::Write
             };
-            for key in ["note", "path", "folder"] {
+            for key in ["note", "path", "folder", "to"] {
                 let Some(value) = input.get(key).and_then(Value::as_str) else {
                     continue;
                 };
