@@ -251,6 +251,7 @@ impl Agent {
                 summary: plan.describe(),
                 path: path.clone(),
                 diff: plan.diff(),
+                files: crate::agent::ProposalFile::of_plan(&plan),
             };
             let request = flight.request(id, offer, Some(proposal));
             match self.ask(request, &flight.facts, inbox).await {

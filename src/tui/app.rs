@@ -638,6 +638,7 @@ impl App {
                 summary: format!("restore {path} to the text before revision {revision}"),
                 path,
                 diff,
+                files: Vec::new(),
             }),
             offer_session: false,
             offer_always: false,

@@ -443,6 +443,7 @@ impl App {
             | Action::NextHunk
             | Action::PrevHunk
             | Action::ToggleHunk
+            | Action::ToggleFile
             | Action::Up
             | Action::Down
             | Action::Confirm
