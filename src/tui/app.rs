@@ -36,6 +36,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 mod draw;
 mod input;
+mod moves;
 
 /// Banner requests the app makes itself (/rewind) have ids from here up, far above the agent's.
 const LOCAL_REQUESTS: u64 = 1 << 62;
@@ -71,6 +72,10 @@ pub enum Effect {
     LoadFiles,
     /// Create an empty note with this name (never replacing a file) and call `on_note_created`.
     CreateNote(String),
+    /// Plan moving the note `from` to `to` with its link fixes and call `propose_move`.
+    PlanMove { from: String, to: String },
+    /// Apply an approved move (only the hunks flagged true, when given) and call `on_moved`.
+    ApplyMove(Box<crate::tools::workspace::Plan>, Option<Vec<bool>>),
     /// Resolve a wikilink target to a note and open it (made like `OpenNote`).
     OpenLink(String, Cleared),
     /// Write `text` to the note (atomic, refused if the file no longer matches `read`, the note
@@ -196,6 +201,8 @@ pub struct App {
     effects: Vec<Effect>,
     /// A /rewind waiting in the banner: its request id and the text it restores.
     local_rewind: Option<(u64, String)>,
+    /// The person's move from the file pane while the banner shows it.
+    local_move: Option<Box<crate::tools::workspace::Plan>>,
     /// The file pane, and whether the person showed or hid it (`None`: by the width).
     pub files: FilePane,
     files_shown: Option<bool>,
@@ -249,6 +256,7 @@ impl App {
             mouse_captured: true,
             effects: Vec::new(),
             local_rewind: None,
+            local_move: None,
             files,
             files_shown: None,
             completion: None,
