@@ -19,10 +19,10 @@ mod index_crash;
 mod index_sync;
 #[path = "engine/mcp_stdio_errors.rs"]
 mod mcp_stdio_errors;
-#[path = "engine/move_note.rs"]
-mod move_note;
 #[path = "engine/module_boundaries.rs"]
 mod module_boundaries;
+#[path = "engine/move_note.rs"]
+mod move_note;
 #[path = "engine/note_format.rs"]
 mod note_format;
 #[path = "engine/semantic_search.rs"]

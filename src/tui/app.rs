@@ -73,7 +73,10 @@ pub enum Effect {
     /// Create an empty note with this name (never replacing a file) and call `on_note_created`.
     CreateNote(String),
     /// Plan moving the note `from` to `to` with its link fixes and call `propose_move`.
-    PlanMove { from: String, to: String },
+    PlanMove {
+        from: String,
+        to: String,
+    },
     /// Apply an approved move (only the hunks flagged true, when given) and call `on_moved`.
     ApplyMove(Box<crate::tools::workspace::Plan>, Option<Vec<bool>>),
     /// Resolve a wikilink target to a note and open it (made like `OpenNote`).

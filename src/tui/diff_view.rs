@@ -397,10 +397,15 @@ impl DiffLayout {
             return self;
         }
         let mut rows = Vec::with_capacity(self.rows.len() + files.len());
-        let mut next_file = files.iter().filter(|(_, hunks)| !hunks.is_empty()).peekable();
+        let mut next_file = files
+            .iter()
+            .filter(|(_, hunks)| !hunks.is_empty())
+            .peekable();
         for (at, row) in self.rows.drain(..).enumerate() {
             let starts_hunk = self.hunk_starts.get(row.hunk) == Some(&at);
-            if starts_hunk && let Some((label, hunks)) = next_file.next_if(|(_, h)| h.start == row.hunk) {
+            if starts_hunk
+                && let Some((label, hunks)) = next_file.next_if(|(_, h)| h.start == row.hunk)
+            {
                 rows.push(DiffRow {
                     hunk: row.hunk,
                     body: RowBody::File {

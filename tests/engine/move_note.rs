@@ -96,7 +96,9 @@ fn count_links(text: &str, name: &str, md_paths: &[String]) -> Forms {
         let start = from + at;
         let after = &text[start + open.len()..];
         from = start + open.len();
-        let Some(close) = after.find("]]") else { continue };
+        let Some(close) = after.find("]]") else {
+            continue;
+        };
         let rest = &after[..close];
         if !(rest.is_empty() || rest.starts_with('|') || rest.starts_with('#')) {
             continue; // A longer name (`Note 1` vs `Note 12`).
@@ -115,7 +117,9 @@ fn count_links(text: &str, name: &str, md_paths: &[String]) -> Forms {
     for path in md_paths {
         forms.markdown += text.matches(&format!("]({path})")).count();
         forms.markdown += text.matches(&format!("]({path}#")).count();
-        forms.markdown += text.matches(&format!("](<{}>)", path.replace("%20", " "))).count();
+        forms.markdown += text
+            .matches(&format!("](<{}>)", path.replace("%20", " ")))
+            .count();
     }
     forms
 }
@@ -181,7 +185,9 @@ fn fixture() -> Fixture {
     let mut backlinks: BTreeMap<String, usize> = BTreeMap::new();
     for note in notes {
         for link in note["links"].as_array().unwrap() {
-            *backlinks.entry(link.as_str().unwrap().to_string()).or_default() += 1;
+            *backlinks
+                .entry(link.as_str().unwrap().to_string())
+                .or_default() += 1;
         }
     }
     let (title, _) = backlinks
@@ -190,10 +196,7 @@ fn fixture() -> Fixture {
         .max_by_key(|(t, n)| (**n, std::cmp::Reverse((*t).clone())))
         .unwrap();
     let title = title.clone();
-    let target = notes
-        .iter()
-        .find(|n| n["title"] == title.as_str())
-        .unwrap()["path"]
+    let target = notes.iter().find(|n| n["title"] == title.as_str()).unwrap()["path"]
         .as_str()
         .unwrap()
         .to_string();
@@ -205,7 +208,11 @@ fn fixture() -> Fixture {
             p.contains('/')
                 && p != target
                 && !p.ends_with("Index.md")
-                && !n["links"].as_array().unwrap().iter().any(|l| *l == title.as_str())
+                && !n["links"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|l| *l == title.as_str())
         })
         .map(|n| n["path"].as_str().unwrap().to_string())
         .take(4)
@@ -230,9 +237,7 @@ fn fixture() -> Fixture {
     let rel = relative(&plain[3], &target);
     append(
         &plain[3],
-        &format!(
-            "\nNot links: `[[{title}]]` and\n\n```\n[[{title}|x]] [y]({rel})\n```\n"
-        ),
+        &format!("\nNot links: `[[{title}]]` and\n\n```\n[[{title}|x]] [y]({rel})\n```\n"),
     );
     Fixture {
         _tmp: tmp,
@@ -318,7 +323,10 @@ impl Session {
         let id = self.send_request(method, params);
         loop {
             let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server ended");
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server ended"
+            );
             let v: Value = serde_json::from_str(&line).unwrap();
             if v["id"] == id {
                 return v;
@@ -401,7 +409,10 @@ fn the_most_linked_note_moves_and_every_link_follows() {
 
     let after = snapshot(&f.vault);
     assert!(!after.contains_key(&f.target));
-    assert_eq!(after[NEW_PATH], before[&f.target], "the moved note had no relative links");
+    assert_eq!(
+        after[NEW_PATH], before[&f.target],
+        "the moved note had no relative links"
+    );
     // Every other note is byte for byte as it was (the code-only note included).
     let mut unchanged = 0;
     for (rel, bytes) in &before {
@@ -436,7 +447,10 @@ fn the_most_linked_note_moves_and_every_link_follows() {
 
     // The index followed at once: the new name finds the note at its new path and every note
     // that names it now (Markdown links spell it `Renamed%20keystone`, not as words).
-    let results = mcp.call("search_notes", json!({"query": "\"Renamed keystone\"", "limit": 100}));
+    let results = mcp.call(
+        "search_notes",
+        json!({"query": "\"Renamed keystone\"", "limit": 100}),
+    );
     let paths: BTreeSet<String> = results["results"]
         .as_array()
         .unwrap()
@@ -446,15 +460,22 @@ fn the_most_linked_note_moves_and_every_link_follows() {
     let naming: BTreeSet<String> = changed
         .iter()
         .filter(|p| {
-            *p == NEW_PATH || String::from_utf8_lossy(after[*p].as_ref().unwrap()).contains(NEW_NAME)
+            *p == NEW_PATH
+                || String::from_utf8_lossy(after[*p].as_ref().unwrap()).contains(NEW_NAME)
         })
         .cloned()
         .collect();
-    assert!(naming.len() < changed.len(), "some notes link only by Markdown path");
+    assert!(
+        naming.len() < changed.len(),
+        "some notes link only by Markdown path"
+    );
     assert_eq!(paths, naming, "{results}");
     let read = mcp.call("read_note", json!({"note": NEW_NAME}));
     assert_eq!(read["path"], NEW_PATH);
-    let old = mcp.request("tools/call", json!({"name": "read_note", "arguments": {"note": f.target}}));
+    let old = mcp.request(
+        "tools/call",
+        json!({"name": "read_note", "arguments": {"note": f.target}}),
+    );
     assert_eq!(old["result"]["isError"], true, "{old}");
 }
 
@@ -520,19 +541,29 @@ fn crash_at(point: &str) {
         .into_iter()
         .filter(|k| before.get(*k) != crashed.get(*k))
         .count();
-    assert!(differing > 0, "{point}: the crash left nothing half-done to test");
+    assert!(
+        differing > 0,
+        "{point}: the crash left nothing half-done to test"
+    );
     eprintln!("{point}: killed with {differing} files and folders changed");
 
     // The next start (any command that opens the workspace) rolls the move back.
     let out = common::run(&f.data, &f.vault, &["tools", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let restored = snapshot(&f.vault);
     assert_eq!(
         restored.keys().collect::<Vec<_>>(),
         before.keys().collect::<Vec<_>>(),
         "{point}: the same files and folders"
     );
-    assert!(restored == before, "{point}: the vault is byte for byte as it was");
+    assert!(
+        restored == before,
+        "{point}: the vault is byte for byte as it was"
+    );
 }
 
 #[test]

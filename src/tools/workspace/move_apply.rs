@@ -240,11 +240,7 @@ impl Workspace {
 /// The revision token of `text` written in `format` (the bytes on disk).
 fn revision_of(text: &str, before: &NoteText) -> String {
     let bytes = note_io::encode(text, &before.format);
-    format!(
-        "{:016x}-{}",
-        note_io::content_hash(&bytes),
-        bytes.len()
-    )
+    format!("{:016x}-{}", note_io::content_hash(&bytes), bytes.len())
 }
 
 /// Each file's text after the accepted hunks (all, without `accepted`).
@@ -350,7 +346,8 @@ fn roll_back(vault: &Vault, journal: &Journal) -> Result<(), String> {
         if current.as_deref() == Some(file.original.as_bytes()) {
             continue;
         }
-        let (text, format) = note_io::decode(file.original.as_bytes()).map_err(|e| e.to_string())?;
+        let (text, format) =
+            note_io::decode(file.original.as_bytes()).map_err(|e| e.to_string())?;
         note_io::write_note(&path, &text, &format, None)
             .map_err(|e| format!("restoring `{}`: {e}", file.rel))?;
     }

@@ -54,7 +54,8 @@ impl App {
         if matches!(outcome.answer, crate::permission::Answer::Deny { .. }) {
             self.flash("not moved", Role::Notice);
         } else {
-            self.effects.push(Effect::ApplyMove(plan, outcome.hunks.clone()));
+            self.effects
+                .push(Effect::ApplyMove(plan, outcome.hunks.clone()));
         }
         true
     }

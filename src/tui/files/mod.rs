@@ -553,6 +553,6 @@ fn draw_scrollbar(
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod move_tests;
+#[cfg(test)]
+mod tests;

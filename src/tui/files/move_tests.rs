@@ -14,8 +14,10 @@ use crate::vault::Vault;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use std::fs;
 
-const PLANNER: &str = "# Garden Planner\n\nPlant the beds in spring; costs in [the budget](Budget.md).\n";
-const WELCOME: &str = "# Welcome\n\nStart with [[Garden Planner]] or [[Garden Planner#Beds|the beds]].\n";
+const PLANNER: &str =
+    "# Garden Planner\n\nPlant the beds in spring; costs in [the budget](Budget.md).\n";
+const WELCOME: &str =
+    "# Welcome\n\nStart with [[Garden Planner]] or [[Garden Planner#Beds|the beds]].\n";
 const BUDGET: &str = "# Budget\n\nSeeds for ![[Garden Planner]].\n";
 
 fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
@@ -59,14 +61,20 @@ fn m_asks_for_a_new_path_and_the_move_is_shown_then_applied() {
     let [Effect::PlanMove { from, to }] = effects.as_slice() else {
         panic!("{effects:?}");
     };
-    assert_eq!((from.as_str(), to.as_str()), ("Projects/Garden Planner.md", "Archive/Old garden"));
+    assert_eq!(
+        (from.as_str(), to.as_str()),
+        ("Projects/Garden Planner.md", "Archive/Old garden")
+    );
 
     // The runner's part: plan on the workspace, show it.
     app.propose_move(ws.plan_user_move(from, to).unwrap());
     let screen = draw(&mut app, 80, 24);
     insta::assert_snapshot!("files_move_banner_80x24", screen);
     assert!(screen.contains("■ Welcome.md"), "{screen}");
-    assert!(fs::read_to_string(root.join("Welcome.md")).unwrap() == WELCOME, "nothing written yet");
+    assert!(
+        fs::read_to_string(root.join("Welcome.md")).unwrap() == WELCOME,
+        "nothing written yet"
+    );
 
     press(&mut app, KeyCode::Char('y'), KeyModifiers::NONE);
     let effects = app.take_effects();
@@ -93,7 +101,11 @@ fn m_asks_for_a_new_path_and_the_move_is_shown_then_applied() {
     assert!(!root.join("Projects/Garden Planner.md").exists());
     app.on_moved(
         "Projects/Garden Planner.md",
-        Ok(vec!["Archive/Old garden.md".into(), "Projects/Budget.md".into(), "Welcome.md".into()]),
+        Ok(vec![
+            "Archive/Old garden.md".into(),
+            "Projects/Budget.md".into(),
+            "Welcome.md".into(),
+        ]),
     );
     let effects = app.take_effects();
     assert!(

@@ -45,7 +45,11 @@ impl Case {
 
 #[test]
 fn every_wikilink_form_is_rewritten_keeping_headings_and_aliases() {
-    let case = Case::new(&["Old.md", "A.md", "Other.md"], "Old.md", "Archive/New name.md");
+    let case = Case::new(
+        &["Old.md", "A.md", "Other.md"],
+        "Old.md",
+        "Archive/New name.md",
+    );
     let text = "[[Old]] [[Old|the old one]] [[Old#Goals]] [[Old#Goals|goals]] ![[Old]] \
                 ![[Old#^blk]] [[old.md]] [[Old\\|cell]] [[Other]] [[ Old ]]\n";
     let out = case.relink("A.md", text).unwrap();
@@ -71,7 +75,8 @@ fn every_wikilink_form_is_rewritten_keeping_headings_and_aliases() {
 #[test]
 fn code_is_not_linked() {
     let case = Case::new(&["Old.md", "A.md"], "Old.md", "New.md");
-    let text = "`[[Old]]` and\n\n```\n[[Old]] [x](Old.md)\n```\n\n    [[Old]] indented\n\n[[Old]]\n";
+    let text =
+        "`[[Old]]` and\n\n```\n[[Old]] [x](Old.md)\n```\n\n    [[Old]] indented\n\n[[Old]]\n";
     let out = case.relink("A.md", text).unwrap();
     assert_eq!(
         out.text,
@@ -115,7 +120,10 @@ fn markdown_links_are_relative_and_encoded() {
     );
     assert_eq!(out.to_moved.markdown, 4);
     let out = case
-        .relink("Deep/er/C.md", "[up](../../Notes/My%20note.md) [root](/Notes/My%20note.md)")
+        .relink(
+            "Deep/er/C.md",
+            "[up](../../Notes/My%20note.md) [root](/Notes/My%20note.md)",
+        )
         .unwrap();
     assert_eq!(
         out.text,
