@@ -17,3 +17,5 @@ mod agent_loop;
 mod fake_llm_server;
 #[path = "agent/mcp_client.rs"]
 mod mcp_client;
+#[path = "agent/move_note_ask.rs"]
+mod move_note_ask;
