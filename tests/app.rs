@@ -18,5 +18,7 @@ mod tui_e2e_prose;
 mod tui_files_e2e;
 #[path = "app/tui_image_paste.rs"]
 mod tui_image_paste;
+#[path = "app/tui_move_e2e.rs"]
+mod tui_move_e2e;
 #[path = "app/tui_saving.rs"]
 mod tui_saving;
