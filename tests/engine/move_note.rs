@@ -575,3 +575,45 @@ fn a_crash_between_files_leaves_the_vault_as_it_was() {
 fn a_crash_after_the_rename_leaves_the_vault_as_it_was() {
     crash_at("move_note.before_commit");
 }
+
+/// A step that fails part-way (not a crash): the files already written are restored at once,
+/// the tool reports the error, and no journal is left for the next start.
+#[test]
+fn a_failure_between_files_restores_every_file_at_once() {
+    for point in ["move_note.after_file.3", "move_note.before_commit"] {
+        let f = fixture();
+        let before = snapshot(&f.vault);
+        let mut mcp = Session::start(
+            &f,
+            &["--allow-writes"],
+            &[
+                ("VAULTCHAT_FAILPOINT", point),
+                ("VAULTCHAT_FAILPOINT_ACTION", "fail"),
+            ],
+        );
+        let v = mcp.request(
+            "tools/call",
+            json!({"name": "move_note", "arguments": {"note": f.target, "to": NEW_PATH}}),
+        );
+        // An internal failure (as a full disk is) is a JSON-RPC error naming what failed.
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("failpoint")),
+            "{point}: {v}"
+        );
+        assert!(
+            snapshot(&f.vault) == before,
+            "{point}: the vault is byte for byte as it was"
+        );
+        let journals: Vec<_> = std::fs::read_dir(f.data.join("moves"))
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        assert!(journals.is_empty(), "{point}: {journals:?}");
+        // And the note can still be moved.
+        drop(mcp);
+        let mut mcp = Session::start(&f, &["--allow-writes"], &[]);
+        let out = mcp.call("move_note", json!({"note": f.target, "to": NEW_PATH}));
+        assert_eq!(out["path"], NEW_PATH);
+    }
+}

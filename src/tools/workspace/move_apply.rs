@@ -91,7 +91,9 @@ impl Workspace {
         if let Err(e) = self.write_all(mv, &writes) {
             return Err(self.undo(&journal, e));
         }
-        failpoint("move_note.before_commit");
+        if let Err(e) = failpoint("move_note.before_commit") {
+            return Err(self.undo(&journal, e));
+        }
         if let Err(e) = remove_durably(&self.journal_path()) {
             return Err(self.undo(&journal, internal(format!("finishing the move: {e}"))));
         }
@@ -115,10 +117,10 @@ impl Workspace {
             )
             .map_err(note_error)?;
             written += 1;
-            failpoint(&format!("move_note.after_file.{written}"));
+            failpoint(&format!("move_note.after_file.{written}"))?;
         }
         rename_note(&mv.from, &mv.to)?;
-        failpoint("move_note.after_rename");
+        failpoint("move_note.after_rename")?;
         if let Some(moved) = writes.iter().find(|w| w.edit.path.rel() == mv.from.rel())
             && moved.text != moved.edit.before.text
         {
@@ -416,13 +418,19 @@ fn remove_durably(path: &Path) -> std::io::Result<()> {
 
 /// For the crash tests (tests/engine/move_note.rs): when `VAULTCHAT_FAILPOINT` names this point,
 /// the process writes the file `VAULTCHAT_FAILPOINT_MARKER` names and stops here until it is
-/// killed, as a crash would stop it. Costs one environment lookup otherwise.
-fn failpoint(name: &str) {
+/// killed, as a crash would stop it; with `VAULTCHAT_FAILPOINT_ACTION=fail` the step fails
+/// instead, as a full disk would make it. Costs one environment lookup otherwise.
+fn failpoint(name: &str) -> Result<(), ToolError> {
     if std::env::var("VAULTCHAT_FAILPOINT").ok().as_deref() != Some(name) {
-        return;
+        return Ok(());
     }
     if let Some(marker) = std::env::var_os("VAULTCHAT_FAILPOINT_MARKER") {
         let _ = std::fs::write(marker, name);
+    }
+    if std::env::var("VAULTCHAT_FAILPOINT_ACTION").ok().as_deref() == Some("fail") {
+        return Err(internal(format!(
+            "the step after {name} failed (failpoint)"
+        )));
     }
     loop {
         std::thread::sleep(std::time::Duration::from_secs(1));
