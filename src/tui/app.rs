@@ -787,6 +787,9 @@ impl App {
             AgentEvent::ToolCallFinished(record) => {
                 self.transcript.tool_finished(&record);
                 self.state = AgentState::Thinking;
+                if record.name == "move_note" && !record.is_error {
+                    self.after_agent_move(&record.result);
+                }
             }
             AgentEvent::EditorEdit {
                 id,

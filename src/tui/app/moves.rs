@@ -60,6 +60,21 @@ impl App {
         true
     }
 
+    /// The agent moved a note: the file list follows, and so does the editor when the note was
+    /// open (its old path no longer exists). `result` is the tool's JSON result.
+    pub(super) fn after_agent_move(&mut self, result: &str) {
+        let Ok(result) = serde_json::from_str::<serde_json::Value>(result) else {
+            return;
+        };
+        let (Some(from), Some(to)) = (result["from"].as_str(), result["path"].as_str()) else {
+            return;
+        };
+        self.effects.push(Effect::LoadFiles);
+        if self.editor.path() == Some(from) {
+            self.open_note(to.to_string());
+        }
+    }
+
     /// A move finished: `Ok` with the files it changed, the moved note first at its new path.
     pub fn on_moved(&mut self, from: &str, result: Result<Vec<String>, String>) {
         match result {

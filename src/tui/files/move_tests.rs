@@ -138,3 +138,41 @@ fn a_denied_move_writes_nothing() {
     assert_eq!(fs::read_to_string(root.join("B.md")).unwrap(), "[[A]]\n");
     assert!(root.join("A.md").exists() && !root.join("Z").exists());
 }
+
+#[test]
+fn the_editor_follows_a_note_the_agent_moved() {
+    use crate::agent::{AgentEvent, CallDecision, ToolCallRecord};
+    let mut app = app_with(Keymap::default_map());
+    app.set_notes(sample_notes());
+    app.on_note_opened("Projects/Garden Planner.md", note_text(PLANNER));
+    let _ = app.take_effects();
+    let finished = |name: &str, is_error: bool| {
+        AgentEvent::ToolCallFinished(ToolCallRecord {
+            id: "call_1".into(),
+            name: name.into(),
+            input: serde_json::json!({"note": "Garden Planner", "to": "Archive/Old garden"}),
+            is_error,
+            decision: CallDecision::ApprovedOnce,
+            result: serde_json::json!({
+                "changed": true,
+                "from": "Projects/Garden Planner.md",
+                "path": "Archive/Old garden.md",
+                "files_changed": ["Archive/Old garden.md", "Welcome.md"],
+            })
+            .to_string(),
+        })
+    };
+    // A failed move, or another tool, changes nothing here.
+    app.on_agent_event(finished("move_note", true));
+    app.on_agent_event(finished("update_note", false));
+    assert!(app.take_effects().is_empty());
+    app.on_agent_event(finished("move_note", false));
+    let effects = app.take_effects();
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::LoadFiles))
+            && effects
+                .iter()
+                .any(|e| matches!(e, Effect::OpenNote(p, _) if p == "Archive/Old garden.md")),
+        "{effects:?}"
+    );
+}
