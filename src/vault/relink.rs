@@ -92,6 +92,9 @@ pub struct Relinked {
 /// `None` when nothing changes.
 pub fn relink(text: &str, note: &str, mv: &Move<'_>) -> Option<Relinked> {
     let note_after = if note == mv.from { mv.to } else { note };
+    if note != mv.from && !may_link(text, mv) {
+        return None;
+    }
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut to_moved = LinkCounts::default();
     let mut others = 0;
@@ -158,6 +161,17 @@ pub fn relink(text: &str, note: &str, mv: &Move<'_>) -> Option<Relinked> {
         to_moved,
         others,
     })
+}
+
+/// Whether `text` (another note than the moved one) may hold a link the move changes: a
+/// Markdown link of any kind (its destination may be percent-encoded), or the old or new name
+/// somewhere. Most notes have neither and are not parsed at all.
+fn may_link(text: &str, mv: &Move<'_>) -> bool {
+    if text.contains("](") {
+        return true;
+    }
+    let folded = fold_name(text);
+    folded.contains(&fold_name(stem(mv.from))) || folded.contains(&fold_name(stem(mv.to)))
 }
 
 /// A non-relative wikilink resolves by its last path segment: only one whose last segment is the
