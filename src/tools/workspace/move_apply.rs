@@ -19,10 +19,10 @@ use super::{Workspace, WriteRecord, internal, note_error, read_text};
 use crate::tools::ToolError;
 use crate::vault::diff::{TextDiff, apply_hunks};
 use crate::vault::note_io::{self, NoteText};
-use crate::vault::{Access, Vault, VaultPath};
+use crate::vault::{Access, Vault, VaultPath, journal};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// What a crash part-way through a move needs to undo it.
@@ -199,8 +199,15 @@ impl Workspace {
     /// for the write lock, so a move another process is making right now is never touched.
     pub(super) fn recover_interrupted_move(&self) {
         let path = self.journal_path();
-        if !path.exists() {
-            return;
+        // Looked at without the lock first: nearly always there is nothing, and opening a
+        // workspace should not wait for another process's write.
+        match read_journal(&path) {
+            Ok(Some(_)) => {}
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("the move journal {} cannot be read: {e}", path.display());
+                return;
+            }
         }
         let Ok(_lock) = self.lock_writes() else {
             tracing::warn!("an interrupted move waits: the vault is locked by another writer");
@@ -208,6 +215,7 @@ impl Workspace {
         };
         let journal = match read_journal(&path) {
             Ok(Some(journal)) => journal,
+            // The other process finished its move while this one waited for the lock.
             Ok(None) => return,
             Err(e) => {
                 tracing::warn!("the move journal {} cannot be read: {e}", path.display());
@@ -270,7 +278,7 @@ fn accepted_writes<'a>(mv: &'a MovePlan, accepted: Option<&[bool]>) -> Vec<FileW
 
 /// Every file must still be as planned, and the target still free: a move is never merged.
 fn check_unchanged(mv: &MovePlan) -> Result<(), ToolError> {
-    if mv.to.abs().symlink_metadata().is_ok() {
+    if mv.to.abs().exists() {
         return Err(ToolError::Invalid(format!(
             "`{}` appeared since the move was proposed; nothing was changed",
             mv.to.rel()
@@ -297,7 +305,7 @@ fn missing_folders(vault: &Vault, rel: &str) -> Vec<String> {
     let mut missing = Vec::new();
     for end in 1..parts.len() {
         let folder = parts[..end].join("/");
-        if vault.root().join(&folder).symlink_metadata().is_err() {
+        if !vault.root().join(&folder).exists() {
             missing.push(folder);
         }
     }
@@ -381,58 +389,30 @@ fn read_bytes(path: &VaultPath) -> std::io::Result<Option<Vec<u8>>> {
 }
 
 fn write_journal(path: &Path, journal: &Journal) -> std::io::Result<()> {
-    let folder = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("the journal has no folder"))?;
-    std::fs::create_dir_all(folder)?;
     let bytes = serde_json::to_vec(journal).map_err(std::io::Error::other)?;
-    let temp = path.with_extension("json.tmp");
-    {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&temp, path)?;
-    std::fs::File::open(folder)?.sync_all()
+    journal::write_durably(path, &bytes)
 }
 
 fn read_journal(path: &Path) -> std::io::Result<Option<Journal>> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(std::io::Error::other)
+    match journal::read_if_exists(path)? {
+        Some(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(std::io::Error::other),
+        None => Ok(None),
+    }
 }
 
-/// Removes the journal and makes the removal durable: the move's commit point.
+/// Removes the journal durably: the move's commit point.
 fn remove_durably(path: &Path) -> std::io::Result<()> {
-    std::fs::remove_file(path)?;
-    match path.parent() {
-        Some(folder) => std::fs::File::open(folder)?.sync_all(),
-        None => Ok(()),
-    }
+    journal::remove_durably(path)
 }
 
-/// For the crash tests (tests/engine/move_note.rs): when `VAULTCHAT_FAILPOINT` names this point,
-/// the process writes the file `VAULTCHAT_FAILPOINT_MARKER` names and stops here until it is
-/// killed, as a crash would stop it; with `VAULTCHAT_FAILPOINT_ACTION=fail` the step fails
-/// instead, as a full disk would make it. Costs one environment lookup otherwise.
+/// A failpoint of the crash tests (see [`journal::failpoint`]).
 fn failpoint(name: &str) -> Result<(), ToolError> {
-    if std::env::var("VAULTCHAT_FAILPOINT").ok().as_deref() != Some(name) {
-        return Ok(());
-    }
-    if let Some(marker) = std::env::var_os("VAULTCHAT_FAILPOINT_MARKER") {
-        let _ = std::fs::write(marker, name);
-    }
-    if std::env::var("VAULTCHAT_FAILPOINT_ACTION").ok().as_deref() == Some("fail") {
-        return Err(internal(format!(
+    match journal::failpoint(name) {
+        journal::Failpoint::Pass => Ok(()),
+        journal::Failpoint::Fail => Err(internal(format!(
             "the step after {name} failed (failpoint)"
-        )));
-    }
-    loop {
-        std::thread::sleep(std::time::Duration::from_secs(1));
+        ))),
     }
 }

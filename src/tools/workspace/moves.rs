@@ -89,7 +89,7 @@ fn move_note(ws: &Workspace, args: MoveNoteArgs) -> Result<Plan, ToolError> {
             from.rel()
         )));
     }
-    if to.abs().symlink_metadata().is_ok() {
+    if to.abs().exists() {
         return Err(ToolError::Invalid(format!(
             "`{}` already exists and was left as it is; choose another path (move_note never replaces a note)",
             to.rel()
