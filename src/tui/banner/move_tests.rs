@@ -152,3 +152,14 @@ fn snapshot_multi_file_move_with_a_file_rejected() {
     press(&mut banner, 'f');
     insta::assert_snapshot!("banner_move_file_rejected_80x24", draw(&mut banner, 80, 24));
 }
+
+#[test]
+fn snapshot_multi_file_move_side_by_side() {
+    let mut banner = Banner::new();
+    banner.push(move_request(1));
+    press(&mut banner, 'j');
+    press(&mut banner, 'd');
+    let text = draw(&mut banner, 120, 40);
+    assert!(text.contains("■ Daily/2024-03-02.md"), "{text}");
+    insta::assert_snapshot!("banner_move_side_by_side_120x40", text);
+}
