@@ -63,6 +63,7 @@ fn request() -> PermissionRequest {
             summary: "update Garden.md".into(),
             path: "Garden.md".into(),
             diff,
+            files: Vec::new(),
         }),
         offer_session: true,
         offer_always: true,

@@ -23,6 +23,8 @@ mod long_session;
 mod mcp_client;
 #[path = "agent/models_doctor.rs"]
 mod models_doctor;
+#[path = "agent/move_note_ask.rs"]
+mod move_note_ask;
 #[path = "agent/real_servers.rs"]
 mod real_servers;
 #[path = "agent/usage_estimates.rs"]

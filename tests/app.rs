@@ -22,6 +22,8 @@ mod tui_files_e2e;
 mod tui_image_paste;
 #[path = "app/tui_models.rs"]
 mod tui_models;
+#[path = "app/tui_move_e2e.rs"]
+mod tui_move_e2e;
 #[path = "app/tui_plugins.rs"]
 mod tui_plugins;
 #[path = "app/tui_real_servers.rs"]

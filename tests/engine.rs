@@ -21,6 +21,8 @@ mod index_sync;
 mod mcp_stdio_errors;
 #[path = "engine/module_boundaries.rs"]
 mod module_boundaries;
+#[path = "engine/move_note.rs"]
+mod move_note;
 #[path = "engine/note_format.rs"]
 mod note_format;
 #[path = "engine/semantic_search.rs"]

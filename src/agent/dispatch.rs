@@ -251,6 +251,7 @@ impl Agent {
                 summary: plan.describe(),
                 path: path.clone(),
                 diff: plan.diff(),
+                files: crate::agent::ProposalFile::of_plan(&plan),
             };
             let request = flight.request(id, offer, Some(proposal));
             match self.ask(request, &flight.facts, inbox).await {
@@ -480,7 +481,7 @@ impl Agent {
             } else {
                 Access::Write
             };
-            for key in ["note", "path", "folder"] {
+            for key in ["note", "path", "folder", "to"] {
                 let Some(value) = input.get(key).and_then(Value::as_str) else {
                     continue;
                 };

@@ -149,6 +149,38 @@ pub struct Proposal {
     pub summary: String,
     pub path: String,
     pub diff: TextDiff,
+    /// For a change to several files (a move): each file in order, owning the next `hunks`
+    /// hunks of `diff`. Empty for a change to one file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<ProposalFile>,
+}
+
+/// One file of a change to several files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProposalFile {
+    /// Where the file is now.
+    pub path: String,
+    /// Where it is after the change (the moved note's new path; else the same).
+    pub path_after: String,
+    /// How many hunks of the proposal's diff are this file's.
+    pub hunks: usize,
+}
+
+impl ProposalFile {
+    /// The files of `plan` when it changes several (empty otherwise).
+    pub fn of_plan(plan: &crate::tools::workspace::Plan) -> Vec<ProposalFile> {
+        if !matches!(plan.change, crate::tools::workspace::Change::Move(_)) {
+            return Vec::new();
+        }
+        plan.file_diffs()
+            .into_iter()
+            .map(|file| ProposalFile {
+                path: file.path,
+                path_after: file.path_after,
+                hunks: file.diff.hunks.len(),
+            })
+            .collect()
+    }
 }
 
 /// A call waiting for the person's answer.

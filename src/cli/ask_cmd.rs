@@ -353,7 +353,22 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
                 proposal.summary,
                 paint("1", &proposal.diff.summary())
             );
-            for hunk in &proposal.diff.hunks {
+            // A change to several files (a move) names each file before its first hunk.
+            let mut file_starts = Vec::new();
+            let mut first = 0;
+            for file in &proposal.files {
+                file_starts.push((first, file));
+                first += file.hunks;
+            }
+            for (index, hunk) in proposal.diff.hunks.iter().enumerate() {
+                for (_, file) in file_starts.iter().filter(|(start, _)| *start == index) {
+                    let name = if file.path == file.path_after {
+                        file.path.clone()
+                    } else {
+                        format!("{} → {}", file.path, file.path_after)
+                    };
+                    let _ = writeln!(err, "{}", paint("1", &format!("■ {name}")));
+                }
                 let _ = writeln!(
                     err,
                     "{}",

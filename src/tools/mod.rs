@@ -28,7 +28,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// The names of the workspace tools, as `workspace::register` adds them: for checking permission
 /// rules before a workspace is open (tests/tools_workspace.rs keeps the list equal to the
 /// registry's).
-pub const WORKSPACE_TOOL_NAMES: [&str; 18] = [
+pub const WORKSPACE_TOOL_NAMES: [&str; 19] = [
     "create_note",
     "create_notebook",
     "delete_note",
@@ -43,6 +43,7 @@ pub const WORKSPACE_TOOL_NAMES: [&str; 18] = [
     "list_notes",
     "list_tags",
     "manage_tags",
+    "move_note",
     "read_note",
     "search_notes",
     "semantic_search_notes",

@@ -38,6 +38,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 mod draw;
 mod input;
+mod moves;
 
 /// Banner requests the app makes itself (/rewind) have ids from here up, far above the agent's.
 const LOCAL_REQUESTS: u64 = 1 << 62;
@@ -71,6 +72,13 @@ pub enum Effect {
     LoadFiles,
     /// Create an empty note with this name (never replacing a file) and call `on_note_created`.
     CreateNote(String),
+    /// Plan moving the note `from` to `to` with its link fixes and call `propose_move`.
+    PlanMove {
+        from: String,
+        to: String,
+    },
+    /// Apply an approved move (only the hunks flagged true, when given) and call `on_moved`.
+    ApplyMove(Box<crate::tools::workspace::Plan>, Option<Vec<bool>>),
     /// Resolve a wikilink target to a note and open it (made like `OpenNote`).
     OpenLink(String, Cleared),
     /// Write `text` to the note (atomic, refused if the file no longer matches `read`, the note
@@ -214,6 +222,8 @@ pub struct App {
     effects: Vec<Effect>,
     /// A /rewind waiting in the banner: its request id and the text it restores.
     local_rewind: Option<(u64, String)>,
+    /// The person's move from the file pane while the banner shows it.
+    local_move: Option<Box<crate::tools::workspace::Plan>>,
     /// The file pane, and whether the person showed or hid it (`None`: by the width).
     pub files: FilePane,
     files_shown: Option<bool>,
@@ -269,6 +279,7 @@ impl App {
             mouse_captured: true,
             effects: Vec::new(),
             local_rewind: None,
+            local_move: None,
             files,
             files_shown: None,
             completion: None,
@@ -720,6 +731,7 @@ impl App {
                 summary: format!("restore {path} to the text before revision {revision}"),
                 path,
                 diff,
+                files: Vec::new(),
             }),
             offer_session: false,
             offer_always: false,
@@ -869,6 +881,9 @@ impl App {
             AgentEvent::ToolCallFinished(record) => {
                 self.transcript.tool_finished(&record);
                 self.state = AgentState::Thinking;
+                if record.name == "move_note" && !record.is_error {
+                    self.after_agent_move(&record.result);
+                }
             }
             AgentEvent::EditorEdit {
                 id,

@@ -30,10 +30,13 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::Arc;
 
 mod screen;
 use screen::Screen;
+#[cfg(test)]
+mod move_tests;
 
 /// Below this size the banner takes the whole width and height it needs (a box of 80% × 70%
 /// would leave too little room for the diff, on a classic 80×24 terminal for one).
@@ -152,6 +155,7 @@ impl Shown {
             side_reveal: false,
             layouts: Layouts {
                 words: diff.map(TextDiff::words).unwrap_or_default(),
+                files: request.map(file_labels).unwrap_or_default(),
                 inline: Vec::new(),
                 side: Vec::new(),
                 input: Vec::new(),
@@ -166,6 +170,8 @@ impl Shown {
 #[derive(Debug, Clone)]
 struct Layouts {
     words: Vec<HunkWords>,
+    /// For a change to several files: each file's label and its hunks.
+    files: Vec<(String, Range<usize>)>,
     inline: Vec<(u16, Arc<DiffLayout>)>,
     side: Vec<(u16, Arc<DiffLayout>)>,
     input: Vec<(u16, Arc<Vec<String>>)>,
@@ -173,16 +179,16 @@ struct Layouts {
 
 impl Layouts {
     fn inline(&mut self, diff: &TextDiff, width: u16) -> Arc<DiffLayout> {
-        let words = &self.words;
+        let (words, files) = (&self.words, &self.files);
         cached(&mut self.inline, width, || {
-            DiffLayout::inline(diff, words, width)
+            DiffLayout::inline(diff, words, width).with_files(files)
         })
     }
 
     fn side(&mut self, diff: &TextDiff, width: u16) -> Arc<DiffLayout> {
-        let words = &self.words;
+        let (words, files) = (&self.words, &self.files);
         cached(&mut self.side, width, || {
-            DiffLayout::side_by_side(diff, words, width)
+            DiffLayout::side_by_side(diff, words, width).with_files(files)
         })
     }
 
@@ -202,6 +208,29 @@ fn cached<T>(cache: &mut Vec<(u16, Arc<T>)>, width: u16, make: impl FnOnce() -> 
     }
     cache.push((width, Arc::clone(&made)));
     made
+}
+
+/// Each file of a change to several files, labelled (`old → new` for the moved note), with the
+/// range of its hunks in the proposal's diff.
+fn file_labels(request: &PermissionRequest) -> Vec<(String, Range<usize>)> {
+    let Some(proposal) = &request.proposal else {
+        return Vec::new();
+    };
+    let mut first = 0;
+    proposal
+        .files
+        .iter()
+        .map(|file| {
+            let label = if file.path == file.path_after {
+                file.path.clone()
+            } else {
+                format!("{} → {}", file.path, file.path_after)
+            };
+            let hunks = first..first + file.hunks;
+            first += file.hunks;
+            (label, hunks)
+        })
+        .collect()
 }
 
 fn diff_of(request: &PermissionRequest) -> Option<&TextDiff> {
@@ -397,6 +426,10 @@ impl Banner {
                 }
                 None
             }
+            Some(Action::ToggleFile) => {
+                self.toggle_file();
+                None
+            }
             Some(Action::PageDown) => {
                 let page = self.body_height.saturating_sub(1).max(1);
                 self.scroll_to(request, self.shown.scroll.saturating_add(page));
@@ -437,6 +470,30 @@ impl Banner {
                 _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// Every hunk of the current hunk's file: all rejected when all were accepted, else all
+    /// accepted (a change to several files; nothing otherwise).
+    fn toggle_file(&mut self) {
+        let current = self.shown.current_hunk;
+        let Some((_, hunks)) = self
+            .shown
+            .layouts
+            .files
+            .iter()
+            .find(|(_, hunks)| hunks.contains(&current))
+        else {
+            return;
+        };
+        let hunks = hunks.clone();
+        let all = hunks
+            .clone()
+            .all(|h| self.shown.accepted.get(h).copied().unwrap_or(true));
+        for h in hunks {
+            if let Some(flag) = self.shown.accepted.get_mut(h) {
+                *flag = !all;
+            }
         }
     }
 
@@ -589,6 +646,10 @@ impl Banner {
                 }
                 return;
             }
+            Some(Action::ToggleFile) => {
+                self.toggle_file();
+                return;
+            }
             Some(Action::NextHunk | Action::ScrollDown | Action::Down) => 1,
             Some(Action::PrevHunk | Action::ScrollUp | Action::Up) => -1,
             Some(Action::PageDown) => page,
@@ -706,6 +767,7 @@ mod tests {
                 summary: format!("update {path}"),
                 path: path.into(),
                 diff: TextDiff::new(before, after),
+                files: Vec::new(),
             }),
             offer_session: true,
             offer_always: true,

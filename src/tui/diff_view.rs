@@ -217,6 +217,9 @@ struct TextRow {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum RowBody {
+    /// The name of the file whose hunks follow, in a change to several files; `hunks` are its
+    /// hunks' indexes (to say when all of them are rejected).
+    File { label: String, hunks: Range<usize> },
     /// The hunk's `@@` header.
     Header,
     /// A row of the inline view.
@@ -386,6 +389,43 @@ impl DiffLayout {
         layout
     }
 
+    /// The same layout with a row naming each file above its first hunk, for a change to several
+    /// files: `files` holds each file's label and its hunks (indexes into the diff, in order).
+    /// A file's row belongs to its first hunk, so bringing that hunk into view shows its name.
+    pub fn with_files(mut self, files: &[(String, Range<usize>)]) -> DiffLayout {
+        if files.is_empty() {
+            return self;
+        }
+        let mut rows = Vec::with_capacity(self.rows.len() + files.len());
+        let mut next_file = files
+            .iter()
+            .filter(|(_, hunks)| !hunks.is_empty())
+            .peekable();
+        for (at, row) in self.rows.drain(..).enumerate() {
+            let starts_hunk = self.hunk_starts.get(row.hunk) == Some(&at);
+            if starts_hunk
+                && let Some((label, hunks)) = next_file.next_if(|(_, h)| h.start == row.hunk)
+            {
+                rows.push(DiffRow {
+                    hunk: row.hunk,
+                    body: RowBody::File {
+                        label: label.clone(),
+                        hunks: hunks.clone(),
+                    },
+                });
+            }
+            rows.push(row);
+        }
+        self.rows = rows;
+        self.hunk_starts.clear();
+        for (at, row) in self.rows.iter().enumerate() {
+            if self.hunk_starts.len() == row.hunk {
+                self.hunk_starts.push(at);
+            }
+        }
+        self
+    }
+
     fn empty(gutter: usize, width: u16, side: bool) -> DiffLayout {
         DiffLayout {
             rows: Vec::new(),
@@ -508,6 +548,10 @@ impl DiffLayout {
                     theme,
                 };
                 match &row.body {
+                    RowBody::File { label, hunks } => {
+                        let rejected = hunks.clone().all(|h| !is_accepted(accepted, h));
+                        look.file(label, rejected, width)
+                    }
                     RowBody::Header => match diff.hunks.get(row.hunk) {
                         Some(hunk) => look.header(hunk, width, self.side),
                         None => Line::default(),
@@ -601,6 +645,19 @@ impl RowLook<'_> {
                 rejected_label_style(self.theme),
             )
         })
+    }
+
+    /// `■ Projects/Plan.md ───` above a file's hunks (`✗ … not changed` when all are rejected).
+    fn file(&self, label: &str, rejected: bool, width: usize) -> Line<'static> {
+        let strong = self.theme.style(Role::Text).add_modifier(Modifier::BOLD);
+        let mut spans = vec![Span::styled(format!("■ {}", printable(label)), strong)];
+        if rejected {
+            spans.push(Span::styled(
+                format!(" {REJECTED_MARK} not changed"),
+                rejected_label_style(self.theme),
+            ));
+        }
+        with_rule(spans, width, self.theme)
     }
 
     /// `▶ @@ -a,b +c,d @@ ───`, or for side by side `▶ @@ -a,b @@ ──│ @@ +c,d @@ ──`.

@@ -89,6 +89,7 @@ actions! {
     NextHunk => "next_hunk": "Next hunk (through a hunk taller than the screen, a row at a time first)",
     PrevHunk => "prev_hunk": "Previous hunk (back up to the current hunk's start first)",
     ToggleHunk => "toggle_hunk": "Accept or reject the current hunk",
+    ToggleFile => "toggle_file": "Accept or reject every hunk of the current file (a change to several files)",
     Up => "up": "Move up",
     Down => "down": "Move down",
     Confirm => "confirm": "Choose",

@@ -779,6 +779,18 @@ async fn perform(
             Ok((path, note)) => app.on_note_created(&path, note.fingerprint.mtime_ns),
             Err(e) => app.on_error(format!("the note was not created: {e}")),
         },
+        Effect::PlanMove { from, to } => match ws.plan_user_move(&from, &to) {
+            Ok(plan) => app.propose_move(plan),
+            Err(e) => app.on_error(format!("the note was not moved: {e}")),
+        },
+        Effect::ApplyMove(plan, hunks) => {
+            let from = plan.path().rel().to_string();
+            let result = ws
+                .apply(&plan, hunks.as_deref())
+                .map(|applied| changed_files(&applied.output.structured))
+                .map_err(|e| e.to_string());
+            app.on_moved(&from, result);
+        }
         Effect::OpenExternal(path) => open_external(app, launch, ws, &path, terminal, mouse)?,
         Effect::LoadPicker => load_picker(app, ws),
         Effect::LoadTools => load_tools(app, ready),
@@ -862,6 +874,8 @@ fn perform_on_store(
         | Effect::OpenLink(..)
         | Effect::LoadFiles
         | Effect::CreateNote(_)
+        | Effect::PlanMove { .. }
+        | Effect::ApplyMove(..)
         | Effect::OpenExternal(_)
         | Effect::LoadPicker
         | Effect::LoadTools
@@ -882,6 +896,19 @@ fn perform_on_store(
             tracing::warn!("not an effect on the app database; ignored");
         }
     }
+}
+
+/// The `files_changed` a move reports, the moved note first.
+fn changed_files(result: &serde_json::Value) -> Vec<String> {
+    result["files_changed"]
+        .as_array()
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn open_note(app: &mut App, ws: &Workspace, name: &str) {

@@ -92,6 +92,7 @@ fn edit_request(id: u64) -> PermissionRequest {
             summary: format!("update {PATH}"),
             path: PATH.into(),
             diff: TextDiff::new(NOTE, &after),
+            files: Vec::new(),
         }),
         offer_session: true,
         offer_always: true,

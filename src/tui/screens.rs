@@ -72,6 +72,7 @@ fn request(id: u64, before: &str, after: &str) -> PermissionRequest {
             summary: "update Projects/Plan.md".into(),
             path: "Projects/Plan.md".into(),
             diff: TextDiff::new(before, after),
+            files: Vec::new(),
         }),
         offer_session: true,
         offer_always: true,

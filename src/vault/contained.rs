@@ -316,6 +316,12 @@ impl Folder {
         rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()).map_err(io::Error::from)
     }
 
+    /// Removes the folder `name` from this folder if it is empty (never its contents: a folder
+    /// with anything in it is an error).
+    pub fn remove_empty_folder(&self, name: &str) -> io::Result<()> {
+        rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR).map_err(io::Error::from)
+    }
+
     /// Makes renames and new names in this folder durable.
     pub fn sync(&self) -> io::Result<()> {
         rustix::fs::fsync(&self.fd).map_err(io::Error::from)

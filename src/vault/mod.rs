@@ -7,15 +7,18 @@
 //! * [`diff`] compares two versions of a note line by line (hunks, per-hunk apply, merges);
 //!   [`word_diff`] pairs changed lines and finds the words that changed inside them.
 //! * [`markdown`] extracts structure (frontmatter, tags, wikilinks, headings, code blocks).
-//! * [`links`] resolves wikilink targets to notes.
+//! * [`links`] resolves wikilink targets to notes; [`relink`] keeps links right when a note moves.
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
+//! * [`journal`] keeps the small durable file a write over several notes needs (a move).
 
 pub mod contained;
 pub mod diff;
 pub mod guard;
+pub mod journal;
 pub mod links;
 pub mod markdown;
 pub mod note_io;
+pub mod relink;
 pub mod walk;
 pub mod watch;
 pub mod word_diff;

@@ -780,8 +780,12 @@ fn the_app_lists_the_servers_tools_and_asks_before_calling_them() {
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);
     // The view opens at once (the server may still be starting; it is reloaded when it has
-    // started); its end lists the servers.
-    tmux.wait_text("Plugin and MCP tools");
+    // started); its end lists the servers (below the fold of 40 rows: End goes there).
+    tmux.wait_text("Tools · ");
+    tmux.wait_for("the plugin and MCP tools section", |screen| {
+        tmux.keys(&["End"]);
+        screen.contains("Plugin and MCP tools")
+    });
     let screen = tmux.wait_for("the server running, at the end of the view", |screen| {
         tmux.keys(&["End"]);
         screen.contains("running · ")

@@ -37,6 +37,7 @@ EXPECTED_TOOLS = {
     "list_notebooks", "create_notebook", "list_tags", "manage_tags",
     "list_connections", "get_connection", "list_environments", "get_environment_variables",
     "list_blocks_in_note", "get_block_settings", "get_block_history", "semantic_search_notes",
+    "move_note",
 }
 # Secrets this script plants itself while it runs (in config files it breaks on purpose).
 SCRIPT_SECRETS = ["PLANTED-CONNBROKEN-24", "PLANTED-BARE-25", "PLANTED-DUPKEY-26"]
@@ -670,6 +671,7 @@ async def bad_argument_checks(c, listed):
         "create_note": {"path": f"Inbox/Never {mode}.md", "content": "never", "overwrite": False},
         "update_note": {"note": scratch, "append": "never", "expected_revision": None},
         "delete_note": {"note": scratch},
+        "move_note": {"note": scratch, "to": f"Inbox/Moved {mode}.md"},
         "list_notebooks": {"parent": "Projects"},
         "create_notebook": {"path": f"Never {mode}"},
         "list_tags": {"prefix": "pro", "limit": 5},
@@ -724,11 +726,19 @@ async def bad_argument_checks(c, listed):
     check(read_bytes(c.abs(scratch)) == scratch_text.encode(), f"{mode}: no refused call changed the scratch note")
     check(not os.path.exists(c.abs(f"Inbox/Never {mode}.md")), f"{mode}: no refused call created a note")
     check(not os.path.exists(c.abs(f"Never {mode}")), f"{mode}: no refused call created a notebook")
+    check(not os.path.exists(c.abs(f"Inbox/Moved {mode}.md")), f"{mode}: no refused call moved a note")
     # Only now do the destructive valid arguments run, to show they were valid.
     r = await call("update_note", valid["update_note"])
     check(not r.is_error, f"{mode}: update_note's valid arguments are valid")
     r = await call("manage_tags", valid["manage_tags"])
     check(not r.is_error and sc(r).get("removed_inline") == {"keep": 1}, f"{mode}: manage_tags's valid arguments are valid")
+    moved = valid["move_note"]["to"]
+    r = await call("move_note", valid["move_note"])
+    check(not r.is_error and sc(r).get("files_changed", [None])[0] == moved
+          and os.path.exists(c.abs(moved)) and not os.path.exists(c.abs(scratch)),
+          f"{mode}: move_note's valid arguments are valid")
+    r = await call("move_note", {"note": moved, "to": scratch})
+    check(not r.is_error and os.path.exists(c.abs(scratch)), f"{mode}: the note moved back")
     r = await call("delete_note", valid["delete_note"])
     check(not r.is_error, f"{mode}: delete_note's valid arguments are valid")
     r = await call("create_notebook", valid["create_notebook"])
@@ -807,7 +817,8 @@ async def session(args, mode):
                   f"{mode}: {t.name} schema is a closed object")
             a = t.annotations
             check(a is not None and a.read_only_hint is not None, f"{mode}: {t.name} has annotations")
-            writes = t.name in {"create_note", "update_note", "delete_note", "create_notebook", "manage_tags"}
+            writes = t.name in {"create_note", "update_note", "delete_note", "create_notebook", "manage_tags",
+                                "move_note"}
             check(a is not None and a.read_only_hint is (not writes), f"{mode}: {t.name} readOnlyHint is {not writes}")
         by_name = {t.name: t for t in listed}
         c = Ctx(args, mode, client, names)

@@ -8,6 +8,8 @@
 
 mod blocks;
 mod config_files;
+mod move_apply;
+mod moves;
 mod notebooks;
 mod notes;
 mod plan;
@@ -18,7 +20,8 @@ use super::{
     Annotations, BoxFuture, Registry, Tier, Tool, ToolError, ToolOutput, ToolSpec, parse_args,
     schema_of,
 };
-pub use plan::{Applied, Change, Plan, record_hunks};
+pub use moves::{FileEdit, MovePlan};
+pub use plan::{Applied, Change, FileDiff, Plan, record_hunks};
 
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};
@@ -52,6 +55,8 @@ pub struct Workspace {
     recorded_since_prune: std::sync::atomic::AtomicU32,
     /// Whether the index has caught up with the vault since start-up.
     index_synced: std::sync::atomic::AtomicBool,
+    /// The data directory: where a move keeps its journal while it runs (see `move_apply`).
+    data_dir: std::path::PathBuf,
 }
 
 /// Whose change an editor save carries, for the revision log.
@@ -120,7 +125,9 @@ impl Workspace {
             },
             recorded_since_prune: std::sync::atomic::AtomicU32::new(0),
             index_synced: std::sync::atomic::AtomicBool::new(false),
+            data_dir: paths.data_dir.clone(),
         };
+        workspace.recover_interrupted_move();
         workspace.remove_stale_temps();
         let workspace = Arc::new(workspace);
         // Pruning reads the size of every stored revision: not on the way to the first answer.
@@ -486,6 +493,7 @@ pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
         tags::tools(workspace),
         config_files::tools(workspace),
         blocks::tools(workspace),
+        moves::tools(workspace),
         vec![semantic::tool(workspace)],
     ];
     for t in families.into_iter().flatten() {

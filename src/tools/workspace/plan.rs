@@ -10,6 +10,7 @@
 //! was made, the planned change is re-based onto the current text by a three-way merge, and refused
 //! when both touched the same lines.
 
+use super::moves::MovePlan;
 use super::{Workspace, WriteRecord, internal, note_error, read_text};
 use crate::tools::{ToolError, ToolOutput};
 use crate::vault::VaultPath;
@@ -45,6 +46,8 @@ pub enum Change {
     Delete { path: VaultPath, before: NoteText },
     /// Create a folder (and missing parents).
     Folder { path: VaultPath },
+    /// Move a note and rewrite the links to it in other notes: several files, all or none.
+    Move(Box<MovePlan>),
 }
 
 impl Plan {
@@ -53,6 +56,7 @@ impl Plan {
             Change::Write { path, .. } | Change::Delete { path, .. } | Change::Folder { path } => {
                 path
             }
+            Change::Move(mv) => &mv.from,
         }
     }
 
@@ -63,14 +67,46 @@ impl Plan {
                 (before.as_ref().map_or("", |b| b.text.as_str()), after)
             }
             Change::Delete { before, .. } => (&before.text, ""),
-            Change::Folder { .. } => ("", ""),
+            Change::Folder { .. } | Change::Move(_) => ("", ""),
         }
     }
 
-    /// The line diff of the change (empty for folders and no-op writes).
+    /// The line diff of the change (empty for folders and no-op writes). For a move, the hunks
+    /// of every file in [`Plan::file_diffs`] order, one after the other: per-hunk answers index
+    /// into this list whatever the number of files.
     pub fn diff(&self) -> TextDiff {
+        if let Change::Move(_) = &self.change {
+            let mut all = TextDiff::new("", "");
+            for file in self.file_diffs() {
+                all.added += file.diff.added;
+                all.removed += file.diff.removed;
+                all.hunks.extend(file.diff.hunks);
+            }
+            return all;
+        }
         let (before, after) = self.texts();
         TextDiff::new(before, after)
+    }
+
+    /// The change file by file: one entry for a single-file change, one per file of a move
+    /// (the moved note first, named by its old and new path).
+    pub fn file_diffs(&self) -> Vec<FileDiff> {
+        match &self.change {
+            Change::Move(mv) => mv
+                .files
+                .iter()
+                .map(|edit| FileDiff {
+                    path: edit.path.rel().to_string(),
+                    path_after: mv.rel_after(edit).to_string(),
+                    diff: TextDiff::new(&edit.before.text, &edit.after),
+                })
+                .collect(),
+            _ => vec![FileDiff {
+                path: self.path().rel().to_string(),
+                path_after: self.path().rel().to_string(),
+                diff: self.diff(),
+            }],
+        }
     }
 
     /// Whether applying would change nothing on disk.
@@ -81,18 +117,30 @@ impl Plan {
                 after,
                 ..
             } => before.text == *after,
-            Change::Write { before: None, .. } | Change::Delete { .. } => false,
+            Change::Write { before: None, .. } | Change::Delete { .. } | Change::Move(_) => false,
             Change::Folder { path } => path.abs().is_dir(),
         }
     }
 
     /// A short human description: "update Projects/Plan.md", "create Inbox/New.md".
     pub fn describe(&self) -> String {
+        if let Change::Move(mv) = &self.change {
+            let links = mv.counts.total() + mv.other_links;
+            let notes = mv.files.len().saturating_sub(1);
+            return format!(
+                "move {} to {} ({links} link{} in {notes} other note{})",
+                mv.from.rel(),
+                mv.to.rel(),
+                if links == 1 { "" } else { "s" },
+                if notes == 1 { "" } else { "s" },
+            );
+        }
         let verb = match &self.change {
             Change::Write { before: None, .. } => "create",
             Change::Write { .. } => "update",
             Change::Delete { .. } => "move to .trash",
             Change::Folder { .. } => "create folder",
+            Change::Move(_) => "move",
         };
         format!("{verb} {}", self.path().rel())
     }
@@ -125,6 +173,16 @@ impl Plan {
             pinned: self.pinned,
         })
     }
+}
+
+/// One file of a change, for showing it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileDiff {
+    /// Where the file is now.
+    pub path: String,
+    /// Where it is after the change (differs for the moved note of a move).
+    pub path_after: String,
+    pub diff: TextDiff,
 }
 
 /// What apply did, for the tool result.
@@ -169,6 +227,20 @@ impl Workspace {
                 after,
             } => apply_update(plan, path, before, after, accepted, &mut out)?,
             Change::Delete { path, before } => apply_delete(path, before, &mut out)?,
+            Change::Move(mv) => {
+                self.apply_move(mv, accepted, &mut out)?;
+                out.insert(
+                    "links_rewritten".into(),
+                    serde_json::to_value(mv.counts).map_err(super::internal)?,
+                );
+                if mv.other_links > 0 {
+                    out.insert("other_links_rewritten".into(), json!(mv.other_links));
+                }
+                if let Some(flags) = accepted.filter(|f| !f.iter().all(|a| *a)) {
+                    record_hunks(&mut out, flags);
+                }
+                Done::default()
+            }
             Change::Folder { path } => {
                 let created = super::notebooks::create_folders(path)?;
                 out.insert("created".into(), json!(!created.is_empty()));

@@ -106,6 +106,7 @@ impl App {
         match outcome {
             FileOutcome::Open(path) => self.open_note(path),
             FileOutcome::Create(name) => self.effects.push(Effect::CreateNote(name)),
+            FileOutcome::Move { from, to } => self.effects.push(Effect::PlanMove { from, to }),
             FileOutcome::Leave => self.focus = self.text_pane(),
         }
     }
@@ -154,7 +155,7 @@ impl App {
             // Leaving the note waits until the agent delivered it (approve, then quit).
             self.saver.expect_edit(outcome.request);
         }
-        if self.answer_local_rewind(&outcome) {
+        if self.answer_local_rewind(&outcome) || self.answer_local_move(&outcome) {
             return;
         }
         self.effects.push(Effect::Agent(Op::Decision {
@@ -473,6 +474,7 @@ impl App {
             | Action::NextHunk
             | Action::PrevHunk
             | Action::ToggleHunk
+            | Action::ToggleFile
             | Action::Up
             | Action::Down
             | Action::Confirm
@@ -634,6 +636,7 @@ fn is_file_pane_key(action: Option<Action>) -> bool {
                 | Action::Expand
                 | Action::Collapse
                 | Action::NewNote
+                | Action::Rename
         )
     )
 }

@@ -344,6 +344,9 @@ impl Screen<'_> {
             };
         };
         let diff = &proposal.diff;
+        if let Some(moved) = proposal.files.first().filter(|f| f.path != f.path_after) {
+            return self.move_spans(moved, proposal, shown, width);
+        }
         let path = printable(&proposal.path);
         let summary = printable(&proposal.summary);
         // "update Projects/Plan.md": the verb plain, the path bold.
@@ -376,6 +379,50 @@ impl Screen<'_> {
             TERMINAL.truncate_start(&path, width.saturating_sub(used).max(8)),
             strong,
         ));
+        spans.extend(tail);
+        spans
+    }
+
+    /// `move Old.md → New/Name.md  +12 -12 · 14 files`: the path change on top of a move's
+    /// diff, both paths shortened from the start to fit.
+    fn move_spans(
+        &self,
+        moved: &crate::agent::ProposalFile,
+        proposal: &crate::agent::Proposal,
+        shown: &Shown,
+        width: usize,
+    ) -> Vec<Span<'static>> {
+        let strong = self.style(Role::Text).add_modifier(Modifier::BOLD);
+        let diff = &proposal.diff;
+        let mut tail = vec![
+            Span::raw("  "),
+            Span::styled(format!("+{}", diff.added), self.style(Role::DiffAdded)),
+            Span::raw(" "),
+            Span::styled(format!("-{}", diff.removed), self.style(Role::DiffRemoved)),
+        ];
+        let files = proposal.files.len();
+        let position = if diff.hunks.is_empty() {
+            format!("  · {files} file{}", if files == 1 { "" } else { "s" })
+        } else {
+            format!(
+                "  · hunk {} of {} · {files} files",
+                shown.current_hunk + 1,
+                diff.hunks.len()
+            )
+        };
+        tail.push(Span::styled(position, self.style(Role::Dim)));
+        let used = tail.iter().map(Span::width).sum::<usize>() + display_width("move ") + 3;
+        let room = width.saturating_sub(used).max(16);
+        let (from, to) = (printable(&moved.path), printable(&moved.path_after));
+        let to_room = room.saturating_sub(display_width(&from).min(room / 2));
+        let to = TERMINAL.truncate_start(&to, to_room.max(8));
+        let from = TERMINAL.truncate_start(&from, room.saturating_sub(display_width(&to)).max(8));
+        let mut spans = vec![
+            Span::styled("move ", self.style(Role::Text)),
+            Span::styled(from, strong),
+            Span::styled(" → ", self.style(Role::Text)),
+            Span::styled(to, strong),
+        ];
         spans.extend(tail);
         spans
     }
@@ -515,6 +562,11 @@ impl Screen<'_> {
         if hunks > 0 {
             if let Some(k) = key(Action::ToggleHunk) {
                 items.push((k, "toggle hunk"));
+            }
+            if request.proposal.as_ref().is_some_and(|p| p.files.len() > 1)
+                && let Some(k) = key(Action::ToggleFile)
+            {
+                items.push((k, "toggle file"));
             }
             if let Some(k) = key(Action::SideBySide) {
                 items.push((k, "side by side"));

@@ -3,7 +3,8 @@
 //!
 //! Keys (`[files]` in the key maps): up/down move, Enter opens a note or opens/closes a folder,
 //! →/← open/close a folder (← on a note goes to its folder), `n` asks for a name and creates a
-//! note, Esc gives the keyboard back. The pane follows the note open in the editor: it is
+//! note, `m` asks for the selected note's new path and proposes the move (with its link fixes)
+//! in the banner, Esc gives the keyboard back. The pane follows the note open in the editor: it is
 //! highlighted and its folders are open. Opening and creating are the App's (`FileOutcome`).
 
 pub mod tree;
@@ -26,6 +27,9 @@ pub enum FileOutcome {
     Open(String),
     /// Create a note with this name (vault-relative, `.md` optional).
     Create(String),
+    /// Move (or rename) the note at `from` to `to` (vault-relative, `.md` optional): proposed
+    /// through the banner, with the links to it, like the agent's `move_note`.
+    Move { from: String, to: String },
     /// Give the keyboard back to the editor or the chat.
     Leave,
 }
@@ -62,8 +66,10 @@ pub struct FilePane {
     scroll: usize,
     /// Keep the selection in view (off while the wheel scrolls).
     follow_selection: bool,
-    /// The name being typed for a new note.
+    /// The name being typed for a new note (or a note's new path, with `moving`).
     prompt: Option<String>,
+    /// The note the prompt asks a new path for (the move key), instead of a new note's name.
+    moving: Option<String>,
     /// The list's rows on screen in the last frame, for clicks and paging.
     list_area: Rect,
     hints: Hints,
@@ -83,6 +89,7 @@ impl FilePane {
             scroll: 0,
             follow_selection: true,
             prompt: None,
+            moving: None,
             list_area: Rect::default(),
             hints: Hints::from_keymap(&Keymap::default_map()),
         }
@@ -189,6 +196,7 @@ impl FilePane {
             Some(Action::Expand) => self.expand(),
             Some(Action::Collapse) => self.collapse(),
             Some(Action::NewNote) => self.start_prompt(),
+            Some(Action::Rename) => self.start_move_prompt(),
             Some(Action::Cancel) => return Some(FileOutcome::Leave),
             _ => {}
         }
@@ -268,6 +276,15 @@ impl FilePane {
         });
     }
 
+    /// Ask for the selected note's new path, starting from its current one.
+    fn start_move_prompt(&mut self) {
+        let Some(RowKind::Note { path }) = self.selected() else {
+            return;
+        };
+        self.prompt = Some(path.strip_suffix(".md").unwrap_or(&path).to_string());
+        self.moving = Some(path);
+    }
+
     fn handle_prompt(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<FileOutcome> {
         let prompt = self.prompt.as_mut()?;
         match action {
@@ -277,10 +294,14 @@ impl FilePane {
                     return None;
                 }
                 self.prompt = None;
-                return Some(FileOutcome::Create(name));
+                return Some(match self.moving.take() {
+                    Some(from) => FileOutcome::Move { from, to: name },
+                    None => FileOutcome::Create(name),
+                });
             }
             Some(Action::Cancel) => {
                 self.prompt = None;
+                self.moving = None;
                 return None;
             }
             _ => {}
@@ -414,7 +435,10 @@ impl FilePane {
     fn render_prompt(&self, prompt: &str, inner: Rect, buf: &mut Buffer, theme: &Theme) {
         let width = usize::from(inner.width);
         // Esc cancels, as everywhere; the pane is too narrow to say both.
-        let ask = format!(" New note · {} creates", self.hints.confirm);
+        let ask = match &self.moving {
+            Some(_) => format!(" Move to · {} proposes", self.hints.confirm),
+            None => format!(" New note · {} creates", self.hints.confirm),
+        };
         buf.set_stringn(
             inner.x,
             inner.bottom() - 2,
@@ -528,5 +552,7 @@ fn draw_scrollbar(
     }
 }
 
+#[cfg(test)]
+mod move_tests;
 #[cfg(test)]
 mod tests;
