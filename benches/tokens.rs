@@ -16,7 +16,10 @@ use serde_json::json;
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use vaultchat::llm::tokens::accuracy::{Comparison, Distribution, compare_all, notes};
+use vaultchat::llm::tokens::accuracy::{Comparison, Distribution, compare_all};
+
+#[path = "../tests/common/token_corpus.rs"]
+mod token_corpus;
 use vaultchat::llm::tokens::estimate_request;
 use vaultchat::llm::{Block, Message, Request, ResultPart, Role, ToolDef};
 
@@ -26,7 +29,14 @@ const OPENAI_LIMIT: f64 = 15.0;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let comparisons = match compare_all(root) {
+    let corpus = match token_corpus::load(root) {
+        Ok(corpus) => corpus,
+        Err(e) => {
+            eprintln!("accuracy: reading the corpus: {e}");
+            std::process::exit(2);
+        }
+    };
+    let comparisons = match compare_all(&corpus) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("accuracy: {e}");
@@ -34,7 +44,7 @@ fn main() {
         }
     };
     let groups = accuracy_report(&comparisons);
-    let speed = speed_report(root);
+    let speed = speed_report(&corpus.notes);
     let failed: Vec<&Comparison> = comparisons
         .iter()
         .filter(|c| c.estimator == "openai" && c.error_percent().abs() > OPENAI_LIMIT)
@@ -210,15 +220,8 @@ fn time_runs(mut make: impl FnMut(usize) -> Request) -> (f64, f64, u64) {
     (ms(times[0]), ms(times[RUNS / 2]), tokens)
 }
 
-fn speed_report(root: &Path) -> serde_json::Value {
-    let notes = match notes(root) {
-        Ok(n) => n,
-        Err(e) => {
-            eprintln!("speed: {e}");
-            std::process::exit(2);
-        }
-    };
-    let first = conversation("gpt-4o", &notes, 1_000_000);
+fn speed_report(notes: &[(String, String)]) -> serde_json::Value {
+    let first = conversation("gpt-4o", notes, 1_000_000);
     let (text_bytes, json_bytes) = request_bytes(&first);
     println!(
         "\nestimate_request on a conversation of {:.0} KB of text ({:.0} KB as JSON, {} messages), {RUNS} runs",
@@ -230,17 +233,17 @@ fn speed_report(root: &Path) -> serde_json::Value {
     let tokens = black_box(estimate_request(&first));
     let cold = ms(start.elapsed());
     println!("  gpt-4o, first call (loads o200k_base)   {cold:8.2} ms  {tokens} tokens");
-    let (best_new, median_new, _) = time_runs(|run| conversation("gpt-4o", &notes, run));
+    let (best_new, median_new, _) = time_runs(|run| conversation("gpt-4o", notes, run));
     println!(
         "  gpt-4o, all text new                    {best_new:8.2} ms best, {median_new:.2} median"
     );
-    let same = conversation("gpt-4o", &notes, 0);
+    let same = conversation("gpt-4o", notes, 0);
     let (best_same, median_same, _) = time_runs(|_| same.clone());
     println!(
         "  gpt-4o, same conversation again         {best_same:8.2} ms best, {median_same:.2} median"
     );
     let (best_cal, median_cal, cal_tokens) =
-        time_runs(|run| conversation("claude-sonnet-4-5", &notes, run));
+        time_runs(|run| conversation("claude-sonnet-4-5", notes, run));
     println!(
         "  claude-sonnet-4-5 (calibrated)          {best_cal:8.2} ms best, {median_cal:.2} median  {cal_tokens} tokens"
     );

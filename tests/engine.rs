@@ -27,6 +27,8 @@ mod move_note;
 mod note_format;
 #[path = "engine/semantic_search.rs"]
 mod semantic_search;
+#[path = "engine/token_accuracy.rs"]
+mod token_accuracy;
 #[path = "engine/tools_workspace.rs"]
 mod tools_workspace;
 #[path = "engine/vault_paths.rs"]

@@ -117,7 +117,7 @@ pub fn provider_choice(
     }
     // Checked before anything is sent: with local_only, a remote server never sees a byte.
     let pinned = if config.privacy.local_only {
-        let pinned = crate::llm::locality::local_host(&base_url).map_err(|e| {
+        let pinned = crate::config::locality::local_host(&base_url).map_err(|e| {
             ProviderProblem(format!(
                 "[privacy] local_only is on and the provider is refused: {e}. Use a server on this machine or your network (e.g. --provider openai --base-url http://localhost:11434/v1), or set local_only = false"
             ))

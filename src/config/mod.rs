@@ -2,6 +2,7 @@
 //! `config.toml`, validated into typed settings with errors that name the file and the key.
 
 mod file;
+pub mod locality;
 mod paths;
 
 pub(crate) use file::line_of_key;

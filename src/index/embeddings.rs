@@ -81,7 +81,7 @@ pub enum EmbedError {
     #[error("the environment variable {0} (embeddings.api_key_env) is not set")]
     MissingKey(String),
     #[error("[privacy] local_only is on and the embeddings endpoint is refused: {0}")]
-    NotLocal(crate::llm::locality::LocalityError),
+    NotLocal(crate::config::locality::LocalityError),
 }
 
 /// A client for an OpenAI-compatible `/embeddings` endpoint.
@@ -106,8 +106,8 @@ impl HttpEmbedder {
             .connect_timeout(std::time::Duration::from_secs(5))
             .timeout(std::time::Duration::from_secs(120));
         if local_only {
-            let pinned =
-                crate::llm::locality::local_host(&config.base_url).map_err(EmbedError::NotLocal)?;
+            let pinned = crate::config::locality::local_host(&config.base_url)
+                .map_err(EmbedError::NotLocal)?;
             builder = builder.resolve_to_addrs(&pinned.host, &pinned.addresses);
         }
         let client = builder.build().map_err(|e| EmbedError::Unreachable {

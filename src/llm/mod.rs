@@ -7,7 +7,6 @@
 
 mod anthropic;
 mod error;
-pub mod locality;
 pub mod models;
 mod openai;
 mod request_id;
@@ -50,7 +49,7 @@ pub struct ProviderSettings {
     pub max_retries: u32,
     /// With `[privacy] local_only`: the host's addresses, checked to be local; the client
     /// connects to these and never resolves the name again.
-    pub pinned: Option<locality::PinnedHost>,
+    pub pinned: Option<crate::config::locality::PinnedHost>,
     /// Anthropic extended thinking: tokens the model may think in before answering; 0 is off.
     /// (OpenAI-compatible servers decide about reasoning themselves; their reasoning is read.)
     pub thinking_budget: u32,

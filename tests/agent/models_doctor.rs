@@ -302,7 +302,7 @@ fn a_refused_key_an_unreachable_server_and_a_missing_key_are_said() {
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(
         line(&report, "provider"),
-        "warn  provider: no API key: set VAULTCHAT_TEST_NO_KEY (or name another variable with api_key_env in [provider]) (the chat needs it)"
+        "warn  provider: no API key: set VAULTCHAT_TEST_NO_KEY (or name another variable with api_key_env in [provider]); or use a model on this machine: --provider openai --base-url http://localhost:11434/v1 --model NAME (Ollama, llama.cpp), with [privacy] local_only = true to keep every request local (the chat needs it)"
     );
     let (_, json) = doctor_json(&s, &[]);
     assert_eq!(json.get("provider"), None, "{json}");

@@ -3,6 +3,7 @@
 
 pub mod fake_llm;
 pub mod tmux;
+pub mod token_corpus;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

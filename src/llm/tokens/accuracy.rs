@@ -1,7 +1,8 @@
 //! How close the estimates come to real counts, on data kept in the repository: the recorded
 //! provider streams (tests/fixtures/sse) and notes (docs/sample-vault, tests/fixtures/notes).
-//! The unit test `estimates_stay_within_fifteen_percent` and `cargo bench --bench tokens` both
-//! run it.
+//! The test `token_accuracy::estimates_stay_within_fifteen_percent` (tests/engine) and
+//! `cargo bench --bench tokens` both run it; they read the files ([`Corpus`]): this module only
+//! counts (the file system belongs to the modules that own files, docs/architecture.md).
 //!
 //! What each comparison can honestly measure:
 //! - a recorded OpenAI stream reports `completion_tokens`: the reply's estimate against it (the
@@ -18,7 +19,34 @@ use super::{calibrated, estimate_reply, estimate_text};
 use crate::llm::StreamAccumulator;
 use crate::llm::openai::{OpenAiStream, ToolNames};
 use crate::llm::sse::SseParser;
-use std::path::{Path, PathBuf};
+
+/// The recorded streams compared, as `tests/fixtures/sse/NAME.sse`.
+pub const RECORDED_STREAMS: [&str; 3] = [
+    "openai_stream_tool_call.recorded",
+    "openai_stream_parallel_tool_calls.recorded",
+    "llama_cpp_python_text_no_usage",
+];
+
+/// The folders (from the repository root) whose `.md` notes are compared.
+pub const NOTE_FOLDERS: [&str; 2] = ["docs/sample-vault", "tests/fixtures/notes"];
+
+/// What is compared, read by the caller: the bytes of each of [`RECORDED_STREAMS`] by name, and
+/// the notes of [`NOTE_FOLDERS`] as (path, text), sorted.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    pub streams: Vec<(String, Vec<u8>)>,
+    pub notes: Vec<(String, String)>,
+}
+
+impl Corpus {
+    fn stream(&self, name: &str) -> Result<&[u8], AccuracyError> {
+        self.streams
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, bytes)| bytes.as_slice())
+            .ok_or_else(|| AccuracyError::Missing(name.to_string()))
+    }
+}
 
 /// One estimate against its reference count.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,35 +113,28 @@ impl Distribution {
 /// Why a comparison could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum AccuracyError {
-    #[error("{path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error("{0}: the recorded stream is not in the corpus")]
+    Missing(String),
     #[error("{0}: the stream did not make a response")]
     Stream(String),
     #[error("{0}: the tokenizer did not load")]
     Tokenizer(&'static str),
 }
 
-/// Every comparison, with the repository at `root`.
-pub fn compare_all(root: &Path) -> Result<Vec<Comparison>, AccuracyError> {
-    let mut all = recorded_streams(root)?;
-    for (name, text) in notes(root)? {
-        all.extend(note_comparisons(&name, &text)?);
+/// Every comparison of `corpus`.
+pub fn compare_all(corpus: &Corpus) -> Result<Vec<Comparison>, AccuracyError> {
+    let mut all = recorded_streams(corpus)?;
+    for (name, text) in &corpus.notes {
+        all.extend(note_comparisons(name, text)?);
     }
     Ok(all)
 }
 
 /// The recorded streams: OpenAI's reported completion tokens, and llama-cpp-python's chunks.
-pub fn recorded_streams(root: &Path) -> Result<Vec<Comparison>, AccuracyError> {
+pub fn recorded_streams(corpus: &Corpus) -> Result<Vec<Comparison>, AccuracyError> {
     let mut comparisons = Vec::new();
-    for name in [
-        "openai_stream_tool_call.recorded",
-        "openai_stream_parallel_tool_calls.recorded",
-    ] {
-        let bytes = read(&root.join(format!("tests/fixtures/sse/{name}.sse")))?;
-        let (model, response) = replay(name, &bytes)?;
+    for name in &RECORDED_STREAMS[..2] {
+        let (model, response) = replay(name, corpus.stream(name)?)?;
         comparisons.push(Comparison {
             name: format!("{name}.sse"),
             estimator: "openai",
@@ -122,15 +143,15 @@ pub fn recorded_streams(root: &Path) -> Result<Vec<Comparison>, AccuracyError> {
             reference: response.usage.output_tokens,
         });
     }
-    let name = "llama_cpp_python_text_no_usage";
-    let bytes = read(&root.join(format!("tests/fixtures/sse/{name}.sse")))?;
-    let (model, response) = replay(name, &bytes)?;
+    let name = RECORDED_STREAMS[2];
+    let bytes = corpus.stream(name)?;
+    let (model, response) = replay(name, bytes)?;
     comparisons.push(Comparison {
         name: format!("{name}.sse ({model})"),
         estimator: "calibrated",
         reference_kind: "stream chunks",
         estimated: estimate_reply(&model, &response.content),
-        reference: content_chunks(&bytes),
+        reference: content_chunks(bytes),
     });
     Ok(comparisons)
 }
@@ -174,43 +195,6 @@ fn content_chunks(bytes: &[u8]) -> u64 {
         .count() as u64
 }
 
-/// The notes of the sample vault and of tests/fixtures/notes, by path, sorted.
-pub fn notes(root: &Path) -> Result<Vec<(String, String)>, AccuracyError> {
-    let mut paths = Vec::new();
-    for folder in ["docs/sample-vault", "tests/fixtures/notes"] {
-        collect_markdown(&root.join(folder), &mut paths)?;
-    }
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|path| {
-            let text = String::from_utf8_lossy(&read(&path)?).into_owned();
-            let name = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
-            Ok((name, text))
-        })
-        .collect()
-}
-
-fn collect_markdown(folder: &Path, into: &mut Vec<PathBuf>) -> Result<(), AccuracyError> {
-    let entries = std::fs::read_dir(folder).map_err(|source| AccuracyError::Read {
-        path: folder.to_path_buf(),
-        source,
-    })?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_markdown(&path, into)?;
-        } else if path.extension().is_some_and(|e| e == "md") {
-            into.push(path);
-        }
-    }
-    Ok(())
-}
-
 /// A note's estimates: the OpenAI one and the calibrated one against whole-note tokenizer counts.
 fn note_comparisons(name: &str, text: &str) -> Result<Vec<Comparison>, AccuracyError> {
     let whole = |encoding: Encoding, label: &'static str| {
@@ -237,11 +221,4 @@ fn note_comparisons(name: &str, text: &str) -> Result<Vec<Comparison>, AccuracyE
         compare("calibrated", "o200k_base", fallback, o200k),
         compare("calibrated", "cl100k_base", fallback, cl100k),
     ])
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, AccuracyError> {
-    std::fs::read(path).map_err(|source| AccuracyError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
 }

@@ -2,7 +2,7 @@
 //! decided before any byte is sent.
 //!
 //! The host is resolved once, here; every address must be local, and the provider's HTTP client
-//! is then pinned to exactly those addresses ([`super::ProviderSettings::pinned`]), so a DNS
+//! is then pinned to exactly those addresses (`llm::ProviderSettings::pinned`), so a DNS
 //! answer that changes later (DNS rebinding) cannot send a request elsewhere.
 
 use std::net::{IpAddr, SocketAddr};
