@@ -9,6 +9,7 @@
 pub mod build;
 mod compact;
 mod dispatch;
+pub mod export;
 mod inbox;
 mod prompt;
 mod session;

@@ -10,6 +10,7 @@ mod logging;
 mod mcp_cmd;
 mod search_cmd;
 mod sessions_cmd;
+mod sessions_export;
 mod tools_cmd;
 mod trust_cmd;
 mod usage_cmd;

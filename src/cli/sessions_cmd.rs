@@ -1,4 +1,4 @@
-//! `vaultchat sessions [list|show ID|rm ID] [--json]`: the stored conversations.
+//! `vaultchat sessions [list|show ID|rm ID|export ID] [--json]`: the stored conversations.
 
 use super::outln;
 use super::{Context, Failure};
@@ -31,6 +31,17 @@ pub enum SessionsAction {
     Show { id: String },
     /// Delete a session with its messages and usage.
     Rm { id: String },
+    /// Write a session as a Markdown note in the vault (frontmatter, the turns, [[links]] to the
+    /// notes the agent read or changed); never over an existing note.
+    Export {
+        id: String,
+        /// The note's vault path (default `Chats/DATE TITLE.md`); `-` prints it instead.
+        #[arg(long, value_name = "PATH")]
+        to: Option<String>,
+        /// Only the last question and its reply.
+        #[arg(long)]
+        last: bool,
+    },
 }
 
 pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
@@ -42,6 +53,9 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
     match action {
         SessionsAction::List { all, limit } => list(ctx, &store, *all, *limit, args.json)?,
         SessionsAction::Show { id } => show(&store, id, args.json)?,
+        SessionsAction::Export { id, to, last } => {
+            super::sessions_export::run(ctx, &store, id, to.as_deref(), *last, args.json)?
+        }
         SessionsAction::Rm { id } => {
             let full = resolve(&store, id)?;
             store.delete_session(&full)?;
@@ -55,7 +69,7 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn resolve(store: &Store, id: &str) -> Result<String, Failure> {
+pub(super) fn resolve(store: &Store, id: &str) -> Result<String, Failure> {
     store.resolve_session_id(id)?.ok_or_else(|| {
         Failure::new(format!(
             "there is no session `{id}`; `vaultchat sessions list` shows them"

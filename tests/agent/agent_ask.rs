@@ -1538,3 +1538,78 @@ fn local_only_uses_local_servers_and_refuses_remote_ones() {
         assert_eq!(fake.requests().len(), 2);
     }
 }
+
+/// A chat saved as a note: `sessions export` writes the session with frontmatter, the person's
+/// words, the reply and a [[link]] to the note the agent read, under Chats/; it never replaces an
+/// existing note, `--to -` prints instead of writing, and `--last` keeps only the last turn.
+#[test]
+fn a_session_is_exported_as_a_note_that_links_what_the_agent_read() {
+    let s = setup();
+    let p = P::Anthropic;
+    let fake = FakeLlm::start(vec![
+        tool_reply(
+            p,
+            &[("c1", "read_note", json!({"note": "Projects/Plan.md"}))],
+            usage(10, 3, 0, 0),
+            Chunking::Fixed(9),
+        ),
+        text_reply(p, "Plant them in May.", usage(12, 4, 0, 0), Chunking::Fixed(9)),
+        text_reply(p, "Beans in June.", usage(12, 4, 0, 0), Chunking::Fixed(9)),
+    ]);
+    let out = ask(&s, &fake, p, &["When do I plant tomatoes?", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let session = json_of(&out)["session_id"].as_str().unwrap().to_string();
+    let out = ask(&s, &fake, p, &["And the beans?", "--continue"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let export = |args: &[&str]| {
+        common::cmd(&s.data, &s.vault)
+            .arg("--config")
+            .arg(&s.config)
+            .args(["sessions", "export", &session[..8]])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let before = snapshot(&s.vault);
+    let printed = export(&["--to", "-"]);
+    assert!(printed.status.success(), "{printed:?}");
+    assert_eq!(snapshot(&s.vault), before, "--to - writes nothing");
+    let printed = String::from_utf8(printed.stdout).unwrap();
+
+    let out = export(&[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let day = &printed[printed.find("date: ").unwrap() + 6..][..10];
+    let path = format!("Chats/{day} When do I plant tomatoes.md");
+    assert!(stdout.contains(&path), "{stdout}");
+    let note = std::fs::read_to_string(s.vault.join(&path)).unwrap();
+    assert_eq!(note.trim_end(), printed.trim_end());
+    assert!(note.starts_with("---\ntitle: \"When do I plant tomatoes?\"\n"), "{note}");
+    assert!(note.contains(&format!("session: {session}\n")), "{note}");
+    for part in [
+        "**You:** When do I plant tomatoes?",
+        "> `read_note` [[Projects/Plan]]",
+        "Plant them in May.",
+        "**You:** And the beans?",
+        "Beans in June.",
+        "- Read: [[Projects/Plan]]",
+    ] {
+        assert!(note.contains(part), "{part}: {note}");
+    }
+
+    // Never over an existing note: the second export is refused and the note is as it was.
+    let again = export(&[]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already exists"),
+        "{again:?}"
+    );
+    assert_eq!(std::fs::read_to_string(s.vault.join(&path)).unwrap(), note);
+
+    let out = export(&["--last", "--to", "Inbox/Beans.md"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let last = std::fs::read_to_string(s.vault.join("Inbox/Beans.md")).unwrap();
+    assert!(last.contains("**You:** And the beans?") && last.contains("Beans in June."), "{last}");
+    assert!(!last.contains("**You:** When do I plant"), "{last}");
+}

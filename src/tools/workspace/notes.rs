@@ -360,6 +360,21 @@ fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<Plan, ToolError> 
     })
 }
 
+impl Workspace {
+    /// The person's new note with `content` at `path` (a saved chat): the same plan `create_note`
+    /// makes, never over an existing note, for the banner or for a command the person ran.
+    pub fn plan_user_create(&self, path: &str, content: String) -> Result<Plan, ToolError> {
+        create_note(
+            self,
+            CreateNoteArgs {
+                path: path.to_string(),
+                content,
+                overwrite: false,
+            },
+        )
+    }
+}
+
 /// A note path with the `.md` extension; other extensions are refused (notes are Markdown).
 pub(super) fn note_path(input: &str) -> Result<String, ToolError> {
     let trimmed = input.trim();

@@ -1,0 +1,55 @@
+//! `vaultchat sessions export ID [--to PATH|-] [--last]`: a chat as a note in the vault
+//! (`agent::export`), created through the workspace's plan like any write and never over an
+//! existing note. Running the command is the person's consent; the app's `/save` asks in the
+//! banner instead.
+
+use super::outln;
+use super::{Context, Failure};
+use crate::agent::export::{ExportScope, chat_markdown, default_note_path};
+use crate::store::{Actor, Store};
+use crate::tools::workspace::Workspace;
+use serde_json::json;
+
+pub fn run(
+    ctx: &Context,
+    store: &Store,
+    id: &str,
+    to: Option<&str>,
+    last: bool,
+    as_json: bool,
+) -> Result<(), Failure> {
+    let full = super::sessions_cmd::resolve(store, id)?;
+    let session = store
+        .session(&full)?
+        .ok_or_else(|| Failure::new(format!("there is no session `{id}`")))?;
+    let conversation = crate::agent::load_conversation(store, &full)?;
+    let scope = if last {
+        ExportScope::LastReply
+    } else {
+        ExportScope::Session
+    };
+    let text = chat_markdown(&session, &conversation, scope);
+    if to == Some("-") {
+        outln!("{}", text.trim_end());
+        return Ok(());
+    }
+    let path = to.map_or_else(|| default_note_path(&session), str::to_string);
+    let vault = ctx.vault()?;
+    let workspace = Workspace::open(vault, &ctx.paths, &ctx.config, Actor::User)?;
+    let plan = workspace
+        .plan_user_create(&path, text)
+        .map_err(|e| Failure::new(format!("the chat was not saved: {e}")))?;
+    let applied = workspace
+        .apply(&plan, None)
+        .map_err(|e| Failure::new(format!("the chat was not saved: {e}")))?;
+    let saved = plan.path().rel().to_string();
+    if as_json {
+        outln!("{}", json!({ "saved": saved, "session": full }));
+    } else {
+        outln!("saved session {full} as {saved}");
+    }
+    if let Some(warning) = applied.output.structured.get("warning").and_then(|w| w.as_str()) {
+        eprintln!("vaultchat: {warning}");
+    }
+    Ok(())
+}
