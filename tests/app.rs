@@ -28,6 +28,8 @@ mod tui_move_e2e;
 mod tui_plugins;
 #[path = "app/tui_real_servers.rs"]
 mod tui_real_servers;
+#[path = "app/tui_save_chat.rs"]
+mod tui_save_chat;
 #[path = "app/tui_saving.rs"]
 mod tui_saving;
 #[path = "app/tui_thinking.rs"]

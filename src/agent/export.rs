@@ -127,8 +127,7 @@ impl Touched {
             .map(note_link_target)
             .filter(|t| !t.is_empty())
             .collect();
-        self.calls
-            .push((id.to_string(), tool.to_string(), notes));
+        self.calls.push((id.to_string(), tool.to_string(), notes));
     }
 
     fn result(&mut self, id: &str, is_error: bool) {
@@ -347,7 +346,10 @@ mod tests {
         let note = chat_markdown(&summary("T"), &conversation(), ExportScope::LastReply);
         assert!(note.contains("**You:** Add it to my inbox."), "{note}");
         assert!(!note.contains("When do I plant"), "{note}");
-        assert!(note.contains("- Changed: [[Inbox]]") && !note.contains("Read:"), "{note}");
+        assert!(
+            note.contains("- Changed: [[Inbox]]") && !note.contains("Read:"),
+            "{note}"
+        );
     }
 
     #[test]

@@ -48,7 +48,12 @@ pub fn run(
     } else {
         outln!("saved session {full} as {saved}");
     }
-    if let Some(warning) = applied.output.structured.get("warning").and_then(|w| w.as_str()) {
+    if let Some(warning) = applied
+        .output
+        .structured
+        .get("warning")
+        .and_then(|w| w.as_str())
+    {
         eprintln!("vaultchat: {warning}");
     }
     Ok(())

@@ -39,6 +39,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 mod draw;
 mod input;
 mod moves;
+mod save_chat;
 
 /// Banner requests the app makes itself (/rewind) have ids from here up, far above the agent's.
 const LOCAL_REQUESTS: u64 = 1 << 62;
@@ -79,6 +80,13 @@ pub enum Effect {
     },
     /// Apply an approved move (only the hunks flagged true, when given) and call `on_moved`.
     ApplyMove(Box<crate::tools::workspace::Plan>, Option<Vec<bool>>),
+    /// Plan the note of session `session` (`/save`; `last`: only the last question and reply).
+    PlanChatNote {
+        session: String,
+        last: bool,
+    },
+    /// Create the approved note of the chat, with the hunks kept.
+    ApplyChatNote(Box<crate::tools::workspace::Plan>, Option<Vec<bool>>),
     /// Resolve a wikilink target to a note and open it (made like `OpenNote`).
     OpenLink(String, Cleared),
     /// Write `text` to the note (atomic, refused if the file no longer matches `read`, the note
@@ -224,6 +232,8 @@ pub struct App {
     local_rewind: Option<(u64, String)>,
     /// The person's move from the file pane while the banner shows it.
     local_move: Option<Box<crate::tools::workspace::Plan>>,
+    /// The chat's note `/save` planned, while the banner asks about it.
+    local_save: Option<Box<crate::tools::workspace::Plan>>,
     /// The file pane, and whether the person showed or hid it (`None`: by the width).
     pub files: FilePane,
     files_shown: Option<bool>,
@@ -280,6 +290,7 @@ impl App {
             effects: Vec::new(),
             local_rewind: None,
             local_move: None,
+            local_save: None,
             files,
             files_shown: None,
             completion: None,
@@ -622,10 +633,11 @@ impl App {
                 self.effects.push(Effect::LoadModels);
             }
             "model" => self.set_model(arg),
+            "save" => self.save_chat(arg),
             "quit" | "q" => self.on_action(Action::Quit, &KeyEvent::from(crossterm::event::KeyCode::Null)),
             other => self.flash(
                 format!(
-                    "/{other} is not a command; commands: /new /compact /continue-new /sessions /usage /model /rewind /mcp /help"
+                    "/{other} is not a command; commands: /new /compact /continue-new /save /sessions /usage /model /rewind /mcp /help"
                 ),
                 Role::Error,
             ),

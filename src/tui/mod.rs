@@ -24,6 +24,8 @@ mod plugin_gate;
 #[cfg(test)]
 mod plugin_screens;
 pub mod run;
+#[cfg(test)]
+mod save_chat_tests;
 pub mod saving;
 #[cfg(test)]
 mod saving_tests;

@@ -783,6 +783,13 @@ async fn perform(
             Ok(plan) => app.propose_move(plan),
             Err(e) => app.on_error(format!("the note was not moved: {e}")),
         },
+        Effect::ApplyChatNote(plan, hunks) => {
+            let result = ws
+                .apply(&plan, hunks.as_deref())
+                .map(|_| plan.path().rel().to_string())
+                .map_err(|e| e.to_string());
+            app.on_chat_saved(result);
+        }
         Effect::ApplyMove(plan, hunks) => {
             let from = plan.path().rel().to_string();
             let result = ws
@@ -807,6 +814,7 @@ async fn perform(
         }
         Effect::Copy(text) => copy(app, &text),
         effect @ (Effect::LoadSessions(_)
+        | Effect::PlanChatNote { .. }
         | Effect::LoadUsage
         | Effect::LoadRewind(_)
         | Effect::Rewind(_)
@@ -832,6 +840,30 @@ async fn perform(
     Ok(None)
 }
 
+/// `/save`: the note of a stored session, planned for the banner.
+fn plan_chat_note(app: &mut App, ws: &Workspace, store: &Store, session: &str, last: bool) {
+    use crate::agent::export::{ExportScope, chat_markdown, default_note_path};
+    let summary = match store.session(session) {
+        Ok(Some(summary)) => summary,
+        Ok(None) => return app.on_error("the chat was not saved: its session is not stored"),
+        Err(e) => return app.on_error(format!("the chat was not saved: {e}")),
+    };
+    let conversation = match crate::agent::load_conversation(store, session) {
+        Ok(conversation) => conversation,
+        Err(e) => return app.on_error(format!("the chat was not saved: {e}")),
+    };
+    let scope = if last {
+        ExportScope::LastReply
+    } else {
+        ExportScope::Session
+    };
+    let text = chat_markdown(&summary, &conversation, scope);
+    match ws.plan_user_create(&default_note_path(&summary), text) {
+        Ok(plan) => app.propose_chat_note(plan),
+        Err(e) => app.on_error(format!("the chat was not saved: {e}")),
+    }
+}
+
 /// The effects that read or change the app database.
 fn perform_on_store(
     effect: Effect,
@@ -852,6 +884,7 @@ fn perform_on_store(
             }
         }
         Effect::LoadUsage => load_usage(app, launch, store),
+        Effect::PlanChatNote { session, last } => plan_chat_note(app, ws, store, &session, last),
         Effect::LoadRewind(path) => match store.revisions_of(ws.vault_id(), &path, 50) {
             Ok(revisions) => app.show_rewind(RewindView::new(path, revisions)),
             Err(e) => app.on_error(e.to_string()),
@@ -876,6 +909,7 @@ fn perform_on_store(
         | Effect::CreateNote(_)
         | Effect::PlanMove { .. }
         | Effect::ApplyMove(..)
+        | Effect::ApplyChatNote(..)
         | Effect::OpenExternal(_)
         | Effect::LoadPicker
         | Effect::LoadTools

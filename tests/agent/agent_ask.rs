@@ -1553,14 +1553,27 @@ fn a_session_is_exported_as_a_note_that_links_what_the_agent_read() {
             usage(10, 3, 0, 0),
             Chunking::Fixed(9),
         ),
-        text_reply(p, "Plant them in May.", usage(12, 4, 0, 0), Chunking::Fixed(9)),
+        text_reply(
+            p,
+            "Plant them in May.",
+            usage(12, 4, 0, 0),
+            Chunking::Fixed(9),
+        ),
         text_reply(p, "Beans in June.", usage(12, 4, 0, 0), Chunking::Fixed(9)),
     ]);
     let out = ask(&s, &fake, p, &["When do I plant tomatoes?", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let session = json_of(&out)["session_id"].as_str().unwrap().to_string();
     let out = ask(&s, &fake, p, &["And the beans?", "--continue"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let export = |args: &[&str]| {
         common::cmd(&s.data, &s.vault)
@@ -1578,14 +1591,21 @@ fn a_session_is_exported_as_a_note_that_links_what_the_agent_read() {
     let printed = String::from_utf8(printed.stdout).unwrap();
 
     let out = export(&[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let day = &printed[printed.find("date: ").unwrap() + 6..][..10];
     let path = format!("Chats/{day} When do I plant tomatoes.md");
     assert!(stdout.contains(&path), "{stdout}");
     let note = std::fs::read_to_string(s.vault.join(&path)).unwrap();
     assert_eq!(note.trim_end(), printed.trim_end());
-    assert!(note.starts_with("---\ntitle: \"When do I plant tomatoes?\"\n"), "{note}");
+    assert!(
+        note.starts_with("---\ntitle: \"When do I plant tomatoes?\"\n"),
+        "{note}"
+    );
     assert!(note.contains(&format!("session: {session}\n")), "{note}");
     for part in [
         "**You:** When do I plant tomatoes?",
@@ -1608,8 +1628,15 @@ fn a_session_is_exported_as_a_note_that_links_what_the_agent_read() {
     assert_eq!(std::fs::read_to_string(s.vault.join(&path)).unwrap(), note);
 
     let out = export(&["--last", "--to", "Inbox/Beans.md"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let last = std::fs::read_to_string(s.vault.join("Inbox/Beans.md")).unwrap();
-    assert!(last.contains("**You:** And the beans?") && last.contains("Beans in June."), "{last}");
+    assert!(
+        last.contains("**You:** And the beans?") && last.contains("Beans in June."),
+        "{last}"
+    );
     assert!(!last.contains("**You:** When do I plant"), "{last}");
 }

@@ -155,7 +155,10 @@ impl App {
             // Leaving the note waits until the agent delivered it (approve, then quit).
             self.saver.expect_edit(outcome.request);
         }
-        if self.answer_local_rewind(&outcome) || self.answer_local_move(&outcome) {
+        if self.answer_local_rewind(&outcome)
+            || self.answer_local_move(&outcome)
+            || self.answer_local_save(&outcome)
+        {
             return;
         }
         self.effects.push(Effect::Agent(Op::Decision {

@@ -22,6 +22,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "Start a new session from the summary of this one, linked to it",
     ),
     (
+        "/save",
+        "Save this chat as a note in Chats/ (/save last: the last reply), shown first",
+    ),
+    (
         "/sessions",
         "Show past sessions: resume, rename, delete, search",
     ),
