@@ -10,6 +10,9 @@ use tokio::sync::mpsc;
 pub(super) struct Inbox<'a> {
     pub ops: &'a mut mpsc::Receiver<Op>,
     pub events: &'a mpsc::UnboundedSender<AgentEvent>,
+    /// A context window that arrived during the turn (`SetContextWindow`): the agent uses it
+    /// from the next turn on, as it does a new model.
+    pub window: Option<u64>,
 }
 
 /// The agent state an op may change during a wait (borrowed apart from whatever the awaited work
@@ -60,6 +63,7 @@ impl Inbox<'_> {
                         return None;
                     }
                     Some(Op::SetModel(model)) => *state.model = model,
+                    Some(Op::SetContextWindow(tokens)) => self.window = Some(tokens),
                     Some(Op::UserTurn { .. }) => self.notice(busy),
                     Some(Op::Compact) => {
                         self.notice("a turn is running; /compact when it has ended");
@@ -120,6 +124,7 @@ mod tests {
             let inbox = Inbox {
                 ops: &mut self.ops,
                 events: &self.events,
+                window: None,
             };
             let state = WaitState {
                 model: &mut self.model,

@@ -120,6 +120,9 @@ pub enum Op {
     Interrupt,
     /// Use this model from the next request on.
     SetModel(String),
+    /// The model's context window, in tokens (after `/model`, or once its server said): used
+    /// for compaction from the next turn on.
+    SetContextWindow(u64),
     /// Compact the conversation now (`/compact`); answered with `Compacted` or a notice, then
     /// `CompactDone`.
     Compact,
@@ -466,9 +469,13 @@ impl Agent {
                     let mut inbox = inbox::Inbox {
                         ops: &mut ops,
                         events: &events,
+                        window: None,
                     };
                     let outcome = self.turn(&text, &attachments, context, &mut inbox).await;
                     inbox.send(AgentEvent::TurnDone(outcome));
+                    if let Some(tokens) = inbox.window {
+                        self.settings.context.window = tokens;
+                    }
                     if self.shutting_down {
                         break;
                     }
@@ -476,13 +483,18 @@ impl Agent {
                 // Nothing is running or parked between turns.
                 Op::Decision { .. } | Op::EditorApplied { .. } | Op::Interrupt => {}
                 Op::SetModel(model) => self.settings.model = model,
+                Op::SetContextWindow(tokens) => self.settings.context.window = tokens,
                 Op::Compact => {
                     let mut inbox = inbox::Inbox {
                         ops: &mut ops,
                         events: &events,
+                        window: None,
                     };
                     self.compact_on_request(&mut inbox).await;
                     inbox.send(AgentEvent::CompactDone);
+                    if let Some(tokens) = inbox.window {
+                        self.settings.context.window = tokens;
+                    }
                     if self.shutting_down {
                         break;
                     }

@@ -494,6 +494,16 @@ async fn run_effect(
             app.set_context_window(&model, known.tokens);
             find_window(state.launch, &model, state.bg_tx);
             to_agent(app, state.agent.as_ref(), Op::SetModel(model)).await;
+            // Compaction measures against the new model's window (its server may say more later).
+            if let Some(link) = state.agent.as_ref()
+                && link
+                    .ops
+                    .send(Op::SetContextWindow(known.tokens))
+                    .await
+                    .is_err()
+            {
+                tracing::debug!("the agent did not take the context window");
+            }
         }
         Effect::LoadModels => load_models(app, state.launch, state.bg_tx),
         effect => {
@@ -577,7 +587,17 @@ fn on_background(
             app.on_note_written(&path);
         }
         Background::Clipboard(paste) => app.on_clipboard(paste),
-        Background::Window { model, tokens } => app.set_context_window(&model, tokens),
+        Background::Window { model, tokens } => {
+            app.set_context_window(&model, tokens);
+            // The server's answer about the model in use: the agent compacts against it too.
+            if app.info.model == model
+                && tokens > 0
+                && let Some(link) = agent.as_ref()
+                && link.ops.try_send(Op::SetContextWindow(tokens)).is_err()
+            {
+                tracing::debug!("the agent did not take the context window");
+            }
+        }
         Background::Models(Ok(view)) => app.show_models(view),
         Background::Models(Err(message)) => app.on_error(message),
     }

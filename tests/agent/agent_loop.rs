@@ -762,3 +762,95 @@ fn interrupt_abandons_a_running_tool_call() {
     assert!(call.result.contains("interrupted"), "{}", call.result);
     assert_eq!(fake.requests().len(), 1, "no request after the interrupt");
 }
+
+/// `/model` (or the server's answer) tells the agent the model's context window between turns:
+/// the next turn compacts against it. Here the 200k default is lowered to 16k tokens, so the
+/// second turn's request (the first turn holds a 60,000-character message) is summarised before
+/// it is sent.
+#[test]
+fn a_new_context_window_is_what_the_next_turn_compacts_against() {
+    let (_tmp, vault, data) = setup();
+    // A request without tools asks for a summary; the others are answered in turn. The first
+    // answer reports the first request's real size, as a real provider would.
+    let answered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&answered);
+    let fake = FakeLlm::start_responding(Arc::new(move |request| {
+        let summary = request.body["tools"]
+            .as_array()
+            .is_none_or(|t| t.is_empty());
+        let (reply, input) = if summary {
+            ("SUMMARY-1: a long first message, answered.", 10)
+        } else if counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            ("First answer.", 15_000)
+        } else {
+            ("Second answer.", 10)
+        };
+        Reply::Sse {
+            body: anthropic_text(
+                reply,
+                FakeUsage {
+                    input,
+                    output: 5,
+                    cache_read: 0,
+                    cache_write: 0,
+                },
+            ),
+            chunking: Chunking::Whole,
+        }
+    }));
+    let (agent, _ws) = make_agent(&vault, &data, &fake);
+    runtime().block_on(async {
+        let (ops, mut events, task) = agent.spawn();
+        let mut compactions = 0;
+        for (prompt, window) in [
+            (format!("First? {}", "long words ".repeat(5_500)), None),
+            ("Second?".to_string(), Some(16_000)),
+        ] {
+            if let Some(tokens) = window {
+                ops.send(Op::SetContextWindow(tokens)).await.unwrap();
+            }
+            ops.send(Op::UserTurn {
+                text: prompt,
+                attachments: vec![],
+                context: NoteContext::default(),
+            })
+            .await
+            .unwrap();
+            loop {
+                let event = tokio::time::timeout(Duration::from_secs(30), events.recv())
+                    .await
+                    .unwrap()
+                    .unwrap();
+                match event {
+                    AgentEvent::Compacted(_) => compactions += 1,
+                    AgentEvent::TurnDone(outcome) => {
+                        assert!(outcome.error.is_none(), "{outcome:?}");
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            if window.is_none() {
+                assert_eq!(compactions, 0, "a 200k window holds the first turn");
+            }
+        }
+        ops.send(Op::Shutdown).await.unwrap();
+        task.await.unwrap();
+        assert_eq!(
+            compactions, 1,
+            "the second turn compacts against 16k tokens"
+        );
+    });
+    let requests = fake.requests();
+    let last = requests.last().unwrap();
+    assert!(requests.len() >= 3, "{}", requests.len());
+    assert!(
+        last.raw_body.contains("Second?"),
+        "the last request is the second turn's"
+    );
+    assert!(last.raw_body.contains("SUMMARY-1:"), "the summary is sent");
+    assert!(
+        !last.raw_body.contains("long words long words"),
+        "the long first message is summarised away"
+    );
+}
