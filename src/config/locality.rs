@@ -19,7 +19,7 @@ pub struct PinnedHost {
 pub enum LocalityError {
     #[error("`{url}` is not a URL with a host")]
     NoHost { url: String },
-    #[error("{host} does not resolve ({reason}), so it cannot be shown to be local")]
+    #[error("{host} cannot be looked up ({reason}), so it cannot be shown to be local")]
     Unresolved { host: String, reason: String },
     #[error("{host} is not on this machine or a private network (it is {address})")]
     Remote { host: String, address: IpAddr },
@@ -78,10 +78,15 @@ fn resolve(host: &str) -> Result<Vec<IpAddr>, String> {
             let mut builder = TokioResolver::builder_tokio().map_err(|e| e.to_string())?;
             builder.options_mut().ip_strategy = LookupIpStrategy::Ipv6AndIpv4;
             let resolver = builder.build().map_err(|e| e.to_string())?;
-            let found = resolver
-                .lookup_ip(host.as_str())
-                .await
-                .map_err(|e| e.to_string())?;
+            let found = resolver.lookup_ip(host.as_str()).await.map_err(|e| {
+                // The resolver's own text quotes its whole query; the person needs the gist.
+                let text = e.to_string();
+                if text.contains("no records found") {
+                    "no address was found for it".to_string()
+                } else {
+                    text
+                }
+            })?;
             Ok(found.iter().collect())
         })
     };
