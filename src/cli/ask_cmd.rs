@@ -148,6 +148,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         outcome,
         thinking,
         compactions,
+        said,
     } = outcome;
     if args.json {
         let mut out = std::io::stdout().lock();
@@ -164,7 +165,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
     } else if !outcome.reply.is_empty() {
         outln!();
     }
-    if let Some(error) = &outcome.error {
+    if let Some(error) = outcome.error.as_ref().filter(|e| !said.contains(e)) {
         eprintln!("vaultchat: {error}");
     }
     Ok(match outcome.stop_reason {
@@ -208,6 +209,8 @@ struct Driven {
     thinking: String,
     /// The compactions made during the turn.
     compactions: Vec<CompactionInfo>,
+    /// What was already said on stderr (notices), so the turn's error is not said twice.
+    said: Vec<String>,
 }
 
 /// Run one turn, printing and answering as it goes.
@@ -232,6 +235,7 @@ async fn drive(
     // Whether something else came since the last thinking: the next thinking is a new response's.
     let mut thinking_ended = false;
     let mut compactions = Vec::new();
+    let mut said = Vec::new();
     while let Some(event) = events.recv().await {
         if !matches!(event, AgentEvent::ThinkingDelta(_)) {
             thinking_ended = !thinking.is_empty();
@@ -265,7 +269,10 @@ async fn drive(
             AgentEvent::ToolCallFinished(record) => {
                 tracing::info!(tool = %record.name, is_error = record.is_error, decision = ?record.decision, "tool call");
             }
-            AgentEvent::Notice(text) => eprintln!("vaultchat: {text}"),
+            AgentEvent::Notice(text) => {
+                eprintln!("vaultchat: {text}");
+                said.push(text);
+            }
             // `ask` opens no editor (its --note is not `in_editor`), so no edit is addressed to one.
             AgentEvent::EditorEdit { id, path, .. } => {
                 tracing::warn!(%path, "an editor edit without an editor");
@@ -298,6 +305,7 @@ async fn drive(
             outcome,
             thinking,
             compactions,
+            said,
         })
         .ok_or_else(|| Failure::new("the agent stopped without finishing the turn"))
 }

@@ -862,6 +862,15 @@ fn anthropic_error_event_mid_stream_and_truncated_tool_json() {
     assert_eq!(v["stop_reason"], "max_tokens");
     assert_eq!(v["tool_calls"], json!([]));
     assert_eq!(snapshot(&s.vault), before);
+    // Said once on stderr (as the turn ended), not again with the outcome.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr
+            .matches("cut off at the response token limit")
+            .count(),
+        1,
+        "{stderr}"
+    );
 }
 
 #[test]
