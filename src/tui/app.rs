@@ -709,6 +709,15 @@ impl App {
         self.settle();
     }
 
+    /// Whether the transcript's last cell is a system line saying exactly `text`.
+    fn last_cell_says(&self, text: &str) -> bool {
+        self.transcript
+            .len()
+            .checked_sub(1)
+            .and_then(|last| self.transcript.cell(last))
+            .is_some_and(|cell| matches!(cell, super::chat::cell::Cell::System { text: said } if said == text))
+    }
+
     /// A message could not reach an agent (none could start: no API key, a bad provider).
     pub fn on_agent_unavailable(&mut self) {
         self.saver.on_turn_done();
@@ -922,6 +931,8 @@ impl App {
                 match (&outcome.stop_reason, &outcome.error) {
                     (TurnEnd::Interrupted, _) => self.transcript.push_system("interrupted"),
                     (TurnEnd::Error, Some(error)) => self.transcript.push_error(error),
+                    // The agent said why as the turn stopped (a notice); once is enough.
+                    (_, Some(note)) if self.last_cell_says(note) => {}
                     (_, Some(note)) => self.transcript.push_system(note),
                     (_, None) => {}
                 }

@@ -125,3 +125,28 @@ fn thinking_in_each_step_of_a_tool_loop_gets_its_own_item() {
         .collect();
     assert_eq!(kinds, ["user", "thought", "tool", "thinking"]);
 }
+
+/// A turn cut off at max_tokens is said once: the agent's notice as it stopped, not again when
+/// the turn's outcome (which carries the same words) arrives.
+#[test]
+fn the_reason_a_turn_stopped_is_said_once() {
+    let mut app = app();
+    let why = "the reply was cut off at the response token limit (provider.max_tokens); any tool call in it was not run";
+    app.on_agent_event(AgentEvent::TextDelta("Partial".into()));
+    app.on_agent_event(AgentEvent::Notice(why.into()));
+    app.on_agent_event(AgentEvent::TurnDone(crate::agent::TurnOutcome {
+        session_id: "s".into(),
+        reply: "Partial".into(),
+        stop_reason: crate::agent::TurnEnd::MaxTokens,
+        steps: 1,
+        tool_calls: vec![],
+        edits: vec![],
+        usage: Default::default(),
+        error: Some(why.into()),
+    }));
+    let said = cells(&app)
+        .iter()
+        .filter(|cell| matches!(cell, Cell::System { text } if text == why))
+        .count();
+    assert_eq!(said, 1, "{:?}", cells(&app));
+}
