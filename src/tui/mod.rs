@@ -31,6 +31,7 @@ pub mod saving;
 mod saving_tests;
 #[cfg(test)]
 mod screens;
+pub mod stored_transcript;
 pub mod term;
 #[cfg(test)]
 pub mod testing;
