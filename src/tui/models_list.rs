@@ -56,8 +56,10 @@ fn rows(
         .iter()
         .map(|model| {
             let is_current = in_use.as_deref() == Some(model.id.as_str());
-            // The person's name for it (`llama3.2`, not `llama3.2:latest`) is what /model sets.
-            let id = if is_current && find_listed(models, current).is_some() {
+            // The person's name for it (`llama3.2`, not `llama3.2:latest`) is what /model sets;
+            // a server of one model (llama.cpp's) answers to any name, so the row in use is named
+            // as the person named it and marked in use.
+            let id = if is_current {
                 current.to_string()
             } else {
                 model.id.clone()
@@ -131,5 +133,16 @@ mod tests {
             WindowSource::Server("/v1/models max_model_len")
         );
         assert_eq!(rows[2].window.source, WindowSource::Config);
+    }
+
+    /// llama.cpp's server lists the one model it serves by its file path and answers to any
+    /// name: the row is the model in use, named as the person named it (so the view marks it ●).
+    #[test]
+    fn a_server_of_one_model_lists_it_as_the_one_in_use() {
+        let models = [info("models/SmolLM2-135M-Instruct.Q4_1.gguf", Some(8_192))];
+        let rows = rows(&models, "smollm2", None, &ProviderConfig::default());
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].id.as_str(), rows[0].unlisted), ("smollm2", false));
+        assert_eq!(rows[0].window.tokens, 8_192);
     }
 }
