@@ -434,15 +434,7 @@ fn plain_text(message: &Message) -> String {
     message
         .content
         .iter()
-        .filter_map(|b| match b {
-            Block::Text { text } => Some(text.as_str()),
-            // The model's reasoning is not what the conversation said.
-            Block::Image { .. }
-            | Block::ToolUse { .. }
-            | Block::ToolResult { .. }
-            | Block::Thinking { .. }
-            | Block::RedactedThinking { .. } => None,
-        })
+        .filter_map(Block::text)
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -707,17 +707,10 @@ fn result_block_with_images(record: &ToolCallRecord, images: &[ToolImage]) -> Bl
 
 /// The text blocks of a response, joined.
 fn text_of(content: &[Block]) -> String {
+    // Reasoning is never part of the reply (`Block::text` leaves it out).
     content
         .iter()
-        .filter_map(|b| match b {
-            Block::Text { text } => Some(text.as_str()),
-            // Reasoning is never part of the reply.
-            Block::Image { .. }
-            | Block::ToolUse { .. }
-            | Block::ToolResult { .. }
-            | Block::Thinking { .. }
-            | Block::RedactedThinking { .. } => None,
-        })
+        .filter_map(Block::text)
         .collect::<Vec<_>>()
         .join("")
 }

@@ -84,6 +84,19 @@ impl Block {
             Block::Thinking { .. } | Block::RedactedThinking { .. }
         )
     }
+
+    /// The text of a text block; `None` for every other block (images, tool calls and results,
+    /// and the model's reasoning, which is never part of what was said).
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Block::Text { text } => Some(text),
+            Block::Image { .. }
+            | Block::ToolUse { .. }
+            | Block::ToolResult { .. }
+            | Block::Thinking { .. }
+            | Block::RedactedThinking { .. } => None,
+        }
+    }
 }
 
 /// One piece of a tool result.

@@ -446,14 +446,7 @@ fn text_of(response: &Response) -> String {
     response
         .content
         .iter()
-        .filter_map(|b| match b {
-            Block::Text { text } => Some(text.as_str()),
-            Block::Image { .. }
-            | Block::ToolUse { .. }
-            | Block::ToolResult { .. }
-            | Block::Thinking { .. }
-            | Block::RedactedThinking { .. } => None,
-        })
+        .filter_map(Block::text)
         .collect::<Vec<_>>()
         .join("")
 }
