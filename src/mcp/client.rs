@@ -47,6 +47,9 @@ pub struct McpServerSpec {
     pub startup_timeout: Duration,
     /// Where it is configured, and (for a vault plugin) whether the person trusts it.
     pub origin: ServerOrigin,
+    /// A vault plugin: the plugins file content it was started for; its tools refuse to run
+    /// once the file no longer holds it.
+    pub trusted_file: Option<super::plugins::TrustedFile>,
 }
 
 /// Where a server is configured.
@@ -79,6 +82,7 @@ impl McpServerSpec {
             call_timeout: Duration::from_secs(config.timeout_secs),
             startup_timeout: Duration::from_secs(config.startup_timeout_secs),
             origin: ServerOrigin::Person,
+            trusted_file: None,
         }
     }
 
@@ -178,6 +182,14 @@ impl Tool for McpTool {
 
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
+            if let Some(file) = self.connection.trusted_file()
+                && !file.still_trusted()
+            {
+                return Err(ToolError::Invalid(format!(
+                    "the vault's .vaultchat/plugins.toml changed since it was trusted, so the plugin `{}` is not run; `vaultchat trust` shows what it would run and trusts it again",
+                    self.connection.name()
+                )));
+            }
             let result = self.connection.call(&self.remote, args).await?;
             to_output(result)
         })

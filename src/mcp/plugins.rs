@@ -57,6 +57,28 @@ pub struct VaultPlugins {
     vault_root: PathBuf,
 }
 
+/// The plugins file content a running plugin was trusted with. Each call of its tools checks the
+/// file again ([`TrustedFile::still_trusted`]): any change withdraws trust at once, in a running
+/// app or `vaultchat mcp` too, not only at the next start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedFile {
+    /// The vault whose `.vaultchat/plugins.toml` it is.
+    pub vault_root: PathBuf,
+    /// The SHA-256 (hex) of the bytes that were trusted.
+    pub sha256: String,
+}
+
+impl TrustedFile {
+    /// Whether the vault's plugins file still holds exactly the trusted bytes (a file that is
+    /// gone, unreadable or changed is not).
+    pub fn still_trusted(&self) -> bool {
+        Vault::open(&self.vault_root)
+            .ok()
+            .and_then(|vault| VaultPlugins::load(&vault).ok().flatten())
+            .is_some_and(|plugins| plugins.sha256 == self.sha256)
+    }
+}
+
 /// Whether the person trusts the plugins file as it is now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trust {
@@ -140,6 +162,10 @@ impl VaultPlugins {
                     None => self.vault_root.clone(),
                 });
                 spec.origin = ServerOrigin::Plugin { trusted };
+                spec.trusted_file = Some(TrustedFile {
+                    vault_root: self.vault_root.clone(),
+                    sha256: self.sha256.clone(),
+                });
                 spec
             })
             .collect()

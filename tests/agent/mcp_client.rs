@@ -45,6 +45,7 @@ fn spec(name: &str, command: impl AsRef<Path>, args: &[&str]) -> McpServerSpec {
         call_timeout: Duration::from_secs(20),
         startup_timeout: Duration::from_secs(30),
         origin: ServerOrigin::Person,
+        trusted_file: None,
     }
 }
 
@@ -359,6 +360,59 @@ async fn a_server_that_dies_is_restarted_once_on_the_next_call() {
         "{message}"
     );
     assert_eq!(pids(dir.path()).len(), 2, "no second restart");
+    servers.shutdown().await;
+}
+
+/// A running vault plugin stops answering the moment its plugins file changes: trust is for the
+/// file's exact bytes, so an edit withdraws it in a running app or `vaultchat mcp` too. The call
+/// is refused before it reaches the server (its call log keeps one call), and putting the
+/// trusted bytes back lets it run again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_of_the_plugins_file_stops_a_running_plugin_at_once() {
+    use vaultchat::mcp::plugins::{TrustedFile, VaultPlugins};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("vault");
+    std::fs::create_dir_all(root.join(".vaultchat")).unwrap();
+    let file = root.join(".vaultchat/plugins.toml");
+    let trusted_bytes = "[plugins.echo]\ncommand = \"python3\"\n";
+    std::fs::write(&file, trusted_bytes).unwrap();
+    let vault = vaultchat::vault::Vault::open(&root).unwrap();
+    let sha256 = VaultPlugins::load(&vault).unwrap().unwrap().sha256;
+    let mut echo = echo_spec(dir.path());
+    echo.origin = ServerOrigin::Plugin { trusted: true };
+    echo.trusted_file = Some(TrustedFile {
+        vault_root: vault.root().to_path_buf(),
+        sha256,
+    });
+    let servers = McpServers::start(vec![echo]).await;
+    let tools = servers.tools();
+    let echo = tool(&tools, "echo__echo");
+    assert_eq!(
+        echo.call(json!({"message": "one"})).await.unwrap().text,
+        "echo: one"
+    );
+
+    std::fs::write(&file, format!("{trusted_bytes}args = [\"--more\"]\n")).unwrap();
+    let err = echo.call(json!({"message": "two"})).await.unwrap_err();
+    let ToolError::Invalid(message) = err else {
+        panic!("{err:?}");
+    };
+    assert!(
+        message.contains("plugins.toml changed since it was trusted")
+            && message.contains("`vaultchat trust`"),
+        "{message}"
+    );
+    assert_eq!(
+        calls(dir.path()).len(),
+        1,
+        "the refused call never reached the server"
+    );
+
+    std::fs::write(&file, trusted_bytes).unwrap();
+    assert_eq!(
+        echo.call(json!({"message": "three"})).await.unwrap().text,
+        "echo: three"
+    );
     servers.shutdown().await;
 }
 

@@ -269,6 +269,16 @@ impl Connection {
     }
 
     /// Call `tool` with `args` (a JSON object, or null for none) within the call timeout.
+    /// For a vault plugin, the plugins file content it was started for.
+    pub(super) fn trusted_file(&self) -> Option<&crate::mcp::plugins::TrustedFile> {
+        self.spec.trusted_file.as_ref()
+    }
+
+    /// The server's name (its tools' prefix).
+    pub(super) fn name(&self) -> &str {
+        &self.spec.name
+    }
+
     pub(super) async fn call(&self, tool: &str, args: Value) -> Result<CallToolResult, ToolError> {
         let name = &self.spec.name;
         let mut params = CallToolRequestParams::new(tool.to_string());
