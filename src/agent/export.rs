@@ -150,6 +150,12 @@ impl Touched {
         }
     }
 
+    fn pulled_in(&mut self, note: &str) {
+        if !self.read.iter().any(|n| n == note) {
+            self.read.push(note.to_string());
+        }
+    }
+
     fn write(&self, out: &mut String) {
         if self.read.is_empty() && self.changed.is_empty() {
             return;
@@ -179,6 +185,9 @@ fn write_message(
                 if first_text {
                     out.push_str(&format!("\n**You:** {}\n", text.trim()));
                     first_text = false;
+                } else if let Some(path) = linked_note_path(text) {
+                    // A note the person pulled in with [[…]]: the model read it too.
+                    touched.pulled_in(&note_link_target(path));
                 }
             }
             Block::Text { text } => {
@@ -217,6 +226,15 @@ fn write_message(
             Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
         }
     }
+}
+
+/// The note path of a `[[link]]` context block (`attach::linked_note_block`) or of the open
+/// note's block (`agent::prompt`).
+fn linked_note_path(text: &str) -> Option<&str> {
+    let rest = text
+        .strip_prefix("<linked_note path=\"")
+        .or_else(|| text.strip_prefix("<focused_note path=\""))?;
+    rest.split('"').next()
 }
 
 /// A note path as a wikilink target: the vault path without `.md` (a path is never ambiguous).
@@ -276,7 +294,7 @@ mod tests {
                         text: "When do I plant tomatoes?".into(),
                     },
                     Block::Text {
-                        text: "<linked_note path=\"Plan.md\">…</linked_note>".into(),
+                        text: "<linked_note path=\"Garden.md\">…</linked_note>".into(),
                     },
                 ],
             },
@@ -337,7 +355,7 @@ mod tests {
         );
         assert_eq!(
             note,
-            "---\ntitle: \"Tomatoes: when?\"\ndate: 2025-12-01\nmodel: \"claude-sonnet-4-5\"\nsession: 0123abcd\ntags: [vaultchat]\n---\n\n# Tomatoes: when?\n\n**You:** When do I plant tomatoes?\n\n> `read_note` [[Projects/Plan]]\n\nIn May.\n\n**You:** Add it to my inbox.\n\n> `update_note` [[Inbox]]\n\nDone.\n\n## Notes in this chat\n\n- Changed: [[Inbox]]\n- Read: [[Projects/Plan]]\n"
+            "---\ntitle: \"Tomatoes: when?\"\ndate: 2025-12-01\nmodel: \"claude-sonnet-4-5\"\nsession: 0123abcd\ntags: [vaultchat]\n---\n\n# Tomatoes: when?\n\n**You:** When do I plant tomatoes?\n\n> `read_note` [[Projects/Plan]]\n\nIn May.\n\n**You:** Add it to my inbox.\n\n> `update_note` [[Inbox]]\n\nDone.\n\n## Notes in this chat\n\n- Changed: [[Inbox]]\n- Read: [[Garden]], [[Projects/Plan]]\n"
         );
     }
 
