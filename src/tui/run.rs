@@ -800,19 +800,27 @@ async fn perform(
             Err(e) => app.on_error(format!("the note was not moved: {e}")),
         },
         Effect::ApplyChatNote(plan, hunks) => {
-            let result = ws
-                .apply(&plan, hunks.as_deref())
+            let applied = ws.apply(&plan, hunks.as_deref());
+            let warning = applied.as_ref().ok().and_then(write_warning);
+            let result = applied
                 .map(|_| plan.path().rel().to_string())
                 .map_err(|e| e.to_string());
             app.on_chat_saved(result);
+            if let Some(warning) = warning {
+                app.on_error(format!("the chat note was written, but {warning}"));
+            }
         }
         Effect::ApplyMove(plan, hunks) => {
             let from = plan.path().rel().to_string();
-            let result = ws
-                .apply(&plan, hunks.as_deref())
+            let applied = ws.apply(&plan, hunks.as_deref());
+            let warning = applied.as_ref().ok().and_then(write_warning);
+            let result = applied
                 .map(|applied| changed_files(&applied.output.structured))
                 .map_err(|e| e.to_string());
             app.on_moved(&from, result);
+            if let Some(warning) = warning {
+                app.on_error(format!("the move was made, but {warning}"));
+            }
         }
         Effect::OpenExternal(path) => open_external(app, launch, ws, &path, terminal, mouse)?,
         Effect::LoadPicker => load_picker(app, ws),
@@ -856,6 +864,17 @@ async fn perform(
     Ok(None)
 }
 
+/// What went wrong after a write that did happen (the index or the history could not follow):
+/// said to the person, never mistaken for a failed write.
+fn write_warning(applied: &crate::tools::workspace::Applied) -> Option<String> {
+    applied
+        .output
+        .structured
+        .get("warning")
+        .and_then(|w| w.as_str())
+        .map(str::to_string)
+}
+
 /// `/save`: the note of a stored session, planned for the banner.
 fn plan_chat_note(app: &mut App, ws: &Workspace, store: &Store, session: &str, last: bool) {
     use crate::agent::export::{ExportScope, chat_markdown, default_note_path};
@@ -874,7 +893,19 @@ fn plan_chat_note(app: &mut App, ws: &Workspace, store: &Store, session: &str, l
         ExportScope::Session
     };
     let text = chat_markdown(&summary, &conversation, scope);
-    match ws.plan_user_create(&default_note_path(&summary), text) {
+    // A chat saved before (or another note of that name) is never replaced: the next free name.
+    let path = default_note_path(&summary);
+    let stem = path.strip_suffix(".md").unwrap_or(&path);
+    let free = (1..=99)
+        .map(|n| match n {
+            1 => path.clone(),
+            n => format!("{stem} {n}.md"),
+        })
+        .find(|candidate| !ws.vault().root().join(candidate).exists());
+    let Some(path) = free else {
+        return app.on_error("the chat was not saved: 99 saved chats of that title exist");
+    };
+    match ws.plan_user_create(&path, text) {
         Ok(plan) => app.propose_chat_note(plan),
         Err(e) => app.on_error(format!("the chat was not saved: {e}")),
     }

@@ -81,6 +81,21 @@ fn save_shows_the_chat_note_and_y_writes_it_under_chats() {
     ] {
         assert!(note.contains(part), "{part}: {note}");
     }
+
+    // A second save never replaces the first: it takes the next free name.
+    tmux.type_text("/save last");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("When do I plant tomatoes 2.md");
+    tmux.keys(&["y"]);
+    tmux.wait_text("tomatoes 2.md");
+    let second = saved[0].with_file_name(name.replace(".md", " 2.md"));
+    let last = std::fs::read_to_string(&second).unwrap();
+    assert!(last.contains("Plant them in May."), "{last}");
+    assert_eq!(
+        std::fs::read_to_string(&saved[0]).unwrap(),
+        note,
+        "the first is kept"
+    );
     tmux.keys(&["C-q"]);
     tmux.wait_text("EXIT=0");
 }

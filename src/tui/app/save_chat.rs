@@ -32,6 +32,11 @@ impl App {
             self.flash("nothing to save yet: the chat is empty", Role::Notice);
             return;
         };
+        // The store holds a reply only once it is finished: saving now would miss what streams.
+        if self.busy() {
+            self.flash("a turn is running; /save when it has ended", Role::Notice);
+            return;
+        }
         self.effects
             .push(Effect::PlanChatNote { session: id, last });
     }
