@@ -34,13 +34,21 @@ pub fn read_if_exists(path: &Path) -> io::Result<Option<Vec<u8>>> {
     }
 }
 
-/// Removes `path` and makes the removal durable (the folder fsynced).
+/// Removes `path` and makes the removal durable (the folder fsynced). The removal is what
+/// commits the write the journal guarded, so once the file is gone this succeeds: a failed
+/// folder sync after it is logged, never reported as "not removed" (the caller would undo a write
+/// that no journal can redo).
 pub fn remove_durably(path: &Path) -> io::Result<()> {
     std::fs::remove_file(path)?;
-    match path.parent() {
-        Some(folder) => std::fs::File::open(folder)?.sync_all(),
-        None => Ok(()),
+    if let Some(folder) = path.parent()
+        && let Err(e) = std::fs::File::open(folder).and_then(|f| f.sync_all())
+    {
+        tracing::warn!(
+            "syncing {} after removing the journal: {e}",
+            folder.display()
+        );
     }
+    Ok(())
 }
 
 /// What a failpoint asks for.

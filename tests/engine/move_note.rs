@@ -506,7 +506,15 @@ fn refusals_change_nothing() {
 }
 
 /// Kill the server at `point` in the middle of a move; the next start must roll it back.
-fn crash_at(point: &str) {
+/// Start a move and kill the server at `point`; the fixture, the vault before, and after the crash.
+#[allow(clippy::type_complexity)]
+fn crash_during_move(
+    point: &str,
+) -> (
+    Fixture,
+    BTreeMap<String, Option<Vec<u8>>>,
+    BTreeMap<String, Option<Vec<u8>>>,
+) {
     let f = fixture();
     let before = snapshot(&f.vault);
     let marker = f.data.join("failpoint-reached");
@@ -546,7 +554,11 @@ fn crash_at(point: &str) {
         "{point}: the crash left nothing half-done to test"
     );
     eprintln!("{point}: killed with {differing} files and folders changed");
+    (f, before, crashed)
+}
 
+fn crash_at(point: &str) {
+    let (f, before, _) = crash_during_move(point);
     // The next start (any command that opens the workspace) rolls the move back.
     let out = common::run(&f.data, &f.vault, &["tools", "--json"]);
     assert!(
@@ -574,6 +586,39 @@ fn a_crash_between_files_leaves_the_vault_as_it_was() {
 #[test]
 fn a_crash_after_the_rename_leaves_the_vault_as_it_was() {
     crash_at("move_note.before_commit");
+}
+
+/// The undo of an interrupted move runs at the next open, which may be much later: a note the
+/// person changed after the move wrote it keeps their text; every other file is restored.
+#[test]
+fn an_interrupted_move_never_undoes_a_later_edit() {
+    let (f, before, crashed) = crash_during_move("move_note.after_file.2");
+    let edited = crashed
+        .iter()
+        .find(|(rel, bytes)| rel.ends_with(".md") && before.get(*rel) != Some(bytes))
+        .map(|(rel, _)| rel.clone())
+        .expect("a note the move had already rewritten");
+    let mut typed = crashed[&edited].clone().unwrap();
+    typed.extend_from_slice(b"\nTyped after the crash.\n");
+    std::fs::write(f.vault.join(&edited), &typed).unwrap();
+
+    let out = common::run(&f.data, &f.vault, &["tools", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let restored = snapshot(&f.vault);
+    assert_eq!(
+        restored[&edited].as_deref(),
+        Some(&typed[..]),
+        "the later edit stays"
+    );
+    for (rel, bytes) in &before {
+        if *rel != edited {
+            assert_eq!(restored.get(rel), Some(bytes), "{rel} is restored");
+        }
+    }
 }
 
 /// A step that fails part-way (not a crash): the files already written are restored at once,

@@ -43,6 +43,11 @@ struct JournalFile {
     rel: String,
     /// The file's bytes before the move (notes are UTF-8, BOM and CRLF included).
     original: String,
+    /// The bytes the move writes there. A roll-back restores `original` only over exactly these:
+    /// a file changed since (the person, another program) keeps its text. (`None` in a journal
+    /// written before this field: restored as before.)
+    #[serde(default)]
+    written: Option<String>,
 }
 
 /// One file's part of the move after the person's hunk answers.
@@ -76,13 +81,16 @@ impl Workspace {
             created_folders: missing_folders(&self.vault, mv.to.rel()),
             files: writes
                 .iter()
-                .map(|w| JournalFile {
-                    rel: w.edit.path.rel().to_string(),
-                    original: String::from_utf8_lossy(&note_io::encode(
-                        &w.edit.before.text,
-                        &w.edit.before.format,
-                    ))
-                    .into_owned(),
+                .map(|w| {
+                    let bytes = |text: &str| {
+                        String::from_utf8_lossy(&note_io::encode(text, &w.edit.before.format))
+                            .into_owned()
+                    };
+                    JournalFile {
+                        rel: w.edit.path.rel().to_string(),
+                        original: bytes(&w.edit.before.text),
+                        written: Some(bytes(&w.text)),
+                    }
                 })
                 .collect(),
         };
@@ -265,7 +273,8 @@ fn accepted_writes<'a>(mv: &'a MovePlan, accepted: Option<&[bool]>) -> Vec<FileW
                     let diff = TextDiff::new(&edit.before.text, &edit.after);
                     let count = diff.hunks.len();
                     let mine: Vec<bool> = (offset..offset + count)
-                        .map(|i| flags.get(i).copied().unwrap_or(true))
+                        // A hunk without an answer is not approved, as in every other write.
+                        .map(|i| flags.get(i).copied().unwrap_or(false))
                         .collect();
                     offset += count;
                     apply_hunks(&edit.before.text, &edit.after, &diff, &mine)
@@ -354,6 +363,17 @@ fn roll_back(vault: &Vault, journal: &Journal) -> Result<(), String> {
         let path = resolve(&file.rel)?;
         let current = read_bytes(&path).map_err(|e| format!("reading `{}`: {e}", file.rel))?;
         if current.as_deref() == Some(file.original.as_bytes()) {
+            continue;
+        }
+        if let Some(written) = &file.written
+            && current.as_deref() != Some(written.as_bytes())
+        {
+            // Changed after the move wrote it (an interrupted move is undone at the next open,
+            // which may be much later): that text is the person's, and it stays.
+            tracing::warn!(
+                "undoing a move: `{}` changed since the move wrote it and is left as it is",
+                file.rel
+            );
             continue;
         }
         let (text, format) =
