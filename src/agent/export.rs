@@ -21,19 +21,14 @@ pub enum ExportScope {
 pub const CHATS_FOLDER: &str = "Chats";
 
 /// The workspace tools whose successful call changes the note named in their input (the
-/// destructive ones of `vaultchat tools`); any other tool that names a note only read it.
-const CHANGING_TOOLS: [&str; 11] = [
+/// destructive ones of `vaultchat tools` that take a note; the session tools edit the open note
+/// and name none); any other tool that names a note only read it.
+const CHANGING_TOOLS: [&str; 5] = [
     "create_note",
     "delete_note",
     "manage_tags",
     "move_note",
     "update_note",
-    "edit_selection",
-    "rewrite_paragraph",
-    "insert_before_anchor",
-    "insert_after_anchor",
-    "append_to_note",
-    "replace_structured_block",
 ];
 
 /// The vault path a chat is saved at by default: `Chats/YYYY-MM-DD Title.md`, the title cut to

@@ -211,8 +211,10 @@ impl SessionLog {
             last_seq,
             error: error.to_string(),
         };
+        // Kept out of what is sent even when the store cannot record it: the mark in memory is
+        // what the rest of this session's requests are built from.
+        self.failed.push(turn.clone());
         self.store().record_failed_turn(&id, &turn, now_ms())?;
-        self.failed.push(turn);
         Ok(())
     }
 

@@ -178,6 +178,8 @@ impl Agent {
                 steps.retried_fresh = true;
                 steps.outcome.steps -= 1;
                 self.history.drain(..steps.turn_start);
+                // The last reported size counted what was just dropped.
+                self.calibration = None;
                 inbox.notice(format!(
                     "the provider did not accept the stored conversation ({e}); continuing with a fresh context (the session keeps its history)"
                 ));
@@ -418,6 +420,8 @@ impl Agent {
         let recorded = self.log.history().len().saturating_sub(log_start);
         self.history
             .truncate(self.history.len().saturating_sub(recorded));
+        // The last reported size may count what was just set aside.
+        self.calibration = None;
         if let Err(e) = self.log.mark_failed_turn(log_start, &message) {
             self.unrecorded("that the turn failed", &e, inbox);
         }

@@ -121,7 +121,11 @@ fn message_tokens(tokenizer: Tokenizer, message: &Message) -> u64 {
         .content
         .iter()
         .map(|block| match block {
-            Block::Text { text } | Block::Thinking { text, .. } => tokenizer.count(text),
+            Block::Text { text } => tokenizer.count(text),
+            // Only signed thinking is ever sent back (Anthropic's, in tool loops); the reasoning
+            // of other servers stays home, so it costs no input.
+            Block::Thinking { text, signature } if !signature.is_empty() => tokenizer.count(text),
+            Block::Thinking { .. } => 0,
             Block::RedactedThinking { data } => tokenizer.count(data),
             Block::Image { .. } => IMAGE_TOKENS,
             Block::ToolUse { name, input, .. } => tool_call_tokens(tokenizer, name, input),

@@ -165,8 +165,9 @@ impl Agent {
     pub(super) fn calibrate(&mut self, usage: &Usage, request: &Request, messages: usize) {
         let tokens =
             usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
-        if tokens == 0 {
-            // The server reports no usage: the estimator alone it is.
+        if tokens == 0 || usage.estimated {
+            // The server reports no usage (what is there is our own estimate): the estimator
+            // alone it is.
             return;
         }
         let estimate = tokens::estimate_request(request).max(1);
