@@ -1,6 +1,7 @@
 //! `vaultchat trust [--revoke]`: show what the vault's plugins would run and trust them (for the
 //! file's exact content), or withdraw the trust.
 
+use super::outln;
 use super::{Context, Failure};
 use crate::mcp::plugins::{PLUGINS_FILE, VaultPlugins};
 use crate::store::{PluginAnswer, Store};
@@ -20,12 +21,12 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
     let store = Store::open(&ctx.paths.database_file())?;
     if args.revoke {
         if store.revoke_plugin_trust(&vault_id)? {
-            println!(
+            outln!(
                 "The plugins of {} are no longer trusted; they are not started from now on.",
                 vault.root().display()
             );
         } else {
-            println!(
+            outln!(
                 "The plugins of {} were not trusted; nothing changed.",
                 vault.root().display()
             );
@@ -33,13 +34,13 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     let Some(plugins) = VaultPlugins::load(&vault)? else {
-        println!(
+        outln!(
             "{} has no {PLUGINS_FILE}; there is nothing to trust.",
             vault.root().display()
         );
         return Ok(ExitCode::SUCCESS);
     };
-    println!(
+    outln!(
         "{} declares {} plugin{}. Trusting it lets vaultchat run, as you:",
         plugins.file.display(),
         plugins.entries.len(),
@@ -51,21 +52,21 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
         } else {
             "  (enabled = false: not started)"
         };
-        println!(
+        outln!(
             "  {}: {}{off}",
             spec.name,
             shell_line(&spec.command, &spec.args)
         );
         if let Some(cwd) = &spec.cwd {
-            println!("      in {}", cwd.display());
+            outln!("      in {}", cwd.display());
         }
         if !spec.env.is_empty() {
             let names: Vec<&str> = spec.env.keys().map(String::as_str).collect();
-            println!("      with {}", names.join(", "));
+            outln!("      with {}", names.join(", "));
         }
     }
     plugins.answer(&store, &vault_id, PluginAnswer::Trusted)?;
-    println!(
+    outln!(
         "Trusted. Their tools join the chat and `vaultchat mcp`; any change to {PLUGINS_FILE} withdraws the trust until you run `vaultchat trust` again."
     );
     Ok(ExitCode::SUCCESS)

@@ -182,9 +182,14 @@ impl Tool for McpTool {
 
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            if let Some(file) = self.connection.trusted_file()
-                && !file.still_trusted()
-            {
+            // Reading and hashing the file is blocking I/O: off the runtime's threads.
+            let still_trusted = match self.connection.trusted_file().cloned() {
+                Some(file) => tokio::task::spawn_blocking(move || file.still_trusted())
+                    .await
+                    .unwrap_or(false),
+                None => true,
+            };
+            if !still_trusted {
                 return Err(ToolError::Invalid(format!(
                     "the vault's .vaultchat/plugins.toml changed since it was trusted, so the plugin `{}` is not run; `vaultchat trust` shows what it would run and trusts it again",
                     self.connection.name()
