@@ -28,7 +28,7 @@ fn image_path(word: &str) -> Option<PathBuf> {
     let path = if let Some(url_path) = word.strip_prefix("file://") {
         // `file:///home/me/a%20b.jpg`; `file://localhost/…` names the same machine.
         let url_path = url_path.strip_prefix("localhost").unwrap_or(url_path);
-        PathBuf::from(percent_decode(url_path)?)
+        PathBuf::from(crate::vault::percent::percent_decode(url_path)?)
     } else if let Some(rest) = word.strip_prefix("~/") {
         PathBuf::from(std::env::var_os("HOME")?).join(rest)
     } else {
@@ -87,24 +87,6 @@ fn shell_words(text: &str) -> Option<Vec<String>> {
         words.push(word);
     }
     Some(words)
-}
-
-/// `%20` → space; `None` for a malformed escape or bytes that are not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

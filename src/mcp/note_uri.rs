@@ -33,7 +33,7 @@ pub fn note_rel(uri: &str) -> Option<String> {
     if encoded.contains(['?', '#']) {
         return None;
     }
-    percent_decode(encoded)
+    crate::vault::percent::percent_decode(encoded)
 }
 
 fn is_unreserved(byte: u8) -> bool {
@@ -50,36 +50,6 @@ fn percent_encode_into(segment: &str, out: &mut String) {
             out.push(char::from(HEX[usize::from(byte >> 4)]));
             out.push(char::from(HEX[usize::from(byte & 0x0F)]));
         }
-    }
-}
-
-fn percent_decode(encoded: &str) -> Option<String> {
-    let bytes = encoded.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'%' => {
-                let high = hex_value(*bytes.get(index + 1)?)?;
-                let low = hex_value(*bytes.get(index + 2)?)?;
-                out.push(high << 4 | low);
-                index += 3;
-            }
-            byte => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-fn hex_value(digit: u8) -> Option<u8> {
-    match digit {
-        b'0'..=b'9' => Some(digit - b'0'),
-        b'a'..=b'f' => Some(digit - b'a' + 10),
-        b'A'..=b'F' => Some(digit - b'A' + 10),
-        _ => None,
     }
 }
 
@@ -104,7 +74,12 @@ pub fn cursor_rel(cursor: &str) -> Option<String> {
     }
     let bytes = hex
         .chunks(2)
-        .map(|pair| Some(hex_value(pair[0])? << 4 | hex_value(pair[1])?))
+        .map(|pair| {
+            Some(
+                crate::vault::percent::hex_value(pair[0])? << 4
+                    | crate::vault::percent::hex_value(pair[1])?,
+            )
+        })
         .collect::<Option<Vec<u8>>>()?;
     String::from_utf8(bytes).ok()
 }

@@ -18,6 +18,7 @@ pub mod journal;
 pub mod links;
 pub mod markdown;
 pub mod note_io;
+pub mod percent;
 pub mod relink;
 pub mod walk;
 pub mod watch;
