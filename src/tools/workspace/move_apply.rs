@@ -337,9 +337,12 @@ fn rename_note(from: &VaultPath, to: &VaultPath) -> Result<(), ToolError> {
             )),
             _ => fail(&e),
         })?;
-    if let Err(e) = source.sync().and_then(|()| target.sync()) {
-        tracing::warn!("syncing the folders after moving {}: {e}", from.rel());
-    }
+    // The journal is removed (the move committed) only once the rename is durable: a failed
+    // sync undoes the move instead of leaving links and note apart after a power loss.
+    source
+        .sync()
+        .and_then(|()| target.sync())
+        .map_err(|e| fail(&format!("syncing the folders: {e}")))?;
     Ok(())
 }
 
