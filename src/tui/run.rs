@@ -894,16 +894,12 @@ fn plan_chat_note(app: &mut App, ws: &Workspace, store: &Store, session: &str, l
     };
     let text = chat_markdown(&summary, &conversation, scope);
     // A chat saved before (or another note of that name) is never replaced: the next free name.
-    let path = default_note_path(&summary);
-    let stem = path.strip_suffix(".md").unwrap_or(&path);
-    let free = (1..=99)
-        .map(|n| match n {
-            1 => path.clone(),
-            n => format!("{stem} {n}.md"),
-        })
-        .find(|candidate| !ws.vault().root().join(candidate).exists());
-    let Some(path) = free else {
-        return app.on_error("the chat was not saved: 99 saved chats of that title exist");
+    let path = match ws.free_note_path(&default_note_path(&summary)) {
+        Ok(Some(path)) => path,
+        Ok(None) => {
+            return app.on_error("the chat was not saved: 99 saved chats of that title exist");
+        }
+        Err(e) => return app.on_error(format!("the chat was not saved: {e}")),
     };
     match ws.plan_user_create(&path, text) {
         Ok(plan) => app.propose_chat_note(plan),

@@ -363,6 +363,23 @@ fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<Plan, ToolError> 
 impl Workspace {
     /// The person's new note with `content` at `path` (a saved chat): the same plan `create_note`
     /// makes, never over an existing note, for the banner or for a command the person ran.
+    /// `path`, or when a note is there already `… 2.md`, `… 3.md`, …: the first free name (a
+    /// chat saved twice never replaces the first). `None` after 99 taken names.
+    pub fn free_note_path(&self, path: &str) -> Result<Option<String>, ToolError> {
+        let rel = note_path(path)?;
+        let stem = rel.strip_suffix(".md").unwrap_or(&rel);
+        for n in 1..=99 {
+            let candidate = match n {
+                1 => rel.clone(),
+                n => format!("{stem} {n}.md"),
+            };
+            if !self.resolve(&candidate, Access::Write)?.abs().exists() {
+                return Ok(Some(candidate));
+            }
+        }
+        Ok(None)
+    }
+
     pub fn plan_user_create(&self, path: &str, content: String) -> Result<Plan, ToolError> {
         create_note(
             self,
