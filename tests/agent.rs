@@ -27,6 +27,8 @@ mod models_doctor;
 mod move_note_ask;
 #[path = "agent/real_servers.rs"]
 mod real_servers;
+#[path = "agent/redirects.rs"]
+mod redirects;
 #[path = "agent/usage_estimates.rs"]
 mod usage_estimates;
 #[path = "agent/vault_plugins.rs"]

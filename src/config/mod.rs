@@ -2,6 +2,7 @@
 //! `config.toml`, validated into typed settings with errors that name the file and the key.
 
 mod file;
+pub mod http;
 pub mod locality;
 mod paths;
 

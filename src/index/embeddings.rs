@@ -8,6 +8,7 @@
 
 use super::{Index, IndexError};
 use crate::config::EmbeddingsConfig;
+use crate::config::http;
 use crate::vault::markdown;
 use crate::vault::note_io::content_hash;
 use rusqlite::{OptionalExtension, params};
@@ -82,6 +83,9 @@ pub enum EmbedError {
     MissingKey(String),
     #[error("[privacy] local_only is on and the embeddings endpoint is refused: {0}")]
     NotLocal(crate::config::locality::LocalityError),
+    /// A redirect, never followed (`config::http`).
+    #[error("{0}")]
+    Redirected(crate::config::http::RedirectRefused),
 }
 
 /// A client for an OpenAI-compatible `/embeddings` endpoint.
@@ -91,6 +95,8 @@ pub struct HttpEmbedder {
     url: String,
     model: String,
     api_key: Option<String>,
+    /// `[privacy] local_only`, for what a refused redirect says.
+    local_only: bool,
 }
 
 impl HttpEmbedder {
@@ -102,15 +108,20 @@ impl HttpEmbedder {
             Some(var) => Some(std::env::var(var).map_err(|_| EmbedError::MissingKey(var.clone()))?),
             None => None,
         };
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(std::time::Duration::from_secs(5))
-            .timeout(std::time::Duration::from_secs(120));
-        if local_only {
-            let pinned = crate::config::locality::local_host(&config.base_url)
-                .map_err(EmbedError::NotLocal)?;
-            builder = builder.resolve_to_addrs(&pinned.host, &pinned.addresses);
-        }
-        let client = builder.build().map_err(|e| EmbedError::Unreachable {
+        let pinned = if local_only {
+            Some(
+                crate::config::locality::local_host(&config.base_url)
+                    .map_err(EmbedError::NotLocal)?,
+            )
+        } else {
+            None
+        };
+        let client = http::client(http::ClientOptions {
+            connect_timeout: std::time::Duration::from_secs(5),
+            timeout: Some(std::time::Duration::from_secs(120)),
+            pinned: pinned.as_ref(),
+        })
+        .map_err(|e| EmbedError::Unreachable {
             url: config.base_url.clone(),
             message: e.to_string(),
         })?;
@@ -119,6 +130,7 @@ impl HttpEmbedder {
             url: format!("{}/embeddings", config.base_url.trim_end_matches('/')),
             model: config.model.clone(),
             api_key,
+            local_only,
         })
     }
 
@@ -140,6 +152,13 @@ impl HttpEmbedder {
             message: e.to_string(),
         };
         let response = request.send().await.map_err(unreachable)?;
+        if http::is_redirect(&response) {
+            return Err(EmbedError::Redirected(http::refusal(
+                &response,
+                http::Server::Embeddings,
+                self.local_only,
+            )));
+        }
         let status = response.status();
         let body = response.text().await.map_err(unreachable)?;
         if !status.is_success() {

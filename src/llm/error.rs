@@ -26,6 +26,9 @@ pub enum LlmError {
         /// Why it does not parse.
         message: String,
     },
+    /// The provider answered with a redirect, which is never followed (`config::http`).
+    #[error("{0}")]
+    Redirected(crate::config::http::RedirectRefused),
     /// The request could not be encoded as JSON (a tool input or schema that JSON cannot hold).
     #[error("vaultchat could not encode the request as JSON: {0}")]
     Encode(String),

@@ -21,6 +21,7 @@ pub use types::{
     Block, Message, Request, Response, ResultPart, Role, StopReason, StreamEvent, ToolDef, Usage,
 };
 
+use crate::config::http;
 use bytes::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use sse::{SseEvent, SseParser};
@@ -107,13 +108,14 @@ impl Provider {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(bad_url("it must start with http:// or https://".into()));
         }
-        let mut builder = reqwest::Client::builder().connect_timeout(settings.connect_timeout);
-        if let Some(pinned) = &settings.pinned {
-            builder = builder.resolve_to_addrs(&pinned.host, &pinned.addresses);
-        }
-        let client = builder
-            .build()
-            .map_err(|e| LlmError::Setup(e.to_string()))?;
+        // Streams run for minutes: the gaps between chunks are bounded (`idle_timeout`), not
+        // the whole request.
+        let client = http::client(http::ClientOptions {
+            connect_timeout: settings.connect_timeout,
+            timeout: None,
+            pinned: settings.pinned.as_ref(),
+        })
+        .map_err(|e| LlmError::Setup(e.to_string()))?;
         Ok(Self { client, settings })
     }
 
@@ -213,6 +215,15 @@ impl Provider {
                 Ok(Ok(response)) if response.status().is_success() => {
                     let id = request_id::server_request_id(response.headers()).unwrap_or(client_id);
                     return Ok((response, id));
+                }
+                // Never followed, never retried: the next attempt would be redirected too
+                // (`config::http`).
+                Ok(Ok(response)) if http::is_redirect(&response) => {
+                    return Err(LlmError::Redirected(http::refusal(
+                        &response,
+                        http::Server::Provider,
+                        self.settings.pinned.is_some(),
+                    )));
                 }
                 Ok(Ok(response)) => {
                     let status = response.status().as_u16();

@@ -10,6 +10,7 @@ pub mod parse;
 
 use super::window::{self, ServerWindow};
 use super::{LlmError, ProviderKind, ProviderSettings};
+use crate::config::http;
 use parse::ModelInfo;
 use serde_json::Value;
 use std::time::Duration;
@@ -40,6 +41,9 @@ pub enum ModelsError {
     },
     #[error("{url} answered something that is not a model list")]
     Malformed { url: String },
+    /// A redirect, never followed (`config::http`).
+    #[error("{0}")]
+    Redirected(crate::config::http::RedirectRefused),
 }
 
 fn message_suffix(message: &str) -> String {
@@ -67,11 +71,12 @@ pub struct ModelsClient {
 impl ModelsClient {
     /// Fails only on an unusable base URL or TLS setup.
     pub fn new(settings: &ProviderSettings) -> Result<Self, LlmError> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(settings.connect_timeout.min(PROBE_TIMEOUT))
-            .timeout(PROBE_TIMEOUT)
-            .build()
-            .map_err(|e| LlmError::Setup(e.to_string()))?;
+        let client = http::client(http::ClientOptions {
+            connect_timeout: settings.connect_timeout.min(PROBE_TIMEOUT),
+            timeout: Some(PROBE_TIMEOUT),
+            pinned: settings.pinned.as_ref(),
+        })
+        .map_err(|e| LlmError::Setup(e.to_string()))?;
         Ok(Self {
             client,
             settings: settings.clone(),
@@ -120,12 +125,22 @@ impl ModelsClient {
     ) -> Result<Option<Value>, ModelsError> {
         let sent = tokio::time::timeout(PROBE_TIMEOUT, async {
             let response = self.with_auth(builder).send().await?;
+            if http::is_redirect(&response) {
+                let refused = http::refusal(
+                    &response,
+                    http::Server::Provider,
+                    self.settings.pinned.is_some(),
+                );
+                return Ok(Err(refused));
+            }
             let status = response.status().as_u16();
             let body = response.bytes().await?;
-            Ok::<_, reqwest::Error>((status, body))
+            Ok::<_, reqwest::Error>(Ok((status, body)))
         })
         .await;
         let (status, body) = match sent {
+            Ok(Ok(Err(refused))) => return Err(ModelsError::Redirected(refused)),
+            Ok(Ok(Ok(answer))) => answer,
             Err(_) => return Err(ModelsError::TimedOut { url: url.into() }),
             Ok(Err(e)) if e.is_timeout() => return Err(ModelsError::TimedOut { url: url.into() }),
             Ok(Err(e)) => {
@@ -134,7 +149,6 @@ impl ModelsClient {
                     message: super::transport_message(&e),
                 });
             }
-            Ok(Ok(answer)) => answer,
         };
         match status {
             200..=299 => serde_json::from_slice(&body)
