@@ -166,6 +166,24 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`terminal`] for running text of many lines (a reply, an exported chat, a message that may
+/// span lines): the same escaping, but newlines and tabs are kept as they are.
+pub fn terminal_text(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c != '\n' && c != '\t' && is_hidden(c);
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c) {
+            push_visible(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `text` between double quotes, escaped as [`terminal`] does, with `"` and `\\` escaped too: one
 /// word of a command line, shown so that it reads back exactly (an empty argument is `""`).
 pub fn quoted(text: &str) -> String {
@@ -205,6 +223,7 @@ mod tests {
         );
         assert!(shown.chars().all(|c| !is_hidden(c)));
         assert!(shown.is_ascii());
+        assert_eq!(terminal_text("a\n\tb\u{1b}[2K\r"), "a\n\tb\\u{1b}[2K\\u{d}");
     }
 
     #[test]
