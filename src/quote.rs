@@ -230,7 +230,10 @@ mod tests {
     fn quoted_words_read_back_exactly() {
         assert_eq!(quoted(""), "\"\"");
         assert_eq!(quoted("a b"), "\"a b\"");
-        assert_eq!(quoted("say \"hi\" \\ \u{1b}"), "\"say \\\"hi\\\" \\\\ \\u{1b}\"");
+        assert_eq!(
+            quoted("say \"hi\" \\ \u{1b}"),
+            "\"say \\\"hi\\\" \\\\ \\u{1b}\""
+        );
         assert_eq!(quoted("print('x')\nrun()"), "\"print('x')\\u{a}run()\"");
     }
 

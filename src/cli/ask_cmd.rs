@@ -166,7 +166,10 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         outln!();
     }
     if let Some(error) = outcome.error.as_ref().filter(|e| !said.contains(e)) {
-        eprintln!("vaultchat: {}", crate::quote::terminal_text(&error.to_string()));
+        eprintln!(
+            "vaultchat: {}",
+            crate::quote::terminal_text(&error.to_string())
+        );
     }
     Ok(match outcome.stop_reason {
         TurnEnd::Error | TurnEnd::Interrupted => ExitCode::from(1),
@@ -268,7 +271,11 @@ async fn drive(
             }
             AgentEvent::ToolCallStarted { name, input, .. } => {
                 if show_tools {
-                    eprintln!("\n· {} {}", crate::quote::terminal(&name), crate::quote::terminal(&input.to_string()));
+                    eprintln!(
+                        "\n· {} {}",
+                        crate::quote::terminal(&name),
+                        crate::quote::terminal(&input.to_string())
+                    );
                 }
             }
             AgentEvent::ToolCallFinished(record) => {
@@ -356,8 +363,16 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
         }
     };
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "\nvaultchat wants to run {}", crate::quote::terminal(&request.tool));
-    let _ = writeln!(err, "  why it asks: {}", crate::quote::terminal(&request.reason));
+    let _ = writeln!(
+        err,
+        "\nvaultchat wants to run {}",
+        crate::quote::terminal(&request.tool)
+    );
+    let _ = writeln!(
+        err,
+        "  why it asks: {}",
+        crate::quote::terminal(&request.reason)
+    );
     match &request.proposal {
         Some(proposal) => {
             let _ = writeln!(
@@ -380,7 +395,11 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
                     } else {
                         format!("{} → {}", file.path, file.path_after)
                     };
-                    let _ = writeln!(err, "{}", paint("1", &format!("■ {}", crate::quote::terminal(&name))));
+                    let _ = writeln!(
+                        err,
+                        "{}",
+                        paint("1", &format!("■ {}", crate::quote::terminal(&name)))
+                    );
                 }
                 let _ = writeln!(
                     err,
@@ -405,13 +424,20 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
                     let _ = writeln!(
                         err,
                         "{}",
-                        paint(code, &format!("{mark}{}", crate::quote::terminal(&line.text)))
+                        paint(
+                            code,
+                            &format!("{mark}{}", crate::quote::terminal(&line.text))
+                        )
                     );
                 }
             }
         }
         None => {
-            let _ = writeln!(err, "  input: {}", crate::quote::terminal(&request.input.to_string()));
+            let _ = writeln!(
+                err,
+                "  input: {}",
+                crate::quote::terminal(&request.input.to_string())
+            );
         }
     }
     let mut options = vec!["[y] once"];

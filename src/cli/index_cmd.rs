@@ -46,7 +46,10 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
                 report.elapsed.as_secs_f64() * 1000.0
             ),
             LiveEvent::Failed(message) => {
-                format!("index update failed: {}", crate::quote::terminal_text(&message.to_string()))
+                format!(
+                    "index update failed: {}",
+                    crate::quote::terminal_text(&message.to_string())
+                )
             }
         };
         let mut out = std::io::stdout().lock();

@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn a_snippet_cannot_write_escapes() {
         assert_eq!(
-            emphasise("a\u{1b}[2Kb\r", &[[4, 5]], false),
+            emphasise("a\u{1b}[2Kb\r", &[[5, 6]], false),
             "a\\u{1b}[2K⟦b⟧\\u{d}"
         );
     }

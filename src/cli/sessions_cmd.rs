@@ -230,7 +230,9 @@ fn print_block(role: &str, block: &Block) -> Result<(), Failure> {
                 crate::quote::terminal(&input.to_string())
             )
         }
-        Block::Thinking { text, .. } => outln!("{role}: [thinking] {}", crate::quote::terminal_text(text)),
+        Block::Thinking { text, .. } => {
+            outln!("{role}: [thinking] {}", crate::quote::terminal_text(text))
+        }
         Block::RedactedThinking { .. } => outln!("{role}: [thinking, redacted]"),
         Block::ToolResult {
             content, is_error, ..

@@ -114,9 +114,7 @@ impl TrustedFile {
         let now = match VaultPlugins::load(&vault) {
             Ok(Some(plugins)) => plugins,
             Ok(None) => {
-                return Err(Withdrawn::Changed(format!(
-                    "{PLUGINS_FILE} (removed)"
-                )));
+                return Err(Withdrawn::Changed(format!("{PLUGINS_FILE} (removed)")));
             }
             Err(e) => return Err(Withdrawn::Unreadable(e.to_string())),
         };
@@ -203,7 +201,9 @@ impl VaultPlugins {
         vault_id: &str,
     ) -> Result<Vec<Change>, PluginsError> {
         Ok(match store.plugin_record(vault_id)? {
-            Some(record) if record.answer == PluginAnswer::Trusted && record.sha256 != self.sha256 => {
+            Some(record)
+                if record.answer == PluginAnswer::Trusted && record.sha256 != self.sha256 =>
+            {
                 let before = Covered::from_text(&record.covered);
                 if before.is_empty() {
                     // A trust recorded before covered sets were kept: only the file was covered.
@@ -391,7 +391,11 @@ impl ServerPlan {
 /// `env NAME="…"`, `in "…"`; every word quoted and escaped.
 pub fn spec_rows(spec: &McpServerSpec) -> Vec<String> {
     let mut rows = vec![format!("command {}", quote::quoted(&spec.command))];
-    rows.extend(spec.args.iter().map(|a| format!("arg     {}", quote::quoted(a))));
+    rows.extend(
+        spec.args
+            .iter()
+            .map(|a| format!("arg     {}", quote::quoted(a))),
+    );
     rows.extend(
         spec.env
             .iter()
@@ -401,7 +405,10 @@ pub fn spec_rows(spec: &McpServerSpec) -> Vec<String> {
             }),
     );
     if let Some(cwd) = &spec.cwd {
-        rows.push(format!("in      {}", quote::quoted(&cwd.display().to_string())));
+        rows.push(format!(
+            "in      {}",
+            quote::quoted(&cwd.display().to_string())
+        ));
     }
     rows
 }

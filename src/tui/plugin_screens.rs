@@ -31,11 +31,20 @@ fn question() -> TrustPrompt {
         vec![
             (
                 "tasks".into(),
-                rows(&["/home/ana/.venvs/mcp/bin/python", ".vaultchat/tasks_plugin.py"]),
+                rows(&[
+                    "/home/ana/.venvs/mcp/bin/python",
+                    ".vaultchat/tasks_plugin.py",
+                ]),
             ),
             (
                 "kanban".into(),
-                rows(&["npx", "-y", "@acme/kanban-mcp", "--board", "/home/ana/Notes/Board.md"]),
+                rows(&[
+                    "npx",
+                    "-y",
+                    "@acme/kanban-mcp",
+                    "--board",
+                    "/home/ana/Notes/Board.md",
+                ]),
             ),
             (
                 "bib".into(),
@@ -127,7 +136,9 @@ fn a_deceptive_plugins_file_is_shown_quoted_and_escaped_one_argument_a_row() {
     let screen = draw(&mut app, 80, 24);
     insta::assert_snapshot!("plugin_trust_question_deceptive_80x24", screen);
     assert!(
-        screen.chars().all(|c| c == '\n' || !crate::quote::is_hidden(c)),
+        screen
+            .chars()
+            .all(|c| c == '\n' || !crate::quote::is_hidden(c)),
         "{screen:?}"
     );
     for row in [

@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 const TOOL: &str = "tasks__open_tasks";
 
 /// What the edited script does first, before anything else: leave a mark. It must never run.
-const PWNED: &str = "import os\nopen(os.path.join(os.environ['TASKS_MARKERS'], 'pwned'), 'a').write('ran\\n')\n";
+const PWNED: &str =
+    "import os\nopen(os.path.join(os.environ['TASKS_MARKERS'], 'pwned'), 'a').write('ran\\n')\n";
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -282,7 +283,10 @@ fn a_running_plugin_whose_script_changed_is_stopped() {
     let (mut mcp, pid) = serving_the_plugin(&f);
     f.edit_script();
     let took = wait_until_gone(pid, "after the script changed");
-    eprintln!("the plugin was stopped {} ms after the edit", took.as_millis());
+    eprintln!(
+        "the plugin was stopped {} ms after the edit",
+        took.as_millis()
+    );
     let answer = mcp.call(TOOL);
     let text = result_text(&answer);
     assert_eq!(answer["result"]["isError"], true, "{answer}");
@@ -290,7 +294,11 @@ fn a_running_plugin_whose_script_changed_is_stopped() {
         text.contains(".vaultchat/server.py (changed)") && text.contains("is stopped"),
         "{text}"
     );
-    assert_eq!(f.marks("called").len(), 1, "only the call before the edit ran");
+    assert_eq!(
+        f.marks("called").len(),
+        1,
+        "only the call before the edit ran"
+    );
     assert_eq!(f.marks("started").len(), 1, "never restarted");
     assert!(f.marks("pwned").is_empty(), "the edited script ran");
 }
@@ -302,7 +310,10 @@ fn trust_revoke_stops_a_running_plugin() {
     let out = f.run(&["trust", "--revoke"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("running ones"));
     let took = wait_until_gone(pid, "after --revoke");
-    eprintln!("the plugin was stopped {} ms after --revoke", took.as_millis());
+    eprintln!(
+        "the plugin was stopped {} ms after --revoke",
+        took.as_millis()
+    );
     let answer = mcp.call(TOOL);
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(result_text(&answer).contains("revoked"), "{answer}");
@@ -320,7 +331,9 @@ fn assert_printable(bytes: &[u8], what: &str) {
         );
     }
     assert!(
-        bytes.iter().all(|&b| b == b'\n' || (b >= 0x20 && b != 0x7f)),
+        bytes
+            .iter()
+            .all(|&b| b == b'\n' || (b >= 0x20 && b != 0x7f)),
         "{what}: a raw control byte in {text:?}"
     );
 }

@@ -44,7 +44,10 @@ pub enum CoverError {
         quote::terminal(.0)
     )]
     Link(String),
-    #[error("cannot read {}, which the trust in the vault's plugins covers: {source}", quote::terminal(path))]
+    #[error(
+        "cannot read {}, which the trust in the vault's plugins covers: {source}",
+        quote::terminal(path)
+    )]
     Unreadable {
         path: String,
         source: std::io::Error,
@@ -179,7 +182,10 @@ pub fn collect(
         bytes: 0,
         skip: plugins_file,
     };
-    walk.add(plugins_file, format!("sha256:{}", sha256_hex(plugins_bytes)))?;
+    walk.add(
+        plugins_file,
+        format!("sha256:{}", sha256_hex(plugins_bytes)),
+    )?;
     walk.bytes += plugins_bytes.len() as u64;
     let folder = vault
         .handle()
@@ -187,7 +193,10 @@ pub fn collect(
         .map_err(|e| contained(PLUGINS_DIR, e))?;
     walk.tree(&folder, PLUGINS_DIR, 0)?;
     for spec in specs.iter().filter(|s| s.enabled) {
-        let base = spec.cwd.clone().unwrap_or_else(|| vault.root().to_path_buf());
+        let base = spec
+            .cwd
+            .clone()
+            .unwrap_or_else(|| vault.root().to_path_buf());
         let words = std::iter::once(spec.command.as_str())
             .filter(|c| c.contains('/'))
             .chain(spec.args.iter().map(String::as_str));
@@ -237,8 +246,7 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn add(&mut self, path: &str, value: String) -> Result<(), CoverError> {
-        if !self.covered.files.contains_key(path) && self.covered.files.len() >= MAX_COVERED_FILES
-        {
+        if !self.covered.files.contains_key(path) && self.covered.files.len() >= MAX_COVERED_FILES {
             return Err(CoverError::TooManyFiles);
         }
         self.covered.files.insert(path.to_string(), value);
@@ -264,7 +272,7 @@ impl Walk<'_> {
                 }
             };
             // vaultchat's own temporary write files come and go with every save.
-            if name.starts_with(crate::vault::guard::TEMP_MARKER) {
+            if crate::vault::guard::is_temp_name(&name) {
                 continue;
             }
             let child = format!("{path}/{name}");
@@ -320,10 +328,12 @@ impl Walk<'_> {
         let mut hasher = sha2::Sha256::new();
         let mut buf = vec![0u8; 64 * 1024];
         loop {
-            let read = file.read(&mut buf).map_err(|source| CoverError::Unreadable {
-                path: path.to_string(),
-                source,
-            })?;
+            let read = file
+                .read(&mut buf)
+                .map_err(|source| CoverError::Unreadable {
+                    path: path.to_string(),
+                    source,
+                })?;
             if read == 0 {
                 break;
             }
@@ -428,7 +438,10 @@ mod tests {
         let (dir, vault) = vault(&[
             (".vaultchat/plugins.toml", PLUGINS),
             (".vaultchat/lib/helper.py", "x = 1\n"),
-            (".vaultchat/.vaultchat-tmp-1", "a save in progress"),
+            (
+                ".vaultchat/.plugins.toml.vaultchat-a1b2c3.tmp",
+                "a save in progress",
+            ),
             ("tools/a.py", "print('a')\n"),
             ("tools/other.py", "not named\n"),
             ("conf/a.toml", "k = 1\n"),
@@ -448,7 +461,11 @@ mod tests {
         let before = set.clone();
         std::fs::write(dir.path().join("Notes/Plan.md"), "# Plan\n\nedited\n").unwrap();
         std::fs::write(dir.path().join("tools/other.py"), "edited\n").unwrap();
-        assert_eq!(covered(&vault), before, "notes and unnamed files are not covered");
+        assert_eq!(
+            covered(&vault),
+            before,
+            "notes and unnamed files are not covered"
+        );
         std::fs::write(dir.path().join("tools/a.py"), "print('pwned')\n").unwrap();
         std::fs::write(dir.path().join(".vaultchat/new.py"), "new\n").unwrap();
         std::fs::remove_file(dir.path().join(".vaultchat/lib/helper.py")).unwrap();
@@ -490,7 +507,11 @@ mod tests {
         )
         .unwrap();
         let err = VaultPlugins::load(&vault).unwrap_err();
-        assert!(err.to_string().contains(".vaultchat/python, which is a symbolic link"), "{err}");
+        assert!(
+            err.to_string()
+                .contains(".vaultchat/python, which is a symbolic link"),
+            "{err}"
+        );
         symlink(outside.path(), dir.path().join("tools")).unwrap();
         std::fs::write(
             dir.path().join(".vaultchat/plugins.toml"),
@@ -498,7 +519,10 @@ mod tests {
         )
         .unwrap();
         let err = VaultPlugins::load(&vault).unwrap_err();
-        assert!(err.to_string().contains("tools, which is a symbolic link"), "{err}");
+        assert!(
+            err.to_string().contains("tools, which is a symbolic link"),
+            "{err}"
+        );
     }
 
     #[test]
