@@ -1,4 +1,5 @@
-//! Quoting a caller's argument in a message without echoing all of it.
+//! Quoting text from outside vaultchat in what it writes: shortened, and made harmless for a
+//! terminal.
 //!
 //! An error message names what was wrong (`` there is no tool named `serch` ``), but an argument
 //! can be any size: a 100 KB path, query or tool name copied back whole would flood a log, a
@@ -6,6 +7,13 @@
 //! [`MAX_QUOTED_CHARS`] characters and says how long the whole was; [`shorten_echoes`] applies it
 //! to every long quoted span of a finished message, as a net at the boundaries where tool errors
 //! leave vaultchat (the tool registry and the agent's tool results).
+//!
+//! Text from a vault file or a server can also hold characters a terminal obeys rather than shows:
+//! an escape sequence that erases a line and prints another, a carriage return, a bidi override
+//! that shows `exe.txt` for `txt.exe`, a zero-width character. [`terminal`] is the one function
+//! every CLI print of such text goes through: those characters come out as visible `\u{…}`
+//! escapes. [`quoted`] adds double quotes (and escapes `"` and `\\`), so each word of a command
+//! line reads back exactly, blanks and all.
 
 use std::borrow::Cow;
 
@@ -115,9 +123,119 @@ fn push_words(out: &mut String, text: &str) -> bool {
     changed
 }
 
+/// Whether a terminal would act on `c` (or hide it, or reorder the text around it) rather than
+/// show it: control characters (C0, DEL, C1: escapes, carriage returns, newlines, tabs), bidi
+/// embeddings, overrides, isolates and marks, zero-width and invisible formatting characters, line
+/// and paragraph separators, and tag characters.
+pub fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{034F}'
+                | '\u{061C}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{17B4}'
+                | '\u{17B5}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{1D173}'..='\u{1D17A}'
+                | '\u{E0000}'..='\u{E0FFF}'
+        )
+}
+
+/// `text` with every character [`is_hidden`] says a terminal would act on written as `\u{…}`
+/// (lowercase hex): what comes out shows every character and moves the cursor only forward. The
+/// one escaping used wherever the CLI prints text from a vault file, a note, a session or a server.
+pub fn terminal(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        push_visible(&mut out, c);
+    }
+    Cow::Owned(out)
+}
+
+/// [`terminal`] for running text of many lines (a reply, an exported chat, a message that may
+/// span lines): the same escaping, but newlines and tabs are kept as they are.
+pub fn terminal_text(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c != '\n' && c != '\t' && is_hidden(c);
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c) {
+            push_visible(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `text` between double quotes, escaped as [`terminal`] does, with `"` and `\\` escaped too: one
+/// word of a command line, shown so that it reads back exactly (an empty argument is `""`).
+pub fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => push_visible(&mut out, c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn push_visible(out: &mut String, c: char) {
+    if is_hidden(c) {
+        out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+    } else {
+        out.push(c);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_text_shows_every_character_a_terminal_would_obey() {
+        assert!(matches!(terminal("Projects/Plan é.md"), Cow::Borrowed(_)));
+        let attack = "ok\u{1b}[2K\r\u{1b}[1Aharmless\u{202e}txt.exe\u{2066}\u{200b}\n\u{7f}\u{9b}";
+        let shown = terminal(attack);
+        assert_eq!(
+            shown,
+            "ok\\u{1b}[2K\\u{d}\\u{1b}[1Aharmless\\u{202e}txt.exe\\u{2066}\\u{200b}\\u{a}\\u{7f}\\u{9b}"
+        );
+        assert!(shown.chars().all(|c| !is_hidden(c)));
+        assert!(shown.is_ascii());
+        assert_eq!(terminal_text("a\n\tb\u{1b}[2K\r"), "a\n\tb\\u{1b}[2K\\u{d}");
+    }
+
+    #[test]
+    fn quoted_words_read_back_exactly() {
+        assert_eq!(quoted(""), "\"\"");
+        assert_eq!(quoted("a b"), "\"a b\"");
+        assert_eq!(
+            quoted("say \"hi\" \\ \u{1b}"),
+            "\"say \\\"hi\\\" \\\\ \\u{1b}\""
+        );
+        assert_eq!(quoted("print('x')\nrun()"), "\"print('x')\\u{a}run()\"");
+    }
 
     #[test]
     fn short_arguments_are_kept_and_long_ones_cut_with_their_length() {

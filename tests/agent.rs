@@ -25,6 +25,8 @@ mod mcp_client;
 mod models_doctor;
 #[path = "agent/move_note_ask.rs"]
 mod move_note_ask;
+#[path = "agent/plugin_trust_covers.rs"]
+mod plugin_trust_covers;
 #[path = "agent/real_servers.rs"]
 mod real_servers;
 #[path = "agent/redirects.rs"]

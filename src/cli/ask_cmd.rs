@@ -66,7 +66,7 @@ pub enum Approve {
 
 /// A usage error: exit code 2.
 fn usage(message: String) -> Result<ExitCode, Failure> {
-    eprintln!("vaultchat: {message}");
+    eprintln!("vaultchat: {}", crate::quote::terminal_text(&message));
     Ok(ExitCode::from(2))
 }
 
@@ -102,7 +102,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
     // So do the vault's plugins, when the person trusts them.
     let plan = ServerPlan::new(&ctx.config, &vault, &ctx.paths.database_file());
     for problem in &plan.problems {
-        eprintln!("vaultchat: {problem}");
+        eprintln!("vaultchat: {}", crate::quote::terminal_text(problem));
     }
     let (mcp, window_probe) = {
         let _runtime = runtime.enter();
@@ -166,7 +166,10 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         outln!();
     }
     if let Some(error) = outcome.error.as_ref().filter(|e| !said.contains(e)) {
-        eprintln!("vaultchat: {error}");
+        eprintln!(
+            "vaultchat: {}",
+            crate::quote::terminal_text(&error.to_string())
+        );
     }
     Ok(match outcome.stop_reason {
         TurnEnd::Error | TurnEnd::Interrupted => ExitCode::from(1),
@@ -186,12 +189,13 @@ fn tools_reporting_failures(mcp: McpStartup) -> PendingTools {
         for status in servers.statuses() {
             match &status.state {
                 McpServerState::Failed { message } => eprintln!(
-                    "vaultchat: the MCP server `{}` did not start: {message}",
-                    status.name
+                    "vaultchat: the MCP server `{}` did not start: {}",
+                    crate::quote::terminal(&status.name),
+                    crate::quote::terminal_text(message)
                 ),
                 McpServerState::NotTrusted => eprintln!(
                     "vaultchat: the vault plugin `{}` is not trusted and was not started; `vaultchat trust` lists what it runs and allows it",
-                    status.name
+                    crate::quote::terminal(&status.name)
                 ),
                 McpServerState::Starting
                 | McpServerState::Running { .. }
@@ -243,7 +247,10 @@ async fn drive(
         match event {
             AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) | AgentEvent::CompactDone => {}
             AgentEvent::Compacted(info) => {
-                eprintln!("vaultchat: {}", crate::agent::compaction_line(&info));
+                eprintln!(
+                    "vaultchat: {}",
+                    crate::quote::terminal_text(&crate::agent::compaction_line(&info))
+                );
                 compactions.push(info);
             }
             // Kept out of the printed reply; `--json` reports it in its own field.
@@ -257,20 +264,25 @@ async fn drive(
             AgentEvent::TextDelta(text) => {
                 if chatty {
                     let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(text.as_bytes());
+                    // The model may repeat what a note or a tool result said, escapes and all.
+                    let _ = out.write_all(crate::quote::terminal_text(&text).as_bytes());
                     let _ = out.flush();
                 }
             }
             AgentEvent::ToolCallStarted { name, input, .. } => {
                 if show_tools {
-                    eprintln!("\n· {name} {input}");
+                    eprintln!(
+                        "\n· {} {}",
+                        crate::quote::terminal(&name),
+                        crate::quote::terminal(&input.to_string())
+                    );
                 }
             }
             AgentEvent::ToolCallFinished(record) => {
                 tracing::info!(tool = %record.name, is_error = record.is_error, decision = ?record.decision, "tool call");
             }
             AgentEvent::Notice(text) => {
-                eprintln!("vaultchat: {text}");
+                eprintln!("vaultchat: {}", crate::quote::terminal_text(&text));
                 said.push(text);
             }
             // `ask` opens no editor (its --note is not `in_editor`), so no edit is addressed to one.
@@ -351,14 +363,22 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
         }
     };
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "\nvaultchat wants to run {}", request.tool);
-    let _ = writeln!(err, "  why it asks: {}", request.reason);
+    let _ = writeln!(
+        err,
+        "\nvaultchat wants to run {}",
+        crate::quote::terminal(&request.tool)
+    );
+    let _ = writeln!(
+        err,
+        "  why it asks: {}",
+        crate::quote::terminal(&request.reason)
+    );
     match &request.proposal {
         Some(proposal) => {
             let _ = writeln!(
                 err,
                 "  {}  {}",
-                proposal.summary,
+                crate::quote::terminal(&proposal.summary),
                 paint("1", &proposal.diff.summary())
             );
             // A change to several files (a move) names each file before its first hunk.
@@ -375,7 +395,11 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
                     } else {
                         format!("{} → {}", file.path, file.path_after)
                     };
-                    let _ = writeln!(err, "{}", paint("1", &format!("■ {name}")));
+                    let _ = writeln!(
+                        err,
+                        "{}",
+                        paint("1", &format!("■ {}", crate::quote::terminal(&name)))
+                    );
                 }
                 let _ = writeln!(
                     err,
@@ -397,12 +421,23 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
                         LineKind::Removed => ("-", "31"),
                         LineKind::Context => (" ", "2"),
                     };
-                    let _ = writeln!(err, "{}", paint(code, &format!("{mark}{}", line.text)));
+                    let _ = writeln!(
+                        err,
+                        "{}",
+                        paint(
+                            code,
+                            &format!("{mark}{}", crate::quote::terminal(&line.text))
+                        )
+                    );
                 }
             }
         }
         None => {
-            let _ = writeln!(err, "  input: {}", request.input);
+            let _ = writeln!(
+                err,
+                "  input: {}",
+                crate::quote::terminal(&request.input.to_string())
+            );
         }
     }
     let mut options = vec!["[y] once"];

@@ -35,8 +35,14 @@ impl Report {
                 "detail": detail.to_string(),
             }));
         } else {
+            // Details quote server errors, plugin names and vault paths: nothing reaches the
+            // terminal raw.
             let label = if status == "fail" { "FAIL" } else { status };
-            println!("{label:<6}{what}: {detail}");
+            println!(
+                "{label:<6}{}: {}",
+                crate::quote::terminal(what),
+                crate::quote::terminal(&detail.to_string())
+            );
         }
     }
     pub(super) fn ok(&mut self, what: &str, detail: impl std::fmt::Display) {
@@ -84,6 +90,15 @@ fn check_mcp_servers(
             "vault plugins",
             format!("{} ({trust})", plugins.file.display()),
         );
+        if !plan.changes.is_empty() {
+            report.warn(
+                "vault plugins",
+                format!(
+                    "not trusted since these changed after you trusted them: {}; `vaultchat trust` shows what the plugins would run now",
+                    crate::mcp::plugins::covered::describe(&plan.changes)
+                ),
+            );
+        }
     }
     let renders = plan.renders();
     let specs = plan.specs;

@@ -45,7 +45,12 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
                 report.renamed,
                 report.elapsed.as_secs_f64() * 1000.0
             ),
-            LiveEvent::Failed(message) => format!("index update failed: {message}"),
+            LiveEvent::Failed(message) => {
+                format!(
+                    "index update failed: {}",
+                    crate::quote::terminal_text(&message.to_string())
+                )
+            }
         };
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");
@@ -153,7 +158,11 @@ pub fn summary(report: &SyncReport, db: &std::path::Path) -> String {
 fn print_skipped(report: &SyncReport) {
     const SHOWN: usize = 10;
     for skipped in report.skipped.iter().take(SHOWN) {
-        eprintln!("skipped {}: {}", skipped.path, skipped.reason);
+        eprintln!(
+            "skipped {}: {}",
+            crate::quote::terminal(&skipped.path),
+            crate::quote::terminal_text(&skipped.reason.to_string())
+        );
     }
     if report.skipped.len() > SHOWN {
         eprintln!("… and {} more skipped", report.skipped.len() - SHOWN);

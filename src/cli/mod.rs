@@ -222,7 +222,8 @@ pub fn run() -> ExitCode {
             ..
         }) => ExitCode::SUCCESS,
         Err(Failure { message, .. }) => {
-            eprintln!("vaultchat: {message}");
+            // Errors quote vault paths, note names and servers' words.
+            eprintln!("vaultchat: {}", crate::quote::terminal_text(&message));
             ExitCode::from(1)
         }
     }

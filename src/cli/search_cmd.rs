@@ -37,7 +37,13 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode, Failure> {
     }
     let bold = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     for hit in &results.results {
-        writeln!(out, "{}  {}", hit.path, dim(&hit.title, bold))?;
+        // Note names, titles and snippets are the vault's text: escaped before any styling.
+        writeln!(
+            out,
+            "{}  {}",
+            crate::quote::terminal(&hit.path),
+            dim(&crate::quote::terminal(&hit.title), bold)
+        )?;
         if !hit.snippet.is_empty() {
             writeln!(
                 out,
@@ -47,7 +53,7 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode, Failure> {
         }
     }
     if results.total == 0 {
-        writeln!(out, "no notes match {query:?}")?;
+        writeln!(out, "no notes match {}", crate::quote::quoted(&query))?;
     } else {
         writeln!(
             out,
@@ -83,7 +89,8 @@ fn emphasise(snippet: &str, highlights: &[[usize; 2]], styled: bool) -> String {
         {
             out.push_str(open);
         }
-        out.push(c);
+        // One character at a time, so the highlight offsets (in characters) still hold.
+        out.push_str(&crate::quote::terminal(c.encode_utf8(&mut [0; 4])));
         if let Some([_, end]) = marks.peek()
             && *end == index + 1
         {
@@ -97,6 +104,14 @@ fn emphasise(snippet: &str, highlights: &[[usize; 2]], styled: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snippet_cannot_write_escapes() {
+        assert_eq!(
+            emphasise("a\u{1b}[2Kb\r", &[[5, 6]], false),
+            "a\\u{1b}[2K⟦b⟧\\u{d}"
+        );
+    }
 
     #[test]
     fn matches_are_marked_apart_from_markdown() {

@@ -113,9 +113,9 @@ fn list(
                 // `~`: some of the counts are estimates (the provider reported none).
                 format!("{}{tokens}", if s.usage.is_estimated() { "~" } else { "" }),
                 if s.title.is_empty() {
-                    "(untitled)"
+                    "(untitled)".into()
                 } else {
-                    &s.title
+                    crate::quote::terminal(&s.title)
                 }
             );
         }
@@ -153,7 +153,7 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
         return Ok(());
     }
     if let Some(s) = &summary {
-        outln!("{}  {}", s.id, s.title);
+        outln!("{}  {}", s.id, crate::quote::terminal(&s.title));
         if let Some(parent) = &s.parent_id {
             outln!("continues session {parent}");
         }
@@ -169,11 +169,19 @@ fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
                     print_block(&m.role, block)?;
                 }
             }
-            Err(e) => outln!("{}: [message {} could not be read: {e}]", m.role, m.seq),
+            Err(e) => outln!(
+                "{}: [message {} could not be read: {}]",
+                m.role,
+                m.seq,
+                crate::quote::terminal(&e.to_string())
+            ),
         }
         // A failed turn is kept but no longer sent to the model (docs/decisions.md §36).
         for turn in failed.iter().filter(|t| t.last_seq == m.seq) {
-            outln!("[failed, not sent to the model again: {}]", turn.error);
+            outln!(
+                "[failed, not sent to the model again: {}]",
+                crate::quote::terminal_text(&turn.error)
+            );
         }
         if !failed
             .iter()
@@ -201,7 +209,7 @@ fn print_summaries(
                 "── compacted ({}): messages 1–{seq} are sent as this summary ──",
                 c.reason
             );
-            outln!("{summary}");
+            outln!("{}", crate::quote::terminal_text(summary));
             last = Some(summary);
         }
     }
@@ -210,10 +218,21 @@ fn print_summaries(
 
 fn print_block(role: &str, block: &Block) -> Result<(), Failure> {
     match block {
-        Block::Text { text } => outln!("{role}: {text}"),
-        Block::Image { media_type, .. } => outln!("{role}: [image {media_type}]"),
-        Block::ToolUse { name, input, .. } => outln!("{role}: → {name} {input}"),
-        Block::Thinking { text, .. } => outln!("{role}: [thinking] {text}"),
+        // Everything a session holds came from a model, a tool or a note: escaped.
+        Block::Text { text } => outln!("{role}: {}", crate::quote::terminal_text(text)),
+        Block::Image { media_type, .. } => {
+            outln!("{role}: [image {}]", crate::quote::terminal(media_type))
+        }
+        Block::ToolUse { name, input, .. } => {
+            outln!(
+                "{role}: → {} {}",
+                crate::quote::terminal(name),
+                crate::quote::terminal(&input.to_string())
+            )
+        }
+        Block::Thinking { text, .. } => {
+            outln!("{role}: [thinking] {}", crate::quote::terminal_text(text))
+        }
         Block::RedactedThinking { .. } => outln!("{role}: [thinking, redacted]"),
         Block::ToolResult {
             content, is_error, ..
@@ -227,7 +246,7 @@ fn print_block(role: &str, block: &Block) -> Result<(), Failure> {
                 .collect();
             let short: String = text.chars().take(160).collect();
             let mark = if *is_error { "✗" } else { "←" };
-            outln!("{role}: {mark} {short}");
+            outln!("{role}: {mark} {}", crate::quote::terminal(&short));
         }
     }
     Ok(())

@@ -30,7 +30,7 @@ pub fn run(
     };
     let text = chat_markdown(&session, &conversation, scope);
     if to == Some("-") {
-        outln!("{}", text.trim_end());
+        outln!("{}", crate::quote::terminal_text(text.trim_end()));
         return Ok(());
     }
     let path = to.map_or_else(|| default_note_path(&session), str::to_string);
@@ -46,7 +46,7 @@ pub fn run(
     if as_json {
         outln!("{}", json!({ "saved": saved, "session": full }));
     } else {
-        outln!("saved session {full} as {saved}");
+        outln!("saved session {full} as {}", crate::quote::terminal(&saved));
     }
     if let Some(warning) = applied
         .output
@@ -54,7 +54,7 @@ pub fn run(
         .get("warning")
         .and_then(|w| w.as_str())
     {
-        eprintln!("vaultchat: {warning}");
+        eprintln!("vaultchat: {}", crate::quote::terminal_text(warning));
     }
     Ok(())
 }

@@ -33,7 +33,7 @@ fn mcp_tool_specs(ctx: &Context) -> Result<Vec<ToolSpec>, Failure> {
     let vault = ctx.vault()?;
     let plan = ServerPlan::new(&ctx.config, &vault, &ctx.paths.database_file());
     for problem in &plan.problems {
-        eprintln!("vaultchat: {problem}");
+        eprintln!("vaultchat: {}", crate::quote::terminal_text(problem));
     }
     let specs = plan.specs;
     if specs.is_empty() {
@@ -47,12 +47,13 @@ fn mcp_tool_specs(ctx: &Context) -> Result<Vec<ToolSpec>, Failure> {
         for status in servers.statuses() {
             match &status.state {
                 McpServerState::Failed { message } => eprintln!(
-                    "vaultchat: the MCP server `{}` did not start: {message}",
-                    status.name
+                    "vaultchat: the MCP server `{}` did not start: {}",
+                    crate::quote::terminal(&status.name),
+                    crate::quote::terminal_text(message)
                 ),
                 McpServerState::NotTrusted => eprintln!(
                     "vaultchat: the vault plugin `{}` is not trusted and was not started; `vaultchat trust` lists what it runs and allows it",
-                    status.name
+                    crate::quote::terminal(&status.name)
                 ),
                 McpServerState::Starting
                 | McpServerState::Running { .. }
@@ -96,10 +97,11 @@ pub fn run(ctx: &Context, args: &ToolsArgs) -> Result<ExitCode, Failure> {
         writeln!(
             out,
             "{:<28} {:<10} {:<12} {}",
-            spec.name,
+            // A plugin's or server's tool names and titles are theirs to write.
+            crate::quote::terminal(&spec.name),
             tier.as_str().unwrap_or_default(),
             kind,
-            spec.title
+            crate::quote::terminal(&spec.title)
         )?;
     }
     Ok(ExitCode::SUCCESS)

@@ -1,9 +1,11 @@
 //! `vaultchat trust [--revoke]`: show what the vault's plugins would run and trust them (for the
-//! file's exact content), or withdraw the trust.
+//! exact content of every file the trust covers), or withdraw the trust. Everything shown from the
+//! vault goes through [`quote`]: one argument per row, quoted, hidden characters escaped.
 
 use super::outln;
 use super::{Context, Failure};
-use crate::mcp::plugins::{PLUGINS_FILE, VaultPlugins};
+use crate::mcp::plugins::{PLUGINS_FILE, RECHECK_EVERY, VaultPlugins, spec_rows};
+use crate::quote;
 use crate::store::{PluginAnswer, Store};
 use clap::Args;
 use std::process::ExitCode;
@@ -19,30 +21,32 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
     let vault = ctx.vault()?;
     let vault_id = crate::index::vault_id(&vault);
     let store = Store::open(&ctx.paths.database_file())?;
+    let root = quote::terminal(&vault.root().display().to_string()).into_owned();
     if args.revoke {
         if store.revoke_plugin_trust(&vault_id)? {
             outln!(
-                "The plugins of {} are no longer trusted; they are not started from now on.",
-                vault.root().display()
+                "The plugins of {root} are no longer trusted; they are not started from now on, and running ones (in the app or `vaultchat mcp`) stop within {} s.",
+                RECHECK_EVERY.as_secs().max(1)
             );
         } else {
-            outln!(
-                "The plugins of {} were not trusted; nothing changed.",
-                vault.root().display()
-            );
+            outln!("The plugins of {root} were not trusted; nothing changed.");
         }
         return Ok(ExitCode::SUCCESS);
     }
     let Some(plugins) = VaultPlugins::load(&vault)? else {
-        outln!(
-            "{} has no {PLUGINS_FILE}; there is nothing to trust.",
-            vault.root().display()
-        );
+        outln!("{root} has no {PLUGINS_FILE}; there is nothing to trust.");
         return Ok(ExitCode::SUCCESS);
     };
+    let changes = plugins.changes_since_trusted(&store, &vault_id)?;
+    if !changes.is_empty() {
+        outln!("Changed since you last trusted it:");
+        for change in &changes {
+            outln!("    {change}");
+        }
+    }
     outln!(
-        "{} declares {} plugin{}. Trusting it lets vaultchat run, as you:",
-        plugins.file.display(),
+        "{} declares {} plugin{}. Trusting it lets vaultchat run, as you (each word quoted, hidden characters shown as \\u{{…}}):",
+        quote::terminal(&plugins.file.display().to_string()),
         plugins.entries.len(),
         if plugins.entries.len() == 1 { "" } else { "s" }
     );
@@ -50,66 +54,30 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
         let off = if spec.enabled {
             ""
         } else {
-            "  (enabled = false: not started)"
+            " (enabled = false: not started)"
         };
-        outln!(
-            "  {}: {}{off}",
-            spec.name,
-            shell_line(&spec.command, &spec.args)
-        );
-        if let Some(cwd) = &spec.cwd {
-            outln!("      in {}", cwd.display());
+        outln!("  {}:{off}", quote::terminal(&spec.name));
+        for row in spec_rows(&spec) {
+            outln!("      {row}");
         }
-        if !spec.env.is_empty() {
-            let names: Vec<&str> = spec.env.keys().map(String::as_str).collect();
-            outln!("      with {}", names.join(", "));
-        }
+    }
+    let count = plugins.covered.len();
+    outln!(
+        "The trust covers {count} file{} of the vault; a change to any of them withdraws it:",
+        if count == 1 { "" } else { "s" }
+    );
+    for path in plugins.covered.paths().take(SHOWN_FILES) {
+        outln!("    {}", quote::terminal(path));
+    }
+    if count > SHOWN_FILES {
+        outln!("    … and {} more", count - SHOWN_FILES);
     }
     plugins.answer(&store, &vault_id, PluginAnswer::Trusted)?;
     outln!(
-        "Trusted. Their tools join the chat and `vaultchat mcp`; any change to {PLUGINS_FILE} withdraws the trust until you run `vaultchat trust` again."
+        "Trusted. Their tools join the chat and `vaultchat mcp`; any change to those files withdraws the trust (running plugins are stopped) until you run `vaultchat trust` again."
     );
     Ok(ExitCode::SUCCESS)
 }
 
-/// The command and its arguments as one line a shell would read back the same: an argument with
-/// blanks or quotes is single-quoted (so nothing is hidden by a clever argument).
-fn shell_line(command: &str, args: &[String]) -> String {
-    std::iter::once(command)
-        .chain(args.iter().map(String::as_str))
-        .map(|word| {
-            let plain = !word.is_empty()
-                && word
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-            if plain {
-                word.to_string()
-            } else {
-                format!("'{}'", word.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shell_lines_quote_what_a_shell_would_split() {
-        let args = [
-            "-c".to_string(),
-            "print('hi')\nx".to_string(),
-            "a.py".to_string(),
-        ];
-        assert_eq!(
-            shell_line("python3", &args),
-            "python3 -c 'print('\\''hi'\\'')\nx' a.py"
-        );
-        assert_eq!(
-            shell_line("/usr/bin/srv", &[String::new()]),
-            "/usr/bin/srv ''"
-        );
-    }
-}
+/// How many covered files are listed by name.
+const SHOWN_FILES: usize = 40;

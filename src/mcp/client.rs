@@ -182,16 +182,12 @@ impl Tool for McpTool {
 
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            // Reading and hashing the file is blocking I/O: off the runtime's threads.
-            let still_trusted = match self.connection.trusted_file().cloned() {
-                Some(file) => tokio::task::spawn_blocking(move || file.still_trusted())
-                    .await
-                    .unwrap_or(false),
-                None => true,
-            };
-            if !still_trusted {
+            // A plugin whose files changed (or whose trust was revoked) is stopped, not only
+            // refused: the call never reaches it.
+            if let Err(withdrawn) = self.connection.check_trust().await {
+                self.connection.withdraw(&withdrawn).await;
                 return Err(ToolError::Invalid(format!(
-                    "the vault's .vaultchat/plugins.toml changed since it was trusted, so the plugin `{}` is not run; `vaultchat trust` shows what it would run and trusts it again",
+                    "the plugin `{}` is not run: {withdrawn}",
                     self.connection.name()
                 )));
             }
@@ -259,7 +255,44 @@ impl McpServers {
             };
             servers.statuses.push(McpServerStatus { name, state });
         }
+        servers.watch_plugins();
         servers
+    }
+
+    /// Stop each running vault plugin as soon as its trust no longer holds (a covered file
+    /// changed, or the trust was revoked), checked every [`RECHECK_EVERY`](super::plugins::RECHECK_EVERY)
+    /// even when no call comes. The watch ends with the servers.
+    fn watch_plugins(&self) {
+        let plugins: Vec<std::sync::Weak<Connection>> = self
+            .connections
+            .iter()
+            .filter(|c| c.trusted_file().is_some())
+            .map(Arc::downgrade)
+            .collect();
+        if plugins.is_empty() {
+            return;
+        }
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(super::plugins::RECHECK_EVERY).await;
+                let mut alive = 0;
+                for weak in &plugins {
+                    let Some(connection) = weak.upgrade() else {
+                        continue;
+                    };
+                    if !connection.is_up().await {
+                        continue;
+                    }
+                    alive += 1;
+                    if let Err(withdrawn) = connection.check_trust().await {
+                        connection.withdraw(&withdrawn).await;
+                    }
+                }
+                if alive == 0 {
+                    break;
+                }
+            }
+        });
     }
 
     /// No servers at all (none configured).

@@ -1,18 +1,24 @@
 //! Vault plugins, the third tool tier: MCP servers a vault declares for itself in
 //! `.vaultchat/plugins.toml`. A vault is someone else's folder as often as not (cloned, synced,
-//! unzipped), so nothing in that file runs until the person trusts it: trust is recorded per vault
-//! for the file's exact bytes (a SHA-256), and any change to the file withdraws it.
+//! unzipped), so nothing in that file runs until the person trusts it. Trust is recorded per vault
+//! for the exact content of everything the plugins would run or load from inside the vault (the
+//! file, the `.vaultchat/` tree, the paths their commands name: [`covered`]), and any change to
+//! any of it withdraws the trust, in running processes too: a plugin whose files changed, or whose
+//! trust was revoked, is stopped ([`TrustedFile::check`]).
 //!
 //! Once trusted, plugins are started like the person's own `[mcp.servers.NAME]` (the same
 //! [`McpServers`](super::McpServers), the same permission cascade), their tools named
 //! `NAME__tool`, and `vaultchat mcp` serves them too.
 
+pub mod covered;
 mod file;
 
+pub use covered::{Change, CoverError, Covered};
 pub use file::{PluginEntry, Render};
 
 use super::client::{McpServerSpec, ServerOrigin, qualified_name};
 use crate::config::Config;
+use crate::quote;
 use crate::store::{PluginAnswer, Store, StoreError};
 use crate::vault::Vault;
 use crate::vault::contained::ContainedError;
@@ -41,6 +47,8 @@ pub enum PluginsError {
     TooLarge(PathBuf),
     #[error("{0}")]
     Invalid(String),
+    #[error("{0}")]
+    Cover(#[from] CoverError),
     #[error("cannot read or record the trust of the vault's plugins: {0}")]
     Store(#[from] StoreError),
 }
@@ -50,32 +58,88 @@ pub enum PluginsError {
 pub struct VaultPlugins {
     /// The file's absolute path (for messages).
     pub file: PathBuf,
-    /// The SHA-256 of its bytes, in hex: what trust is recorded for.
+    /// The SHA-256 (hex) of everything the trust covers ([`Covered::digest`]): what trust is
+    /// recorded for.
     pub sha256: String,
+    /// What the trust covers: the file itself and every file the plugins could run.
+    pub covered: Covered,
     /// The plugins, by name.
     pub entries: Vec<PluginEntry>,
     vault_root: PathBuf,
 }
 
-/// The plugins file content a running plugin was trusted with. Each call of its tools checks the
-/// file again ([`TrustedFile::still_trusted`]): any change withdraws trust at once, in a running
-/// app or `vaultchat mcp` too, not only at the next start.
+/// What a running plugin was trusted with. Before it starts (or restarts), before each call of
+/// its tools, and every [`RECHECK_EVERY`] while it runs, the covered files are hashed again
+/// ([`TrustedFile::check`]): any change, or a revoked trust, withdraws it at once, in a running
+/// app or `vaultchat mcp` too, and the plugin's process is stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustedFile {
-    /// The vault whose `.vaultchat/plugins.toml` it is.
+    /// The vault whose plugins they are.
     pub vault_root: PathBuf,
-    /// The SHA-256 (hex) of the bytes that were trusted.
+    /// The SHA-256 (hex) of the covered set that was trusted.
     pub sha256: String,
+    /// The covered set that was trusted (to name what changed).
+    pub covered: Covered,
+    /// Where the trust is recorded (the app database) and the vault's id there: a revoked trust
+    /// stops the plugin too. `None` only where a test builds the trust by hand.
+    pub record: Option<(PathBuf, String)>,
+}
+
+/// How often a running plugin's covered files are checked between calls.
+pub const RECHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Why a running plugin's trust no longer holds; the message says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Withdrawn {
+    #[error(
+        "the vault's plugin files changed since they were trusted ({0}), so the plugin is stopped; `vaultchat trust` shows what it would run and trusts it again"
+    )]
+    Changed(String),
+    #[error(
+        "the vault's plugins cannot be checked against their trust ({0}), so the plugin is stopped"
+    )]
+    Unreadable(String),
+    #[error(
+        "the trust in the vault's plugins was revoked (`vaultchat trust --revoke`), so the plugin is stopped"
+    )]
+    Revoked,
 }
 
 impl TrustedFile {
-    /// Whether the vault's plugins file still holds exactly the trusted bytes (a file that is
-    /// gone, unreadable or changed is not).
+    /// Whether everything the trust covers still holds exactly what was trusted, and the trust
+    /// is still recorded. Blocking file and database I/O: call it off the async runtime.
+    pub fn check(&self) -> Result<(), Withdrawn> {
+        let vault =
+            Vault::open(&self.vault_root).map_err(|e| Withdrawn::Unreadable(e.to_string()))?;
+        let now = match VaultPlugins::load(&vault) {
+            Ok(Some(plugins)) => plugins,
+            Ok(None) => {
+                return Err(Withdrawn::Changed(format!("{PLUGINS_FILE} (removed)")));
+            }
+            Err(e) => return Err(Withdrawn::Unreadable(e.to_string())),
+        };
+        if now.sha256 != self.sha256 {
+            let changes = now.covered.changes_since(&self.covered);
+            return Err(Withdrawn::Changed(if changes.is_empty() {
+                "their content".to_string()
+            } else {
+                covered::describe(&changes)
+            }));
+        }
+        if let Some((database, vault_id)) = &self.record {
+            let store = Store::open(database).map_err(|e| Withdrawn::Unreadable(e.to_string()))?;
+            match store.plugin_answer(vault_id, &self.sha256) {
+                Ok(Some(PluginAnswer::Trusted)) => {}
+                Ok(_) => return Err(Withdrawn::Revoked),
+                Err(e) => return Err(Withdrawn::Unreadable(e.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    /// [`TrustedFile::check`] as a yes or no.
     pub fn still_trusted(&self) -> bool {
-        Vault::open(&self.vault_root)
-            .ok()
-            .and_then(|vault| VaultPlugins::load(&vault).ok().flatten())
-            .is_some_and(|plugins| plugins.sha256 == self.sha256)
+        self.check().is_ok()
     }
 }
 
@@ -117,12 +181,39 @@ impl VaultPlugins {
         let text = String::from_utf8(bytes.clone())
             .map_err(|_| PluginsError::Invalid(format!("{} is not UTF-8 text", file.display())))?;
         let entries = file::parse(&text, &file).map_err(PluginsError::Invalid)?;
-        Ok(Some(Self {
-            sha256: sha256_hex(&bytes),
+        let mut plugins = Self {
+            sha256: String::new(),
+            covered: Covered::default(),
             file,
             entries,
             vault_root: vault.root().to_path_buf(),
-        }))
+        };
+        plugins.covered = covered::collect(vault, PLUGINS_FILE, &bytes, &plugins.specs(false))?;
+        plugins.sha256 = plugins.covered.digest();
+        Ok(Some(plugins))
+    }
+
+    /// What changed since the person last trusted this vault's plugins, when they did and the
+    /// covered files are no longer what they trusted (empty otherwise).
+    pub fn changes_since_trusted(
+        &self,
+        store: &Store,
+        vault_id: &str,
+    ) -> Result<Vec<Change>, PluginsError> {
+        Ok(match store.plugin_record(vault_id)? {
+            Some(record)
+                if record.answer == PluginAnswer::Trusted && record.sha256 != self.sha256 =>
+            {
+                let before = Covered::from_text(&record.covered);
+                if before.is_empty() {
+                    // A trust recorded before covered sets were kept: only the file was covered.
+                    vec![Change::Added("(every file but the plugins file: a trust from an earlier vaultchat covered the plugins file only)".to_string())]
+                } else {
+                    self.covered.changes_since(&before)
+                }
+            }
+            _ => Vec::new(),
+        })
     }
 
     /// What the person said about this content of the file.
@@ -141,7 +232,13 @@ impl VaultPlugins {
         vault_id: &str,
         answer: PluginAnswer,
     ) -> Result<(), PluginsError> {
-        store.set_plugin_answer(vault_id, &self.sha256, answer, now_ms())?;
+        store.set_plugin_answer(
+            vault_id,
+            &self.sha256,
+            &self.covered.to_text(),
+            answer,
+            now_ms(),
+        )?;
         Ok(())
     }
 
@@ -162,29 +259,30 @@ impl VaultPlugins {
                     None => self.vault_root.clone(),
                 });
                 spec.origin = ServerOrigin::Plugin { trusted };
+                // Python would otherwise write `__pycache__/` into the covered folder on its first
+                // import, withdrawing the trust by itself (a cache it finds there is covered).
+                spec.env
+                    .entry("PYTHONDONTWRITEBYTECODE".to_string())
+                    .or_insert_with(|| "1".to_string());
                 spec.trusted_file = Some(TrustedFile {
                     vault_root: self.vault_root.clone(),
                     sha256: self.sha256.clone(),
+                    covered: self.covered.clone(),
+                    record: None,
                 });
                 spec
             })
             .collect()
     }
 
-    /// The command lines that would run, one per enabled plugin, whole (for the trust
-    /// question: a shortened line could hide what runs).
-    pub fn command_lines(&self) -> Vec<(String, String)> {
+    /// What each enabled plugin would run, as rows for the trust question: the command, each
+    /// argument, each environment variable and the working folder on a row of its own, quoted and
+    /// escaped ([`crate::quote::quoted`]), so no argument can hide another or draw a fake row.
+    pub fn command_lines(&self) -> Vec<(String, Vec<String>)> {
         self.specs(false)
             .into_iter()
             .filter(|s| s.enabled)
-            .map(|s| {
-                let line = std::iter::once(s.command.as_str())
-                    .chain(s.args.iter().map(String::as_str))
-                    .flat_map(str::split_whitespace)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                (s.name, line)
-            })
+            .map(|s| (quote::terminal(&s.name).into_owned(), spec_rows(&s)))
             .collect()
     }
 
@@ -214,6 +312,8 @@ pub struct ServerPlan {
     pub trust: Option<Trust>,
     /// Why the plugins are left out (a bad file, a name taken by one of the person's servers).
     pub problems: Vec<String>,
+    /// What changed since the person trusted the plugins, when that is why they are not trusted.
+    pub changes: Vec<Change>,
 }
 
 impl ServerPlan {
@@ -225,18 +325,22 @@ impl ServerPlan {
             specs: McpServerSpec::from_user_config(config, vault.root()),
             ..Self::default()
         };
+        let vault_id = crate::index::vault_id(vault);
         let loaded = VaultPlugins::load(vault).and_then(|plugins| {
             let Some(plugins) = plugins else {
                 return Ok(None);
             };
             let store = Store::open(database)?;
-            let trust = plugins.trust(&store, &crate::index::vault_id(vault))?;
+            let trust = plugins.trust(&store, &vault_id)?;
+            if trust != Trust::Trusted {
+                plan.changes = plugins.changes_since_trusted(&store, &vault_id)?;
+            }
             Ok(Some((plugins, trust)))
         });
         match loaded {
             Ok(None) => {}
             Ok(Some((plugins, trust))) => {
-                plan.add_plugins(&plugins, trust);
+                plan.add_plugins(&plugins, trust, (database.to_path_buf(), vault_id));
                 plan.plugins = Some(plugins);
                 plan.trust = Some(trust);
             }
@@ -248,9 +352,12 @@ impl ServerPlan {
         plan
     }
 
-    fn add_plugins(&mut self, plugins: &VaultPlugins, trust: Trust) {
+    fn add_plugins(&mut self, plugins: &VaultPlugins, trust: Trust, record: (PathBuf, String)) {
         let taken: Vec<String> = self.specs.iter().map(|s| s.name.clone()).collect();
-        for spec in plugins.specs(trust == Trust::Trusted) {
+        for mut spec in plugins.specs(trust == Trust::Trusted) {
+            if let Some(file) = &mut spec.trusted_file {
+                file.record = Some(record.clone());
+            }
             if taken.contains(&spec.name) {
                 self.problems.push(format!(
                     "the vault plugin `{0}` is left out: one of your own MCP servers is named `{0}` in [mcp.servers.{0}]",
@@ -280,18 +387,36 @@ impl ServerPlan {
     }
 }
 
+/// One plugin's command line as rows: `command "…"`, `arg "…"` (one per argument),
+/// `env NAME="…"`, `in "…"`; every word quoted and escaped.
+pub fn spec_rows(spec: &McpServerSpec) -> Vec<String> {
+    let mut rows = vec![format!("command {}", quote::quoted(&spec.command))];
+    rows.extend(
+        spec.args
+            .iter()
+            .map(|a| format!("arg     {}", quote::quoted(a))),
+    );
+    rows.extend(
+        spec.env
+            .iter()
+            .filter(|(name, _)| name.as_str() != "PYTHONDONTWRITEBYTECODE")
+            .map(|(name, value)| {
+                format!("env     {}={}", quote::terminal(name), quote::quoted(value))
+            }),
+    );
+    if let Some(cwd) = &spec.cwd {
+        rows.push(format!(
+            "in      {}",
+            quote::quoted(&cwd.display().to_string())
+        ));
+    }
+    rows
+}
+
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[cfg(test)]
@@ -351,7 +476,7 @@ mod tests {
         let second = VaultPlugins::load(&vault).unwrap().unwrap().sha256;
         assert_ne!(first, second, "a blank changes the hash");
         assert_eq!(
-            sha256_hex(b"abc"),
+            covered::sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }

@@ -15,7 +15,7 @@ mod usage;
 
 pub use compactions::StoredCompaction;
 pub use failed_turns::FailedTurn;
-pub use plugin_trust::PluginAnswer;
+pub use plugin_trust::{PluginAnswer, PluginRecord};
 pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
 pub use rules::StoredRule;
 pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
@@ -69,6 +69,11 @@ pub const MIGRATIONS: &[Migration] = &[
         10,
         "usage_estimated",
         include_str!("migrations/0010_usage_estimated.sql"),
+    ),
+    Migration::new(
+        11,
+        "plugin_trust_covered",
+        include_str!("migrations/0011_plugin_trust_covered.sql"),
     ),
 ];
 

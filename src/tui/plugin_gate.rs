@@ -39,6 +39,12 @@ pub(super) fn start_servers(launch: &Launch, app: &mut App) -> (McpStartup, Opti
         PLUGINS_FILE.to_string(),
         plugins.command_lines(),
     ));
+    if !plan.changes.is_empty() {
+        app.transcript.push_error(&format!(
+            "the vault's plugins changed since you trusted them: {}",
+            crate::mcp::plugins::covered::describe(&plan.changes)
+        ));
+    }
     let (tx, rx) = oneshot::channel();
     let gate = PluginGate {
         plugins,

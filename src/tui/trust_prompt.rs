@@ -25,13 +25,15 @@ pub enum TrustChoice {
 pub struct TrustPrompt {
     /// The plugins file, as the person knows it (vault-relative).
     file: String,
-    /// (plugin name, the command line it runs).
-    commands: Vec<(String, String)>,
+    /// (plugin name, what it runs: the command, each argument, each environment variable and
+    /// the working folder, a row each, already quoted and escaped by
+    /// [`crate::mcp::plugins::spec_rows`]).
+    commands: Vec<(String, Vec<String>)>,
     focus: TrustChoice,
 }
 
 impl TrustPrompt {
-    pub fn new(file: String, commands: Vec<(String, String)>) -> Self {
+    pub fn new(file: String, commands: Vec<(String, Vec<String>)>) -> Self {
         Self {
             file,
             commands,
@@ -75,7 +77,7 @@ impl TrustPrompt {
             "This vault declares its own tools in {}. Trusting it lets vaultchat run these commands as you:",
             self.file
         );
-        let outro = "Any change to the file asks again. Later: `vaultchat trust` or `vaultchat trust --revoke`.";
+        let outro = "Any change to the plugins' files asks again. Later: `vaultchat trust` or `vaultchat trust --revoke`.";
         let intro_rows = wrapped_rows(&intro, text_width);
         let outro_rows = wrapped_rows(outro, text_width);
         let room = area
@@ -87,7 +89,7 @@ impl TrustPrompt {
         let laid_out: Vec<Vec<Line<'static>>> = self
             .commands
             .iter()
-            .map(|(name, command)| command_rows(name, command, text_width, theme))
+            .map(|(name, rows)| command_rows(name, rows, text_width, theme))
             .collect();
         let rows_each: Vec<u16> = laid_out
             .iter()
@@ -200,21 +202,33 @@ impl TrustPrompt {
     }
 }
 
-/// One plugin's command as rows of `width` cells: `  name: command`, wrapped under the command
-/// (a long path is split rather than cut).
-fn command_rows(name: &str, command: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let first = [
+/// One plugin as rows of `width` cells: `  name:`, then each of its rows (command, arguments,
+/// environment, folder) on rows of their own, wrapped under themselves (a long path is split
+/// rather than cut). Every character is escaped again here, so even a caller's raw text cannot
+/// move the cursor or draw a row of its own.
+fn command_rows(name: &str, rows: &[String], width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(vec![
         Span::raw("  "),
-        Span::styled(format!("{name}: "), theme.style(Role::Tool)),
-    ];
-    let rest = [Span::raw("    ")];
-    wrap::wrap(
-        &[Span::styled(command.to_string(), theme.style(Role::Text))],
-        width,
-        &first,
-        &rest,
-        Breaks::Words,
-    )
+        Span::styled(
+            format!("{}:", crate::quote::terminal(name)),
+            theme.style(Role::Tool),
+        ),
+    ])];
+    let first = [Span::raw("    ")];
+    let rest = [Span::raw("      ")];
+    for row in rows {
+        lines.extend(wrap::wrap(
+            &[Span::styled(
+                crate::quote::terminal(row).into_owned(),
+                theme.style(Role::Text),
+            )],
+            width,
+            &first,
+            &rest,
+            Breaks::Words,
+        ));
+    }
+    lines
 }
 
 /// Wrapped text of `rows` rows at `row` inside `inner` (left out if it does not fit); `row` moves

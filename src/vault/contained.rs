@@ -258,6 +258,13 @@ impl Folder {
         Ok(file)
     }
 
+    /// Where the symbolic link `name` in this folder points (its text, never followed); a target
+    /// that is not UTF-8 comes back lossy.
+    pub fn read_link(&self, name: &str) -> io::Result<String> {
+        let target = rustix::fs::readlinkat(&self.fd, name, Vec::new())?;
+        Ok(target.to_string_lossy().into_owned())
+    }
+
     /// Opens the folder `name` inside this one, never through a link.
     pub fn open_folder(&self, name: &str, shown: &str) -> Result<Folder, ContainedError> {
         open_dir_nofollow(self.fd.as_fd(), name)

@@ -363,10 +363,11 @@ async fn a_server_that_dies_is_restarted_once_on_the_next_call() {
     servers.shutdown().await;
 }
 
-/// A running vault plugin stops answering the moment its plugins file changes: trust is for the
-/// file's exact bytes, so an edit withdraws it in a running app or `vaultchat mcp` too. The call
-/// is refused before it reaches the server (its call log keeps one call), and putting the
-/// trusted bytes back lets it run again.
+/// A running vault plugin stops the moment its plugins file changes: trust is for the exact
+/// content of the plugins' files, so an edit withdraws it in a running app or `vaultchat mcp` too.
+/// The call is refused before it reaches the server (its call log keeps one call), the message
+/// names the file that changed, and the plugin stays stopped for the run even when the trusted
+/// bytes come back (its process is gone).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_of_the_plugins_file_stops_a_running_plugin_at_once() {
     use vaultchat::mcp::plugins::{TrustedFile, VaultPlugins};
@@ -377,12 +378,14 @@ async fn an_edit_of_the_plugins_file_stops_a_running_plugin_at_once() {
     let trusted_bytes = "[plugins.echo]\ncommand = \"python3\"\n";
     std::fs::write(&file, trusted_bytes).unwrap();
     let vault = vaultchat::vault::Vault::open(&root).unwrap();
-    let sha256 = VaultPlugins::load(&vault).unwrap().unwrap().sha256;
+    let plugins = VaultPlugins::load(&vault).unwrap().unwrap();
     let mut echo = echo_spec(dir.path());
     echo.origin = ServerOrigin::Plugin { trusted: true };
     echo.trusted_file = Some(TrustedFile {
         vault_root: vault.root().to_path_buf(),
-        sha256,
+        sha256: plugins.sha256,
+        covered: plugins.covered,
+        record: None,
     });
     let servers = McpServers::start(vec![echo]).await;
     let tools = servers.tools();
@@ -398,7 +401,7 @@ async fn an_edit_of_the_plugins_file_stops_a_running_plugin_at_once() {
         panic!("{err:?}");
     };
     assert!(
-        message.contains("plugins.toml changed since it was trusted")
+        message.contains("changed since they were trusted (.vaultchat/plugins.toml (changed))")
             && message.contains("`vaultchat trust`"),
         "{message}"
     );
@@ -409,10 +412,9 @@ async fn an_edit_of_the_plugins_file_stops_a_running_plugin_at_once() {
     );
 
     std::fs::write(&file, trusted_bytes).unwrap();
-    assert_eq!(
-        echo.call(json!({"message": "three"})).await.unwrap().text,
-        "echo: three"
-    );
+    let err = echo.call(json!({"message": "three"})).await.unwrap_err();
+    assert!(err.to_string().contains("is stopped"), "{err}");
+    assert_eq!(calls(dir.path()).len(), 1);
     servers.shutdown().await;
 }
 

@@ -214,12 +214,23 @@ fn a_vault_plugin_runs_only_once_trusted_and_an_edit_withdraws_it() {
     );
     let shown = String::from_utf8_lossy(&out.stdout);
     let script = v.vault.join(".vaultchat/tasks_plugin.py");
-    assert!(shown.contains("tasks: "), "{shown}");
-    assert!(shown.contains(" .vaultchat/tasks_plugin.py"), "{shown}");
+    assert!(shown.contains("  tasks:\n"), "{shown}");
+    assert!(
+        shown.contains("      arg     \".vaultchat/tasks_plugin.py\"\n"),
+        "{shown}"
+    );
     // Run from the vault's root, so the relative script path names the file in the vault.
     let root = v.vault.canonicalize().unwrap();
-    assert!(shown.contains(&format!("in {}", root.display())), "{shown}");
-    assert!(shown.contains("TASKS_MARKERS"), "{shown}");
+    assert!(
+        shown.contains(&format!("      in      \"{}\"", root.display())),
+        "{shown}"
+    );
+    assert!(shown.contains("env     TASKS_MARKERS=\""), "{shown}");
+    // The trust covers the script too, and says so.
+    assert!(
+        shown.contains("    .vaultchat/tasks_plugin.py\n"),
+        "{shown}"
+    );
     assert!(script.is_file());
 
     // After trust: listed with tier `plugin`, answers in a chat turn and over `vaultchat mcp`.

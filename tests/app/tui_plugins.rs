@@ -121,3 +121,82 @@ fn not_now_keeps_it_stopped_asks_no_more_and_an_edit_asks_again() {
     tmux.wait_text("Trust this vault's plugins?");
     assert!(!markers.join("started").exists());
 }
+
+/// Whether process `pid` is running (a zombie waiting to be reaped is not).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        })
+        .unwrap_or(false)
+}
+
+/// The trust covers the plugin's script, not only its plugins file (issue 18, finding 2): in the
+/// running app, editing only `.vaultchat/server.py` stops the plugin (its process is gone), the
+/// edited script never runs, and the next launch asks again, naming the file that changed.
+#[test]
+fn editing_a_trusted_plugins_script_stops_it_in_the_app_and_asks_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(vault.join(".vaultchat")).unwrap();
+    std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    let script = vault.join(".vaultchat/server.py");
+    std::fs::copy(repo().join("tests/peers/tasks_plugin.py"), &script).unwrap();
+    let markers = tmp.path().join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    std::fs::write(
+        vault.join(".vaultchat/plugins.toml"),
+        format!(
+            "[plugins.tasks]\ncommand = {:?}\nargs = [\".vaultchat/server.py\"]\nenv = {{ TASKS_MARKERS = {:?} }}\n",
+            venv_python().display().to_string(),
+            markers.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    assert!(run(&data, &vault, &["trust"]).status.success());
+    let fake = FakeLlm::start(Vec::new());
+    let launch = || Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 110, 60);
+
+    let tmux = launch();
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    open_mcp(&tmux);
+    tmux.wait_text("running · 1 tool");
+    let started = std::fs::read_to_string(markers.join("started")).unwrap();
+    let pid: u32 = started.lines().last().unwrap().parse().unwrap();
+    assert!(running(pid));
+
+    let old = std::fs::read_to_string(&script).unwrap();
+    std::fs::write(
+        &script,
+        format!("import os\nopen(os.path.join(os.environ['TASKS_MARKERS'], 'pwned'), 'a').write('ran')\n{old}"),
+    )
+    .unwrap();
+    let edited = std::time::Instant::now();
+    while running(pid) {
+        assert!(
+            edited.elapsed() < std::time::Duration::from_secs(15),
+            "the plugin {pid} still runs after its script changed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    quit(&tmux);
+    drop(tmux);
+
+    let tmux = launch();
+    let screen = tmux.wait_text("Trust this vault's plugins?");
+    assert!(screen.contains(".vaultchat/server.py"), "{screen}");
+    tmux.keys(&["Escape"]);
+    // The chat says what changed (the line wraps before "(changed)").
+    let screen = tmux.wait_text("changed since you trusted them");
+    assert!(screen.contains(".vaultchat/server.py"), "{screen}");
+    assert!(!markers.join("pwned").exists(), "the edited script ran");
+    assert_eq!(
+        std::fs::read_to_string(markers.join("started")).unwrap(),
+        started,
+        "the plugin was started again"
+    );
+}

@@ -2,6 +2,7 @@
 //! died, and close it.
 
 use super::McpServerSpec;
+use crate::mcp::plugins::Withdrawn;
 use crate::tools::ToolError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
@@ -125,6 +126,12 @@ enum StartFailure {
 /// its tools, all within its start-up timeout. `Err` is one sentence for the person.
 pub(super) async fn start(spec: &McpServerSpec) -> Result<Started, String> {
     let shown = spec.command_line();
+    // A vault plugin starts (or restarts) only while everything its trust covers is unchanged:
+    // the files may have changed since the trust was read (while the app asked, or since the
+    // first start).
+    if let Err(withdrawn) = check(spec).await {
+        return Err(format!("`{shown}` was not started: {withdrawn}"));
+    }
     if let Some(cwd) = spec.cwd.as_deref().filter(|c| !c.is_dir()) {
         return Err(format!(
             "`{shown}` was not started: its working folder {} does not exist",
@@ -176,6 +183,17 @@ pub(super) async fn start(spec: &McpServerSpec) -> Result<Started, String> {
             said(tail.first())
         )),
     }
+}
+
+/// Whether a vault plugin's trust still holds (always, for the person's own servers); hashing is
+/// blocking I/O, so it runs off the runtime's threads.
+async fn check(spec: &McpServerSpec) -> Result<(), Withdrawn> {
+    let Some(file) = spec.trusted_file.clone() else {
+        return Ok(());
+    };
+    tokio::task::spawn_blocking(move || file.check())
+        .await
+        .unwrap_or_else(|e| Err(Withdrawn::Unreadable(e.to_string())))
 }
 
 /// `; it said: "…"` for a stderr line, or nothing.
@@ -272,6 +290,29 @@ impl Connection {
     /// For a vault plugin, the plugins file content it was started for.
     pub(super) fn trusted_file(&self) -> Option<&crate::mcp::plugins::TrustedFile> {
         self.spec.trusted_file.as_ref()
+    }
+
+    /// Whether this vault plugin's trust still holds ([`crate::mcp::plugins::TrustedFile::check`]).
+    pub(super) async fn check_trust(&self) -> Result<(), Withdrawn> {
+        check(&self.spec).await
+    }
+
+    /// Whether the server is running (not stopped for good, not closed).
+    pub(super) async fn is_up(&self) -> bool {
+        matches!(&*self.link.lock().await, Link::Up { .. })
+    }
+
+    /// The trust no longer holds: stop the process (stdin closed, then SIGTERM, then SIGKILL)
+    /// and keep it stopped for this run; later calls say why.
+    pub(super) async fn withdraw(&self, why: &Withdrawn) {
+        let message = format!("the plugin `{}` is not run: {why}", self.spec.name);
+        let link = std::mem::replace(&mut *self.link.lock().await, Link::Down(message));
+        if let Link::Up { mut session, .. } = link {
+            tracing::warn!(server = %self.spec.name, "vault plugin stopped: {why}");
+            if !matches!(session.close_with_timeout(CLOSE_TIMEOUT).await, Ok(Some(_))) {
+                tracing::warn!(server = %self.spec.name, "the MCP server did not stop in time");
+            }
+        }
     }
 
     /// The server's name (its tools' prefix).
