@@ -415,7 +415,7 @@ mod bound_tests {
         let bomb = gray_png_claiming(50_000, 50_000);
         let started = Instant::now();
         let error = image_from_bytes(&bomb, "bomb.png").unwrap_err();
-        assert!(started.elapsed() < Duration::from_millis(200));
+        assert!(started.elapsed() < Duration::from_secs(1));
         assert_eq!(
             error.to_string(),
             "bomb.png is 50000×50000 pixels (2500 megapixels); images of at most 100 megapixels \
@@ -439,7 +439,7 @@ mod bound_tests {
         let bomb = png_claiming(deep, 9_000, 9_000);
         let started = Instant::now();
         let error = image_from_bytes(&bomb, "deep.png").unwrap_err();
-        assert!(started.elapsed() < Duration::from_millis(500));
+        assert!(started.elapsed() < Duration::from_secs(1));
         assert_eq!(
             error.to_string(),
             "deep.png cannot be decoded: decoding it would take more than 512 MB of memory"
@@ -465,7 +465,7 @@ mod bound_tests {
             .unwrap();
         let started = Instant::now();
         let error = load_image(&sparse, DEFAULT_MAX_FILE_BYTES).unwrap_err();
-        assert!(started.elapsed() < Duration::from_millis(200));
+        assert!(started.elapsed() < Duration::from_secs(1));
         assert!(
             error
                 .to_string()

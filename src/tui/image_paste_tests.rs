@@ -428,7 +428,7 @@ fn a_dropped_device_fifo_huge_file_or_bomb_is_refused_at_once_with_a_reason() {
         let started = Instant::now();
         let paste =
             super::clipboard::dropped_file_paste(&paths[0], crate::attach::DEFAULT_MAX_FILE_BYTES);
-        assert!(started.elapsed() < Duration::from_millis(200), "{path:?}");
+        assert!(started.elapsed() < Duration::from_secs(1), "{path:?}");
         app.on_clipboard(paste);
         let screen = message_text(&mut app);
         assert!(screen.contains(reason), "{screen}");
