@@ -15,6 +15,8 @@ mod agent_ask;
 mod agent_loop;
 #[path = "agent/agent_thinking.rs"]
 mod agent_thinking;
+#[path = "agent/attachment_bounds.rs"]
+mod attachment_bounds;
 #[path = "agent/fake_llm_server.rs"]
 mod fake_llm_server;
 #[path = "agent/long_session.rs"]
@@ -31,6 +33,8 @@ mod plugin_trust_covers;
 mod real_servers;
 #[path = "agent/redirects.rs"]
 mod redirects;
+#[path = "agent/session_vaults.rs"]
+mod session_vaults;
 #[path = "agent/usage_estimates.rs"]
 mod usage_estimates;
 #[path = "agent/vault_plugins.rs"]

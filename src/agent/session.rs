@@ -101,7 +101,7 @@ impl SessionLog {
     /// when created, and seeded with the summary of its conversation on the first turn.
     pub fn continuing(store: Store, vault_id: &str, parent: &str) -> Result<Self, SessionError> {
         let id = store
-            .resolve_session_id(parent)?
+            .resolve_vault_session_id(vault_id, parent)?
             .ok_or_else(|| SessionError::Unknown(parent.to_string()))?;
         // As it was sent upstream: a failed turn of the parent is not summarised either.
         let messages = load_conversation(&store, &id)?.upstream_messages();
@@ -156,10 +156,11 @@ impl SessionLog {
         Ok(())
     }
 
-    /// An existing session (by id or a unique id prefix), with its stored history.
+    /// An existing session of this vault (by id or a unique id prefix), with its stored history;
+    /// a session of another vault is refused (`StoreError::SessionOfAnotherVault`).
     pub fn resume(store: Store, vault_id: &str, id: &str) -> Result<Self, SessionError> {
         let id = store
-            .resolve_session_id(id)?
+            .resolve_vault_session_id(vault_id, id)?
             .ok_or_else(|| SessionError::Unknown(id.to_string()))?;
         let stored = load_conversation(&store, &id)?;
         let compaction = stored_state(&store, &id)?;

@@ -5,11 +5,19 @@
 //! take (docs/protocols.md §1.5): a PNG, JPEG or WebP whose long edge is over 1568 px or whose file
 //! is over 5 MB is scaled down here (the provider would scale it anyway, slower and after paying
 //! for the upload); a GIF is sent as it is when it is at most 5 MB.
+//!
+//! Everything here is bounded before it costs anything (docs/safety.md, "Threat model: pasted
+//! paths and attachments"): only a regular file is read, never more than the configured limit
+//! (`attachments.max_file_mb`), and an image's width and height are read from its header before
+//! any pixel is decoded, so a decompression bomb (a small file that decodes to gigabytes) is
+//! refused at once; the decoder itself runs under a memory limit too.
 
 mod dropped;
+mod file;
 mod scale;
 
 pub use dropped::dropped_image_paths;
+pub use file::{FileReadError, read_regular_file};
 
 use std::path::Path;
 
@@ -20,6 +28,13 @@ pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
 pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 /// The longest edge sent, in pixels: the most most models look at (docs/protocols.md §1.5).
 pub const MAX_IMAGE_EDGE: u32 = 1568;
+/// The largest file read as an attachment unless the config file says otherwise
+/// (`attachments.max_file_mb`), in bytes: a phone photo is well under it, and a larger file is
+/// refused before it is read.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+/// The most pixels an image may have (100 megapixels: more than any phone camera's default
+/// mode). It is checked from the header, before decoding, which needs about 4 bytes a pixel.
+pub const MAX_IMAGE_PIXELS: u64 = 100_000_000;
 
 /// An image ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +99,24 @@ pub enum AttachError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{path} is {kind}, not an image file; only regular files are attached")]
+    NotAFile { path: String, kind: &'static str },
+    #[error(
+        "{path} is {} MB; files of at most {} MB are attached (`attachments.max_file_mb` in the config file sets the limit)",
+        megabytes(*size),
+        megabytes(*limit)
+    )]
+    FileTooLarge { path: String, size: u64, limit: u64 },
+    #[error(
+        "{path} is {width}×{height} pixels ({} megapixels); images of at most {} megapixels are attached, so scale it down first",
+        u64::from(*width) * u64::from(*height) / 1_000_000,
+        MAX_IMAGE_PIXELS / 1_000_000
+    )]
+    TooManyPixels {
+        path: String,
+        width: u32,
+        height: u32,
+    },
     #[error("{path} is not a PNG, JPEG, GIF or WebP image; convert it to one of those")]
     UnknownFormat { path: String },
     #[error("{path} is {size} bytes; images may be at most 5 MB, so scale it down first")]
@@ -92,14 +125,44 @@ pub enum AttachError {
     Undecodable { path: String, reason: String },
 }
 
-/// Load an image file.
-pub fn load_image(path: &Path) -> Result<Image, AttachError> {
+/// Megabytes (of 2^20 bytes) for a message, rounded up so that a file just over a limit never
+/// reads as equal to it.
+fn megabytes(bytes: u64) -> u64 {
+    bytes.div_ceil(1024 * 1024)
+}
+
+/// Load an image file: a regular file of at most `max_file_bytes` (links followed), read without
+/// blocking on a FIFO and never past the limit.
+pub fn load_image(path: &Path, max_file_bytes: u64) -> Result<Image, AttachError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| AttachError::Unreadable {
-        path: shown.clone(),
-        source,
+    let bytes = read_regular_file(path, max_file_bytes).map_err(|e| match e {
+        FileReadError::Io(source) => AttachError::Unreadable {
+            path: shown.clone(),
+            source,
+        },
+        FileReadError::NotAFile { kind } => AttachError::NotAFile {
+            path: shown.clone(),
+            kind,
+        },
+        FileReadError::TooLarge { size, limit } => AttachError::FileTooLarge {
+            path: shown.clone(),
+            size,
+            limit,
+        },
     })?;
     image_from_bytes(&bytes, &shown)
+}
+
+/// Refuse an image of more than [`MAX_IMAGE_PIXELS`] before anything is decoded.
+fn check_pixels(width: u32, height: u32, name: &str) -> Result<(), AttachError> {
+    if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS {
+        return Err(AttachError::TooManyPixels {
+            path: name.to_string(),
+            width,
+            height,
+        });
+    }
+    Ok(())
 }
 
 /// Check, scale and encode image bytes (from a file or the clipboard); `name` appears in errors.
@@ -117,6 +180,10 @@ pub fn image_from_bytes(bytes: &[u8], name: &str) -> Result<Image, AttachError> 
         size: bytes.len(),
     };
     let size = dimensions(bytes);
+    // From the header alone: a bomb is refused before its first pixel is decoded.
+    if let Some((width, height)) = size {
+        check_pixels(width, height, name)?;
+    }
     if media_type == "image/gif" {
         if bytes.len() > MAX_IMAGE_BYTES {
             return Err(too_large());
@@ -127,15 +194,19 @@ pub fn image_from_bytes(bytes: &[u8], name: &str) -> Result<Image, AttachError> 
     if !too_wide && bytes.len() <= MAX_IMAGE_BYTES {
         return Ok(encoded(media_type, bytes, size));
     }
-    let decoded = scale::decode(bytes).map_err(|reason| {
-        if bytes.len() > MAX_IMAGE_BYTES {
-            too_large()
-        } else {
-            AttachError::Undecodable {
-                path: name.to_string(),
-                reason,
-            }
-        }
+    let decoded = scale::decode(bytes).map_err(|failure| match failure {
+        scale::DecodeFailure::TooMuchMemory => AttachError::Undecodable {
+            path: name.to_string(),
+            reason: format!(
+                "decoding it would take more than {} MB of memory",
+                megabytes(scale::MAX_DECODE_BYTES)
+            ),
+        },
+        scale::DecodeFailure::Invalid(_) if bytes.len() > MAX_IMAGE_BYTES => too_large(),
+        scale::DecodeFailure::Invalid(reason) => AttachError::Undecodable {
+            path: name.to_string(),
+            reason,
+        },
     })?;
     let (media_type, file) = if media_type == "image/png" || scale::has_transparency(&decoded) {
         ("image/png", scale::fit_png(&decoded, name)?)
@@ -158,6 +229,7 @@ pub fn image_from_rgba(
     rgba: Vec<u8>,
     name: &str,
 ) -> Result<Image, AttachError> {
+    check_pixels(width, height, name)?;
     let pixels = image::RgbaImage::from_raw(width, height, rgba).ok_or_else(|| {
         AttachError::Undecodable {
             path: name.to_string(),
@@ -283,6 +355,133 @@ mod tests {
         assert!(matches!(
             image_from_bytes(&big_jpeg, "big.jpg"),
             Err(AttachError::TooLarge { .. })
+        ));
+    }
+}
+
+/// Images for tests: small files whose header claims a huge size, the shape of a decompression
+/// bomb without its megabytes.
+#[cfg(test)]
+pub(crate) mod test_images {
+    /// CRC-32 (IEEE), as PNG chunks use it.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = u32::MAX;
+        for &byte in bytes {
+            crc ^= u32::from(byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    /// The PNG of `small` with its header made to claim `width`×`height` (the IHDR's CRC made
+    /// right, so a decoder believes it); the compressed IDAT stays the small image's.
+    pub(crate) fn png_claiming(small: image::DynamicImage, width: u32, height: u32) -> Vec<u8> {
+        let mut png = Vec::new();
+        small
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        assert_eq!(&png[12..16], b"IHDR");
+        png[16..20].copy_from_slice(&width.to_be_bytes());
+        png[20..24].copy_from_slice(&height.to_be_bytes());
+        let crc = crc32(&png[12..29]);
+        png[29..33].copy_from_slice(&crc.to_be_bytes());
+        png
+    }
+
+    /// A gray PNG claiming `width`×`height`.
+    pub(crate) fn gray_png_claiming(width: u32, height: u32) -> Vec<u8> {
+        png_claiming(
+            image::DynamicImage::ImageLuma8(image::GrayImage::new(64, 64)),
+            width,
+            height,
+        )
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::test_images::{gray_png_claiming, png_claiming};
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_decompression_bomb_is_refused_from_its_header_at_once() {
+        let bomb = gray_png_claiming(50_000, 50_000);
+        let started = Instant::now();
+        let error = image_from_bytes(&bomb, "bomb.png").unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(
+            error.to_string(),
+            "bomb.png is 50000×50000 pixels (2500 megapixels); images of at most 100 megapixels \
+             are attached, so scale it down first"
+        );
+        // Just over the budget is refused, just under it is not refused for its pixels.
+        assert!(matches!(
+            image_from_bytes(&gray_png_claiming(10_001, 10_000), "a.png"),
+            Err(AttachError::TooManyPixels { .. })
+        ));
+        assert!(!matches!(
+            image_from_bytes(&gray_png_claiming(10_000, 10_000), "a.png"),
+            Err(AttachError::TooManyPixels { .. })
+        ));
+    }
+
+    #[test]
+    fn the_decoder_runs_under_a_memory_limit() {
+        // 81 megapixels pass the pixel budget, but as 16-bit RGBA they would take 648 MB.
+        let deep = image::DynamicImage::ImageRgba16(image::ImageBuffer::new(64, 64));
+        let bomb = png_claiming(deep, 9_000, 9_000);
+        let started = Instant::now();
+        let error = image_from_bytes(&bomb, "deep.png").unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(
+            error.to_string(),
+            "deep.png cannot be decoded: decoding it would take more than 512 MB of memory"
+        );
+    }
+
+    #[test]
+    fn clipboard_pixels_over_the_budget_are_refused_before_anything_is_made() {
+        let error = image_from_rgba(50_000, 50_000, Vec::new(), "the clipboard image").unwrap_err();
+        assert!(
+            matches!(error, AttachError::TooManyPixels { width: 50_000, .. }),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn load_image_reads_only_regular_files_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let sparse = dir.path().join("huge.png");
+        std::fs::File::create(&sparse)
+            .unwrap()
+            .set_len(2 << 30)
+            .unwrap();
+        let started = Instant::now();
+        let error = load_image(&sparse, DEFAULT_MAX_FILE_BYTES).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(
+            error
+                .to_string()
+                .ends_with("huge.png is 2048 MB; files of at most 32 MB are attached (`attachments.max_file_mb` in the config file sets the limit)"),
+            "{error}"
+        );
+        let error = load_image(Path::new("/dev/zero"), DEFAULT_MAX_FILE_BYTES).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/dev/zero is a character device, not an image file; only regular files are attached"
+        );
+        let bomb = dir.path().join("bomb.png");
+        std::fs::write(&bomb, gray_png_claiming(50_000, 50_000)).unwrap();
+        assert!(matches!(
+            load_image(&bomb, DEFAULT_MAX_FILE_BYTES),
+            Err(AttachError::TooManyPixels { .. })
         ));
     }
 }

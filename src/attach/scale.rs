@@ -56,17 +56,42 @@ pub(super) fn header_dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
     (width > 0 && height > 0).then_some(upright)
 }
 
+/// The most memory the decoder may take for one image: a 100-megapixel RGBA image
+/// ([`MAX_IMAGE_PIXELS`](super::MAX_IMAGE_PIXELS)) fits, a decompression bomb whose header lied
+/// past the pixel check does not.
+pub(super) const MAX_DECODE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// Why an image was not decoded.
+#[derive(Debug)]
+pub(super) enum DecodeFailure {
+    /// Decoding would take more than [`MAX_DECODE_BYTES`].
+    TooMuchMemory,
+    /// The bytes are not a valid image of their format.
+    Invalid(String),
+}
+
 /// Decode any supported format, turned upright by its EXIF orientation (re-encoding drops the
-/// EXIF block, so a phone photo would otherwise arrive on its side). The image crate's default
-/// memory limits apply, so a decompression bomb fails instead of taking the memory.
-pub(super) fn decode(bytes: &[u8]) -> Result<DynamicImage, String> {
-    let mut decoder = ImageReader::new(Cursor::new(bytes))
+/// EXIF block, so a phone photo would otherwise arrive on its side), under a memory limit: the
+/// decoder checks the size it needs before it allocates, so a decompression bomb fails at once.
+pub(super) fn decode(bytes: &[u8]) -> Result<DynamicImage, DecodeFailure> {
+    let invalid = |e: image::ImageError| match e {
+        image::ImageError::Limits(_) => DecodeFailure::TooMuchMemory,
+        other => DecodeFailure::Invalid(other.to_string()),
+    };
+    let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
-        .map_err(|e| e.to_string())?
-        .into_decoder()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| DecodeFailure::Invalid(e.to_string()))?;
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    reader.limits(limits);
+    let mut decoder = reader.into_decoder().map_err(invalid)?;
+    // The decoder's limits cover its own buffers; the image it fills is allocated by
+    // `from_decoder`, which does not check them, so its size is checked here first.
+    if decoder.total_bytes() > MAX_DECODE_BYTES {
+        return Err(DecodeFailure::TooMuchMemory);
+    }
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let mut image = DynamicImage::from_decoder(decoder).map_err(|e| e.to_string())?;
+    let mut image = DynamicImage::from_decoder(decoder).map_err(invalid)?;
     image.apply_orientation(orientation);
     Ok(image)
 }

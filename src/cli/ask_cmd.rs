@@ -85,7 +85,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
     }
     let mut attachments = Vec::new();
     for path in &args.images {
-        match crate::attach::load_image(path) {
+        match crate::attach::load_image(path, ctx.config.attachments.max_file_bytes()) {
             Ok(image) => attachments.push(Attachment {
                 media_type: image.media_type.to_string(),
                 data: image.data,

@@ -52,12 +52,12 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
     });
     match action {
         SessionsAction::List { all, limit } => list(ctx, &store, *all, *limit, args.json)?,
-        SessionsAction::Show { id } => show(&store, id, args.json)?,
+        SessionsAction::Show { id } => show(ctx, &store, id, args.json)?,
         SessionsAction::Export { id, to, last } => {
             super::sessions_export::run(ctx, &store, id, to.as_deref(), *last, args.json)?
         }
         SessionsAction::Rm { id } => {
-            let full = resolve(&store, id)?;
+            let full = resolve(ctx, &store, id)?;
             store.delete_session(&full)?;
             if args.json {
                 outln!("{}", json!({ "deleted": full }));
@@ -69,12 +69,17 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub(super) fn resolve(store: &Store, id: &str) -> Result<String, Failure> {
-    store.resolve_session_id(id)?.ok_or_else(|| {
-        Failure::new(format!(
-            "there is no session `{id}`; `vaultchat sessions list` shows them"
-        ))
-    })
+/// The full id of this vault's session `id` (or id prefix). A session of another vault that
+/// shares the data folder is refused: it is not this vault's to show, export or delete.
+pub(super) fn resolve(ctx: &Context, store: &Store, id: &str) -> Result<String, Failure> {
+    let vault_id = crate::index::vault_id(&ctx.vault()?);
+    store
+        .resolve_vault_session_id(&vault_id, id)?
+        .ok_or_else(|| {
+            Failure::new(format!(
+                "there is no session `{id}`; `vaultchat sessions list` shows them"
+            ))
+        })
 }
 
 fn list(
@@ -123,8 +128,8 @@ fn list(
     Ok(())
 }
 
-fn show(store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
-    let full = resolve(store, id)?;
+fn show(ctx: &Context, store: &Store, id: &str, as_json: bool) -> Result<(), Failure> {
+    let full = resolve(ctx, store, id)?;
     let summary = store.session(&full)?;
     let messages = store.session_messages(&full)?;
     let failed = store.failed_turns(&full)?;

@@ -18,7 +18,7 @@ pub fn run(
     last: bool,
     as_json: bool,
 ) -> Result<(), Failure> {
-    let full = super::sessions_cmd::resolve(store, id)?;
+    let full = super::sessions_cmd::resolve(ctx, store, id)?;
     let session = store
         .session(&full)?
         .ok_or_else(|| Failure::new(format!("there is no session `{id}`")))?;

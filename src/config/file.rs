@@ -64,6 +64,42 @@ pub struct Config {
     /// `[context]`: when a long session is compacted.
     #[serde(default)]
     pub context: ContextConfig,
+    /// `[attachments]`: the files `ask --image`, a paste and a drop may attach.
+    #[serde(default)]
+    pub attachments: AttachmentsConfig,
+}
+
+/// `[attachments]`: how large a file may be to be attached (an image is then checked and scaled
+/// to what the providers take; docs/configuration.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentsConfig {
+    /// The largest file read as an attachment, in MB (1 to 1024); a larger one is refused before
+    /// it is read.
+    #[serde(default = "default_attachment_max_file_mb")]
+    pub max_file_mb: u64,
+}
+
+/// The most `attachments.max_file_mb` may be.
+pub const MAX_ATTACHMENT_FILE_MB: u64 = 1024;
+
+fn default_attachment_max_file_mb() -> u64 {
+    32
+}
+
+impl Default for AttachmentsConfig {
+    fn default() -> Self {
+        Self {
+            max_file_mb: default_attachment_max_file_mb(),
+        }
+    }
+}
+
+impl AttachmentsConfig {
+    /// The limit in bytes.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.max_file_mb.saturating_mul(1024 * 1024)
+    }
 }
 
 /// `[privacy]`: where the text of notes may go.
@@ -574,6 +610,11 @@ const KEY_HINTS: &[(&str, &str)] = &[
         "context.compact_threshold",
         "compact_threshold = 0.8   # compact before a request fills 80% of the window",
     ),
+    ("attachments", "[attachments]\nmax_file_mb = 32"),
+    (
+        "attachments.max_file_mb",
+        "max_file_mb = 32   # 1 to 1024: larger files are refused before they are read",
+    ),
     (
         "context.auto_compact",
         "auto_compact = true   # false: only /compact and overflow errors compact",
@@ -807,6 +848,15 @@ impl Config {
                 format!(
                     "{} is outside 0.1 to 0.95: it is the share of the context window a request may fill before compaction",
                     self.context.compact_threshold
+                ),
+            ));
+        }
+        if !(1..=MAX_ATTACHMENT_FILE_MB).contains(&self.attachments.max_file_mb) {
+            return Err(invalid(
+                "attachments.max_file_mb",
+                format!(
+                    "{} MB is outside 1 to {MAX_ATTACHMENT_FILE_MB}: it is the largest file read as an attachment",
+                    self.attachments.max_file_mb
                 ),
             ));
         }
@@ -1127,6 +1177,19 @@ mod tests {
         );
         let err = parse("[context]\nthreshold = 0.5\n").unwrap_err();
         assert!(err.to_string().contains("compact_threshold"), "{err}");
+    }
+
+    #[test]
+    fn attachments_default_to_32_mb_and_refuse_a_limit_out_of_range() {
+        let c = parse("").unwrap();
+        assert_eq!(c.attachments.max_file_mb, 32);
+        assert_eq!(c.attachments.max_file_bytes(), 32 * 1024 * 1024);
+        let c = parse("[attachments]\nmax_file_mb = 4\n").unwrap();
+        assert_eq!(c.attachments.max_file_bytes(), 4 * 1024 * 1024);
+        for bad in ["0", "1025"] {
+            let err = parse(&format!("[attachments]\nmax_file_mb = {bad}\n")).unwrap_err();
+            assert!(err.to_string().contains("attachments.max_file_mb"), "{err}");
+        }
     }
 
     #[test]

@@ -332,6 +332,71 @@ impl Store {
         }
     }
 
+    /// [`Self::resolve_session_id`] among the sessions of the vault `vault_id` only: a prefix
+    /// picks among this vault's sessions, and an id (or a prefix) that names only sessions of
+    /// other vaults is [`StoreError::SessionOfAnotherVault`], never a session to act on.
+    pub fn resolve_vault_session_id(
+        &self,
+        vault_id: &str,
+        id_or_prefix: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let wanted = id_or_prefix.trim().to_ascii_lowercase();
+        let owner = |id: &str| -> Result<Option<(String, Option<String>)>, StoreError> {
+            Ok(self
+                .conn
+                .query_row(
+                    "SELECT s.vault_id, v.root FROM sessions s LEFT JOIN vaults v ON v.id = s.vault_id
+                     WHERE s.id = ?1",
+                    [id],
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)),
+                )
+                .optional()?)
+        };
+        let another_vault =
+            |id: String, root: Option<String>| StoreError::SessionOfAnotherVault { id, root };
+        if let Some((owner_vault, root)) = owner(&wanted)? {
+            return if owner_vault == vault_id {
+                Ok(Some(wanted))
+            } else {
+                Err(another_vault(wanted, root))
+            };
+        }
+        if wanted.chars().count() < MIN_SESSION_PREFIX {
+            return Err(StoreError::SessionIdPrefixTooShort {
+                prefix: id_or_prefix.to_string(),
+                min: MIN_SESSION_PREFIX,
+            });
+        }
+        // substr rather than LIKE/GLOB: the prefix is compared literally, whatever it contains.
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id FROM sessions WHERE vault_id = ?2 AND substr(id, 1, length(?1)) = ?1
+             ORDER BY id LIMIT 6",
+        )?;
+        let mut candidates = stmt
+            .query_map(params![&wanted, vault_id], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        match candidates.len() {
+            0 => {}
+            1 => return Ok(candidates.pop()),
+            _ => {
+                return Err(StoreError::AmbiguousSessionId {
+                    prefix: id_or_prefix.to_string(),
+                    candidates,
+                });
+            }
+        }
+        // Not in this vault: say so when another vault has it, rather than "no such session".
+        match self.resolve_session_id(&wanted) {
+            Ok(Some(id)) => {
+                let root = owner(&id)?.and_then(|(_, root)| root);
+                Err(another_vault(id, root))
+            }
+            Err(StoreError::AmbiguousSessionId { .. }) => Err(another_vault(wanted, None)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Sessions with the most recent activity first, of one vault or of all (`None`).
     pub fn list_sessions(
         &self,
@@ -796,6 +861,54 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("at least 4"), "{err}");
+    }
+
+    #[test]
+    fn a_session_resolves_only_in_its_own_vault() {
+        let (_dir, store) = store();
+        store
+            .touch_vault("w", std::path::Path::new("/vaults/B"), 1)
+            .unwrap();
+        let mut ids = ["abcd000000000001", "abcd000000000002", "abce000000000003"].into_iter();
+        for vault in ["v", "w", "w"] {
+            store
+                .create_session_with_ids(&new_session(vault, 1), || ids.next().unwrap().into())
+                .unwrap();
+        }
+        let in_v = |p: &str| store.resolve_vault_session_id("v", p);
+        assert_eq!(
+            in_v("abcd000000000001").unwrap().as_deref(),
+            Some("abcd000000000001")
+        );
+        // A prefix shared with another vault's session picks this vault's one.
+        assert_eq!(in_v("abcd").unwrap().as_deref(), Some("abcd000000000001"));
+        assert_eq!(in_v("ffff").unwrap(), None);
+        for asked in ["abcd000000000002", "ABCE"] {
+            match in_v(asked).unwrap_err() {
+                StoreError::SessionOfAnotherVault { id, root } => {
+                    assert!(id.starts_with(&asked.to_ascii_lowercase()), "{id}");
+                    assert_eq!(root.as_deref(), Some("/vaults/B"));
+                }
+                other => panic!("{asked}: {other}"),
+            }
+        }
+        let message = in_v("abce").unwrap_err().to_string();
+        assert!(
+            message.contains("belongs to another vault (/vaults/B)"),
+            "{message}"
+        );
+        // The other vault sees its own sessions and not this one.
+        assert_eq!(
+            store
+                .resolve_vault_session_id("w", "abcd")
+                .unwrap()
+                .as_deref(),
+            Some("abcd000000000002")
+        );
+        assert!(matches!(
+            store.resolve_vault_session_id("w", "abcd000000000001"),
+            Err(StoreError::SessionOfAnotherVault { .. })
+        ));
     }
 
     /// Three sessions in vault `v` and one in `w`, with messages and titles to search.

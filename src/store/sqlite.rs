@@ -39,6 +39,13 @@ pub enum StoreError {
     },
     #[error("`{prefix}` is too short to pick a session: give at least {min} characters of its id")]
     SessionIdPrefixTooShort { prefix: String, min: usize },
+    /// The session exists, in another vault: a session is shown, exported, resumed and deleted
+    /// only from its own vault (two vaults may share one data folder).
+    #[error(
+        "session `{id}` belongs to another vault{}, not to this one; sessions are shown, exported, resumed and deleted only from their own vault\n  fix: run the command in that vault (`--vault PATH`), or `vaultchat sessions list` for this vault's sessions",
+        root.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+    )]
+    SessionOfAnotherVault { id: String, root: Option<String> },
     #[error("`{value}` is not a valid {what}: expected {allowed}")]
     InvalidValue {
         what: &'static str,

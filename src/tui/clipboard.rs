@@ -157,7 +157,20 @@ fn classify(
     })
 }
 
-/// Pixels from the clipboard as an attachment (scaled to the providers' limits).
+/// An image file dropped on the terminal (or its path pasted) as an attachment: read only when
+/// it is a regular file of at most `max_file_bytes`, and refused from its header when it has more
+/// pixels than an image may have (`attach::load_image`), so a path to a device, a FIFO, a huge
+/// file or a decompression bomb is a message on the status line, not a frozen or killed app.
+pub fn dropped_file_paste(path: &std::path::Path, max_file_bytes: u64) -> ClipboardPaste {
+    match crate::attach::load_image(path, max_file_bytes) {
+        Ok(image) => ClipboardPaste::Image(image),
+        Err(e) => ClipboardPaste::Failed(e.to_string()),
+    }
+}
+
+/// Pixels from the clipboard as an attachment (scaled to the providers' limits). arboard has
+/// decoded them already (under the image crate's default 512 MB allocation limit); an image of
+/// more pixels than an attachment may have is refused here before it is copied or scaled.
 fn image_paste(width: usize, height: usize, rgba: Vec<u8>) -> ClipboardPaste {
     let (Ok(w), Ok(h)) = (u32::try_from(width), u32::try_from(height)) else {
         return ClipboardPaste::Failed(format!(
@@ -168,6 +181,12 @@ fn image_paste(width: usize, height: usize, rgba: Vec<u8>) -> ClipboardPaste {
         Ok(image) => ClipboardPaste::Image(image),
         Err(e) => ClipboardPaste::Failed(e.to_string()),
     }
+}
+
+/// [`image_paste`] for the App's tests.
+#[cfg(test)]
+pub(super) fn image_paste_for_tests(width: usize, height: usize, rgba: Vec<u8>) -> ClipboardPaste {
+    image_paste(width, height, rgba)
 }
 
 /// Why there is no clipboard, in words a person can act on.

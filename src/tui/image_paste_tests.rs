@@ -368,3 +368,86 @@ fn a_pasted_path_to_an_image_file_attaches_it_and_other_paths_are_typed() {
     assert!(app.take_effects().is_empty());
     assert_eq!(app.input.text(), notes.display().to_string());
 }
+
+/// The screen's words with each run of spaces and line breaks made one space: a message too
+/// long for the status bar is wrapped on the rows above it.
+fn message_text(app: &mut App) -> String {
+    draw(app, 120, 40)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What an attacker (or a slip) pastes or drops instead of a photo, through the code the app
+/// calls: a FIFO or a link to a device is typed as text, never opened; a 2 GB sparse `.png` and
+/// a decompression bomb are attached by path but refused at once by the runner's read
+/// (`clipboard::dropped_file_paste`), and the status line says why; the message loses nothing.
+#[test]
+fn a_dropped_device_fifo_huge_file_or_bomb_is_refused_at_once_with_a_reason() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.png");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let zero = dir.path().join("zero.png");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let huge = dir.path().join("huge.png");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let bomb = dir.path().join("bomb.png");
+    std::fs::write(
+        &bomb,
+        crate::attach::test_images::gray_png_claiming(50_000, 50_000),
+    )
+    .unwrap();
+
+    let mut app = app();
+    type_text(&mut app, "keep me ");
+    for not_a_file in [&fifo, &zero] {
+        assert_eq!(
+            crate::attach::dropped_image_paths(&not_a_file.display().to_string()),
+            None
+        );
+    }
+    for (path, reason) in [
+        (&huge, "huge.png is 2048 MB; files of at most 32 MB"),
+        (&bomb, "bomb.png is 50000×50000 pixels (2500 megapixels)"),
+    ] {
+        app.on_terminal(Event::Paste(format!("'{}'", path.display())));
+        let paths = match app.take_effects().as_slice() {
+            [Effect::AttachImageFiles(paths)] => paths.clone(),
+            other => panic!("expected the file to be attached, got {other:?}"),
+        };
+        let started = Instant::now();
+        let paste =
+            super::clipboard::dropped_file_paste(&paths[0], crate::attach::DEFAULT_MAX_FILE_BYTES);
+        assert!(started.elapsed() < Duration::from_secs(1), "{path:?}");
+        app.on_clipboard(paste);
+        let screen = message_text(&mut app);
+        assert!(screen.contains(reason), "{screen}");
+        assert!(app.input.images().is_empty());
+    }
+    assert_eq!(app.input.text(), "keep me ");
+}
+
+/// The clipboard's own image: one claiming more pixels than an attachment may have is refused
+/// before it is copied or scaled.
+#[test]
+fn a_clipboard_image_over_the_pixel_budget_is_refused() {
+    let mut app = app();
+    let paste = super::clipboard::image_paste_for_tests(50_000, 50_000, Vec::new());
+    app.on_clipboard(paste);
+    let screen = message_text(&mut app);
+    assert!(
+        screen.contains("nothing pasted: the clipboard image is 50000×50000 pixels"),
+        "{screen}"
+    );
+    assert!(app.input.images().is_empty());
+}

@@ -472,12 +472,10 @@ async fn run_effect(
         Effect::AttachImageFiles(paths) => {
             // A phone photo is decoded, scaled and re-encoded: a second or more, never on the loop.
             let tx = state.bg_tx.clone();
+            let max_file_bytes = state.launch.config.attachments.max_file_bytes();
             tokio::task::spawn_blocking(move || {
                 for path in paths {
-                    let paste = match crate::attach::load_image(&path) {
-                        Ok(image) => super::clipboard::ClipboardPaste::Image(image),
-                        Err(e) => super::clipboard::ClipboardPaste::Failed(e.to_string()),
-                    };
+                    let paste = super::clipboard::dropped_file_paste(&path, max_file_bytes);
                     if tx.send(Background::Clipboard(paste)).is_err() {
                         tracing::debug!("the loop ended before the dropped image was read");
                         return;

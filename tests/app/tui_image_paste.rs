@@ -268,3 +268,84 @@ fn a_dropped_photo_is_attached_scaled_not_typed() {
     let sent = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg).unwrap();
     assert_eq!((sent.width(), sent.height()), (1568, 1045));
 }
+
+/// CRC-32 (IEEE), as PNG chunks use it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = u32::MAX;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A small PNG whose header claims 50000×50000 (a decompression bomb's shape without its
+/// megabytes): a 64×64 gray image with its IHDR rewritten and its CRC made right.
+fn bomb_png(path: &Path) {
+    let mut png = Vec::new();
+    image::GrayImage::new(64, 64)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    png[16..20].copy_from_slice(&50_000u32.to_be_bytes());
+    png[20..24].copy_from_slice(&50_000u32.to_be_bytes());
+    let crc = crc32(&png[12..29]);
+    png[29..33].copy_from_slice(&crc.to_be_bytes());
+    std::fs::write(path, png).unwrap();
+}
+
+/// The attack on the app: the path of a decompression bomb, then of a 2 GB sparse
+/// `.png`, dropped on the terminal while the app runs under a 1 GB address-space limit. Each is
+/// refused on the screen with its reason; the app keeps running, the message typed before is
+/// kept, and it quits normally.
+#[test]
+fn a_dropped_bomb_or_huge_file_is_refused_and_the_app_lives_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    let data = tmp.path().join("data");
+    let bomb = tmp.path().join("bomb.png");
+    bomb_png(&bomb);
+    let huge = tmp.path().join("huge.png");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+
+    let fake = FakeLlm::start(vec![]);
+    let line = format!(
+        "prlimit --as=1073741824 -- {}",
+        app_line(&[], &data, &fake.base_url, &[], &vault)
+    );
+    let tmux = Tmux::start(&line, 120, 40);
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    tmux.type_text("keep this");
+    for (path, reason) in [
+        (&bomb, "bomb.png is 50000×50000 pixels (2500 megapixels)"),
+        (&huge, "huge.png is 2048 MB; files of at most 32 MB"),
+    ] {
+        tmux.run(&["set-buffer", &format!("'{}'", path.display())]);
+        tmux.run(&["paste-buffer", "-p", "-t", "t"]);
+        tmux.wait_for(reason, |s| {
+            s.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(reason)
+        });
+    }
+    let screen = tmux.screen();
+    assert!(screen.contains("keep this"), "{screen}");
+    assert!(!screen.contains("[image 1"), "{screen}");
+    tmux.keys(&["C-q"]);
+    let screen = tmux.wait_text("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert!(fake.requests().is_empty());
+}

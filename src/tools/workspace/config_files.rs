@@ -111,8 +111,17 @@ fn read_toml(ws: &Workspace, rel: &str) -> Result<ConfigFile, ToolError> {
         )));
     }
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut file, &mut bytes)
-        .map_err(|e| internal(format!("cannot read `{rel}`: {e}")))?;
+    // Never past the limit, even when the file grows after the size was checked.
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(&mut file, MAX_CONFIG_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| internal(format!("cannot read `{rel}`: {e}")))?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ToolError::Invalid(format!(
+            "`{rel}` is more than the {MAX_CONFIG_BYTES} bytes a config file may have"
+        )));
+    }
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         ToolError::Invalid(format!(
             "`{rel}` is not UTF-8 text (first invalid byte at offset {}); save it as UTF-8",

@@ -1,0 +1,109 @@
+//! Sessions belong to their vault. Two vaults share one data folder (`--data-dir`, as one person's
+//! vaults do by default); a chat held in vault A is not shown, exported, deleted or resumed from
+//! vault B — by its full id or a prefix — and nothing is written into B (the finding:
+//! vault A's chat was written into vault B's `Chats/`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn vaultchat(data: &Path, vault: &Path, fake: &FakeLlm, args: &[&str]) -> Output {
+    common::cmd(data, vault)
+        .args(["--provider", "anthropic", "--base-url", &fake.base_url])
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn reply(text: &str) -> Reply {
+    Reply::Sse {
+        body: anthropic_text(
+            text,
+            FakeUsage {
+                input: 10,
+                output: 3,
+                cache_read: 0,
+                cache_write: 0,
+            },
+        ),
+        chunking: Chunking::Whole,
+    }
+}
+
+#[test]
+fn a_session_of_another_vault_is_not_shown_exported_deleted_or_resumed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (a, b) = (tmp.path().join("A"), tmp.path().join("B"));
+    for vault in [&a, &b] {
+        std::fs::create_dir_all(vault).unwrap();
+        std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    }
+    let fake = FakeLlm::start(vec![reply("Private to A."), reply("Still A.")]);
+    let out = vaultchat(&data, &a, &fake, &["ask", "A's secret question", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = v["session_id"].as_str().unwrap().to_string();
+    assert_eq!(fake.requests().len(), 1);
+
+    let b_before = snapshot(&b);
+    for id in [session.as_str(), &session[..8]] {
+        for args in [
+            vec!["sessions", "show", id],
+            vec!["sessions", "show", id, "--json"],
+            vec!["sessions", "export", id],
+            vec!["sessions", "export", id, "--to", "-"],
+            vec!["sessions", "rm", id],
+            vec!["ask", "--session", id, "B asks"],
+            vec!["ask", "--session", id, "--continue-new", "B asks"],
+        ] {
+            let out = vaultchat(&data, &b, &fake, &args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{args:?} succeeded: {out:?}");
+            assert!(
+                stderr.contains(&format!(
+                    "session `{session}` belongs to another vault ({})",
+                    a.canonicalize().unwrap().display()
+                )),
+                "{args:?}: {stderr}"
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                !stdout.contains("secret") && !stdout.contains("Private to A"),
+                "{args:?} showed A's chat: {stdout}"
+            );
+        }
+    }
+    assert_eq!(snapshot(&b), b_before, "nothing was written into vault B");
+    assert_eq!(fake.requests().len(), 1, "B's resume sent nothing");
+
+    // The session is still A's, whole: shown and resumed from A.
+    let out = vaultchat(&data, &a, &fake, &["sessions", "show", &session]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("A's secret question"));
+    let out = vaultchat(&data, &a, &fake, &["ask", "--session", &session, "more"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(fake.requests().len(), 2);
+}
