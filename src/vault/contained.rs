@@ -34,6 +34,12 @@ pub enum ContainedError {
     )]
     LinkAppeared { path: String, component: String },
 
+    /// A component of the path is a regular file: the path itself is wrong, nothing changed.
+    #[error(
+        "`{component}` is a file, not a folder, so `{path}` cannot be inside it; nothing was read or written: give a path whose folders are folders"
+    )]
+    NotAFolder { path: String, component: String },
+
     #[error(
         "another vaultchat process has been writing to this vault for over {} s; nothing was written: try again in a moment",
         LOCK_WAIT.as_secs()
@@ -146,6 +152,12 @@ impl RootHandle {
                     open_dir_nofollow(parent, name)
                         .map_err(|err| link_or_io(err, shown, component()))?
                 }
+                Err(rustix::io::Errno::NOTDIR) if is_regular_file(parent, name) => {
+                    return Err(ContainedError::NotAFolder {
+                        path: shown.to_string(),
+                        component: component(),
+                    });
+                }
                 Err(err) => return Err(link_or_io(err, shown, component())),
             };
             current = Some(next);
@@ -167,6 +179,13 @@ fn open_dir_nofollow(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> rustix::io
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
     )
+}
+
+/// Whether `name` in `dir` is a regular file (not following a link).
+fn is_regular_file(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> bool {
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| {
+        rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile
+    })
 }
 
 /// `ELOOP` (a link where `O_NOFOLLOW` forbids one) and `ENOTDIR` (a file or link where a folder

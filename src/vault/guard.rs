@@ -166,6 +166,11 @@ pub enum PathError {
     HardLink { input: String, links: u64 },
 
     #[error(
+        "`{input}` goes through `{component}`, which is a file, not a folder: nothing can be inside a file; give a path whose folders are folders, like `Projects/Plan.md`"
+    )]
+    NotAFolder { input: String, component: String },
+
+    #[error(
         "`{input}` was checked for reading only, so it cannot be written: resolve it with write access (which also refuses protected folders and links) before saving"
     )]
     CheckedForRead { input: String },
@@ -198,6 +203,7 @@ impl PathError {
             Self::BrokenSymlink { .. } => "broken_symlink",
             Self::IsSymlink { .. } => "is_symlink",
             Self::HardLink { .. } => "hard_link",
+            Self::NotAFolder { .. } => "not_a_folder",
             Self::CheckedForRead { .. } => "checked_for_read",
             Self::Unresolvable { .. } => "unresolvable",
         }
@@ -443,8 +449,22 @@ impl Vault {
                         target,
                     });
                 }
+                if !is_last && !target.is_dir() {
+                    return Err(PathError::NotAFolder {
+                        input: input.to_string(),
+                        component: shown(&link),
+                    });
+                }
                 current = target;
             } else {
+                if !is_last && !meta.is_dir() {
+                    // `Plan.md/x.md`: a later open would fail with ENOTDIR, which reads as a
+                    // folder swapped under us; it is the caller's path that is wrong.
+                    return Err(PathError::NotAFolder {
+                        input: input.to_string(),
+                        component: shown(&names[..=index].join("/")),
+                    });
+                }
                 if is_last && access == Access::Write && meta.is_file() && meta.nlink() > 1 {
                     return Err(PathError::HardLink {
                         input: input.to_string(),
@@ -761,7 +781,7 @@ fn is_absolute_like(input: &str) -> bool {
 
 /// Bidirectional controls, zero-width characters and every control character: they disguise a name
 /// (`evil\u{202E}dm.exe` shows as `evilexe.md`) and have no business in a note's path.
-fn is_hidden_char(c: char) -> bool {
+pub(crate) fn is_hidden_char(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
