@@ -66,9 +66,7 @@ pub async fn serve_http(
             let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let service = service.clone();
                 let auth = Arc::clone(&auth);
-                async move {
-                    Ok::<_, Infallible>(handle(&service, &auth, limits, peer, request).await)
-                }
+                async move { Ok::<_, Infallible>(handle(&service, &auth, limits, peer, request).await) }
             });
             if let Err(e) = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), handler)
@@ -124,12 +122,17 @@ async fn handle(
         }
         Err(e) => {
             tracing::debug!(error = %e, "reading an MCP request body failed");
-            return plain(StatusCode::BAD_REQUEST, "the request body could not be read");
+            return plain(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            );
         }
     };
     let verdict = request_check::check(&body);
     if verdict == Verdict::Forward {
-        return service.handle(Request::from_parts(parts, Full::new(body))).await;
+        return service
+            .handle(Request::from_parts(parts, Full::new(body)))
+            .await;
     }
     // rmcp checks Host and Origin (DNS rebinding, other sites) before anything else; a request it
     // would refuse for them is refused the same way before it learns anything from our answer.
@@ -144,7 +147,11 @@ async fn handle(
         return probed;
     }
     match verdict {
-        Verdict::Forward => service.handle(Request::from_parts(parts, Full::new(body))).await,
+        Verdict::Forward => {
+            service
+                .handle(Request::from_parts(parts, Full::new(body)))
+                .await
+        }
         Verdict::Answer(answer) => {
             let status = if answer["id"].is_null() {
                 // Nothing to correlate (not JSON, or a bad notification): a plain refusal.
@@ -178,7 +185,10 @@ fn is_json(headers: &hyper::HeaderMap) -> bool {
         })
 }
 
-fn json_response(status: StatusCode, body: &serde_json::Value) -> Response<BoxBody<Bytes, Infallible>> {
+fn json_response(
+    status: StatusCode,
+    body: &serde_json::Value,
+) -> Response<BoxBody<Bytes, Infallible>> {
     let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(

@@ -258,7 +258,9 @@ fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, Mcp
     let mut bytes = 0usize;
     for note in &recent {
         let budget = REVIEW_MAX_BYTES.saturating_sub(bytes);
-        if messages.len() >= REVIEW_MAX_NOTES || budget < REVIEW_MIN_BYTES.min(usize::try_from(note.size).unwrap_or(usize::MAX)) {
+        if messages.len() >= REVIEW_MAX_NOTES
+            || budget < REVIEW_MIN_BYTES.min(usize::try_from(note.size).unwrap_or(usize::MAX))
+        {
             listed_only.push(note);
             continue;
         }

@@ -10,8 +10,8 @@
 //! Only the envelope is read: `params` is walked without being kept (except its `cursor`'s
 //! type), so a 16 MiB `tools/call` costs one scan, not a second copy in memory.
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 use std::fmt;
 
@@ -233,7 +233,8 @@ mod tests {
             (json!(5), "a number"),
             (json!(true), "a boolean"),
         ] {
-            let message = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": params});
+            let message =
+                json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": params});
             let Verdict::Answer(answer) = verdict(message) else {
                 panic!("{params} was forwarded");
             };

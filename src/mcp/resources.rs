@@ -176,16 +176,26 @@ impl NoteCatalog {
                 (ResourceContents::text(text, uri), shown)
             }
             // A page of a text note whose cut fell inside a character: it ends before it.
-            Err(e) if !whole && e.utf8_error().error_len().is_none() && e.utf8_error().valid_up_to() > 0 => {
+            Err(e)
+                if !whole
+                    && e.utf8_error().error_len().is_none()
+                    && e.utf8_error().valid_up_to() > 0 =>
+            {
                 let valid = e.utf8_error().valid_up_to();
                 let mut bytes = e.into_bytes();
                 bytes.truncate(valid);
                 let text = String::from_utf8(bytes).unwrap_or_default();
                 (ResourceContents::text(text, uri), valid)
             }
-            Err(e) if offset > 0 && e.utf8_error().valid_up_to() == 0 && is_continuation(e.as_bytes()) => {
+            Err(e)
+                if offset > 0
+                    && e.utf8_error().valid_up_to() == 0
+                    && is_continuation(e.as_bytes()) =>
+            {
                 return Err(McpError::invalid_params(
-                    format!("`offset` {offset} is inside a character of `{rel}`: start a page where the previous one's `next` says"),
+                    format!(
+                        "`offset` {offset} is inside a character of `{rel}`: start a page where the previous one's `next` says"
+                    ),
                     Some(json!({ "uri": uri })),
                 ));
             }
@@ -254,30 +264,11 @@ impl NoteCatalog {
     /// Up to `max` bytes of the note `rel` (checked, canonical) from byte `offset`, and the
     /// note's whole size; never reads more than that, whatever the note's size.
     fn read_span(&self, rel: &str, offset: u64, max: usize) -> Result<(Vec<u8>, u64), McpError> {
-        use std::io::{Read, Seek, SeekFrom};
-        let not_found = |e: String| McpError::resource_not_found(e, None);
-        let mut names: Vec<&str> = rel.split('/').collect();
-        let name = names.pop().unwrap_or_default();
-        let folder = self
-            .workspace
+        self.workspace
             .vault()
             .handle()
-            .folder(&names, false, rel)
-            .map_err(|e| not_found(e.to_string()))?;
-        let mut file = folder
-            .open_file(name, rel)
-            .map_err(|e| not_found(e.to_string()))?;
-        let size = file
-            .metadata()
-            .map_err(|e| not_found(e.to_string()))?
-            .len();
-        file.seek(SeekFrom::Start(offset))
-            .map_err(|e| not_found(e.to_string()))?;
-        let mut bytes = Vec::with_capacity(max.min(usize::try_from(size).unwrap_or(max)));
-        file.take(max as u64)
-            .read_to_end(&mut bytes)
-            .map_err(|e| not_found(e.to_string()))?;
-        Ok((bytes, size))
+            .read_span(rel, offset, max)
+            .map_err(|e| McpError::resource_not_found(e.to_string(), None))
     }
 }
 

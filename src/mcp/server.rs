@@ -122,9 +122,16 @@ impl ServerHandler for VaultServer {
         match self.registry.call(&request.name, args).await {
             // A plugin's (or another server's) result goes out as the plugin gave it.
             Ok(ToolOutput {
-                served: Some(result),
+                served: Some(served),
                 ..
-            }) => Ok((*result).into()),
+            }) => serde_json::from_value::<CallToolResult>(served)
+                .map(Into::into)
+                .map_err(|e| {
+                    bounded(McpError::internal_error(
+                        format!("the plugin's result could not be passed on: {e}"),
+                        None,
+                    ))
+                }),
             Ok(output) => {
                 let content = std::iter::once(ContentBlock::text(output.text))
                     .chain(
@@ -142,10 +149,12 @@ impl ServerHandler for VaultServer {
                 Ok(result.into())
             }
             // The caller's mistake: a result the model can read and act on.
-            Err(ToolError::Invalid(message)) => Ok(CallToolResult::error(vec![ContentBlock::text(
-                crate::quote::shorten_echoes(&message).into_owned(),
-            )])
-            .into()),
+            Err(ToolError::Invalid(message)) => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(
+                    crate::quote::shorten_echoes(&message).into_owned(),
+                )])
+                .into())
+            }
             Err(ToolError::Internal(message)) => {
                 tracing::error!(tool = %request.name, error = %message, "tool failed");
                 Err(bounded(McpError::internal_error(message, None)))

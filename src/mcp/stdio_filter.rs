@@ -25,7 +25,6 @@ use tokio::task::JoinHandle;
 /// without being held in memory.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-
 /// The in-memory pipes between the filter and rmcp hold this much before a writer waits.
 const PIPE_BYTES: usize = 64 * 1024;
 

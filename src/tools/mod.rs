@@ -125,9 +125,9 @@ pub struct ToolOutput {
     /// Images for the model (an MCP server's screenshot or chart); the vault's tools return none.
     pub images: Vec<ToolImage>,
     /// The result exactly as the MCP server that ran the tool gave it (a vault plugin or a
-    /// configured server), which `vaultchat mcp` passes on unchanged rather than rebuilding it
-    /// from `text` and `structured`; `None` for vaultchat's own tools.
-    pub served: Option<Box<rmcp::model::CallToolResult>>,
+    /// configured server), as JSON, which `vaultchat mcp` passes on unchanged rather than
+    /// rebuilding it from `text` and `structured`; `None` for vaultchat's own tools.
+    pub served: Option<Value>,
 }
 
 /// An image a tool returned.

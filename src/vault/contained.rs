@@ -130,6 +130,30 @@ impl RootHandle {
         Ok(bytes)
     }
 
+    /// Up to `max` bytes of the regular file at `rel` from byte `offset`, and the file's whole
+    /// size: never more than `max` bytes are read or held, however large the file (a page of a
+    /// long note, the head of one for a prompt). Never through a link.
+    pub fn read_span(
+        &self,
+        rel: &str,
+        offset: u64,
+        max: usize,
+    ) -> Result<(Vec<u8>, u64), ContainedError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut names: Vec<&str> = rel.split('/').filter(|n| !n.is_empty()).collect();
+        let name = names.pop().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "the vault root is not a file")
+        })?;
+        let folder = self.folder(&names, false, rel)?;
+        let mut file = folder.open_file(name, rel)?;
+        let size = file.metadata()?.len();
+        file.seek(SeekFrom::Start(offset))?;
+        let capacity = usize::try_from(size.saturating_sub(offset)).unwrap_or(max);
+        let mut bytes = Vec::with_capacity(max.min(capacity));
+        file.take(max as u64).read_to_end(&mut bytes)?;
+        Ok((bytes, size))
+    }
+
     /// Opens the folder `names` (canonical names below the root; empty: the root itself), making
     /// missing folders when `create`. `shown` names the whole path in errors.
     pub fn folder(

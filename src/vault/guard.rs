@@ -885,6 +885,39 @@ mod tests {
     }
 
     #[test]
+    fn a_path_through_a_file_is_not_a_folder() {
+        let (dir, vault) = vault();
+        std::fs::write(dir.path().join("Plan.md"), "x").unwrap();
+        std::os::unix::fs::symlink("Plan.md", dir.path().join("linked.md")).unwrap();
+        for access in [Access::Read, Access::Write] {
+            assert_eq!(kind(&vault, "Plan.md/x.md", access), "not_a_folder");
+            assert_eq!(kind(&vault, "Plan.md/deeper/x.md", access), "not_a_folder");
+            assert_eq!(kind(&vault, "linked.md/x.md", access), "not_a_folder");
+        }
+        let message = vault
+            .resolve("Plan.md/x.md", Access::Write)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("`Plan.md`, which is a file, not a folder"),
+            "{message}"
+        );
+        // The file itself, and a new note beside it, are fine.
+        assert!(vault.resolve("Plan.md", Access::Write).is_ok());
+        assert!(vault.resolve("New/x.md", Access::Write).is_ok());
+        // Through the root handle (a file put there after the check): the same plain error.
+        let error = vault
+            .handle()
+            .folder(&["Plan.md"], true, "Plan.md/x.md")
+            .err()
+            .unwrap();
+        assert!(
+            matches!(error, ContainedError::NotAFolder { .. }),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn percent_decoding() {
         assert!(has_encoded_traversal("%2e%2e%2f"));
         assert!(has_encoded_traversal("%252E%252e"));

@@ -267,7 +267,12 @@ mod tests {
     fn names_the_guard_refuses_are_not_listed_but_reported() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for f in ["ok.md", "Note\u{1}.md", "bidi\u{202E}dm.md", "Bad\u{7}/inner.md"] {
+        for f in [
+            "ok.md",
+            "Note\u{1}.md",
+            "bidi\u{202E}dm.md",
+            "Bad\u{7}/inner.md",
+        ] {
             let p = root.join(f);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(&p, "x").unwrap();
@@ -281,7 +286,7 @@ mod tests {
         assert!(
             walk.problems
                 .iter()
-                .all(|p| !p.rel.chars().any(|c| super::super::guard::is_hidden_char(c))),
+                .all(|p| !p.rel.chars().any(super::super::guard::is_hidden_char)),
             "{:?}",
             walk.problems
         );

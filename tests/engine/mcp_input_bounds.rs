@@ -40,9 +40,7 @@ fn vault(root: &Path) {
 /// The requests both transports are checked with, by id.
 fn requests() -> Vec<Value> {
     let huge = "x".repeat(1 << 20);
-    let request = |id: u32, method: &str, params: Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-    };
+    let request = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
     vec![
         request(10, "tools/list", json!([1])),
         request(11, "prompts/list", json!("x")),
@@ -77,7 +75,11 @@ fn requests() -> Vec<Value> {
         ),
         request(21, "resources/read", json!({"uri": "vault://note/Big.md"})),
         request(22, "resources/list", json!({})),
-        request(23, "resources/read", json!({"uri": "vault://note/Note%01.md"})),
+        request(
+            23,
+            "resources/read",
+            json!({"uri": "vault://note/Note%01.md"}),
+        ),
         request(
             24,
             "tools/call",
@@ -149,7 +151,9 @@ fn check_answers(
         "{transport}: review embeds {total} bytes"
     );
     assert!(
-        embedded.iter().any(|t| t.contains("[… cut here: `Big.md` is")),
+        embedded
+            .iter()
+            .any(|t| t.contains("[… cut here: `Big.md` is")),
         "{transport}: no cut marker"
     );
     // summarize_note: the same cap for one note.
@@ -202,6 +206,8 @@ fn check_answers(
 /// One `vaultchat mcp` on stdio, initialized.
 struct StdioSession {
     child: std::process::Child,
+    reaped: std::sync::Arc<std::sync::Mutex<bool>>,
+    _done: std::sync::mpsc::Sender<()>,
     stdin: std::process::ChildStdin,
     stdout: BufReader<std::process::ChildStdout>,
 }
@@ -218,8 +224,30 @@ impl StdioSession {
             .unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
+        // A request left unanswered would block the test forever: past a generous deadline the
+        // server is stopped, its stdout ends, and the test fails saying so. `reaped` keeps the
+        // watchdog from ever signalling a process id that was reaped (and perhaps reused).
+        let reaped = std::sync::Arc::new(std::sync::Mutex::new(false));
+        let (done, deadline) = std::sync::mpsc::channel::<()>();
+        let pid = child.id().to_string();
+        let watched = std::sync::Arc::clone(&reaped);
+        std::thread::spawn(move || {
+            if deadline
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .is_err()
+            {
+                let reaped = watched.lock().unwrap();
+                if !*reaped {
+                    let _ = std::process::Command::new("kill")
+                        .args(["-9", &pid])
+                        .status();
+                }
+            }
+        });
         let mut session = Self {
             child,
+            reaped,
+            _done: done,
             stdin,
             stdout,
         };
@@ -238,7 +266,10 @@ impl StdioSession {
     fn read_until(&mut self, id: i64) -> Value {
         loop {
             let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "ended");
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server ended (or was stopped after 120 s) without answering {id}"
+            );
             let message: Value = serde_json::from_str(&line).unwrap();
             if message["id"] == id {
                 return message;
@@ -254,6 +285,8 @@ impl StdioSession {
 
 impl Drop for StdioSession {
     fn drop(&mut self) {
+        let mut reaped = self.reaped.lock().unwrap();
+        *reaped = true;
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -396,8 +429,10 @@ fn http_requests_are_bounded() {
     check_answers("http", &answers, &mut |uri| {
         next_id += 1;
         session
-            .post(&json!({"jsonrpc": "2.0", "id": next_id, "method": "resources/read",
-                "params": {"uri": uri}}))
+            .post(
+                &json!({"jsonrpc": "2.0", "id": next_id, "method": "resources/read",
+                "params": {"uri": uri}}),
+            )
             .2
     });
     // A body that is not JSON: a JSON-RPC parse error, 400.
@@ -428,7 +463,10 @@ fn http_requests_are_bounded() {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("origin", "https://evil.example")
-            .body(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": [1]}).to_string())
+            .body(
+                json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": [1]})
+                    .to_string(),
+            )
             .send()
             .await
             .unwrap();
@@ -476,15 +514,15 @@ fn a_plugin_result_is_passed_through_unchanged() {
         .find(|name| name.ends_with("picture"))
         .unwrap_or_else(|| panic!("no picture tool: {tools}"))
         .to_string();
-    let answer = session.call(
-        3,
-        "tools/call",
-        json!({"name": picture, "arguments": {}}),
-    );
+    let answer = session.call(3, "tools/call", json!({"name": picture, "arguments": {}}));
     let result = &answer["result"];
     let content = result["content"].as_array().unwrap();
     assert_eq!(content.len(), 2, "{result}");
-    assert_eq!(content[0], json!({"type": "text", "text": "a red dot"}), "{result}");
+    assert_eq!(
+        content[0],
+        json!({"type": "text", "text": "a red dot"}),
+        "{result}"
+    );
     assert_eq!(content[1]["type"], "image");
     assert_eq!(content[1]["mimeType"], "image/png");
     assert!(result.get("structuredContent").is_none(), "{result}");

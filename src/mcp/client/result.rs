@@ -98,7 +98,7 @@ pub fn to_output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
         text,
         structured,
         images,
-        served: Some(Box::new(result)),
+        served: serde_json::to_value(&result).ok(),
     })
 }
 
