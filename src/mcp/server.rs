@@ -125,7 +125,14 @@ impl ServerHandler for VaultServer {
                 served: Some(served),
                 ..
             }) => serde_json::from_value::<CallToolResult>(served)
-                .map(Into::into)
+                .map(|mut result| {
+                    // A plugin of an older protocol era sends no `resultType`; a 2026-era client
+                    // needs it (rmcp strips it again for older clients). Nothing else changes.
+                    result
+                        .result_type
+                        .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                    result.into()
+                })
                 .map_err(|e| {
                     bounded(McpError::internal_error(
                         format!("the plugin's result could not be passed on: {e}"),
