@@ -17,6 +17,8 @@ mod crash_safety;
 mod index_crash;
 #[path = "engine/index_sync.rs"]
 mod index_sync;
+#[path = "engine/mcp_input_bounds.rs"]
+mod mcp_input_bounds;
 #[path = "engine/mcp_stdio_errors.rs"]
 mod mcp_stdio_errors;
 #[path = "engine/module_boundaries.rs"]

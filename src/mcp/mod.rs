@@ -18,6 +18,7 @@ mod note_handlers;
 mod note_uri;
 pub mod plugins;
 mod prompts;
+mod request_check;
 mod resources;
 mod server;
 mod stdio_filter;

@@ -168,7 +168,7 @@ impl VaultPlugins {
             Err(ContainedError::Io(source)) => {
                 return Err(PluginsError::Unreadable { path: file, source });
             }
-            Err(other @ ContainedError::LockTimeout) => {
+            Err(other @ (ContainedError::LockTimeout | ContainedError::NotAFolder { .. })) => {
                 return Err(PluginsError::Unreadable {
                     path: file,
                     source: std::io::Error::other(other.to_string()),

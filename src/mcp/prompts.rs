@@ -20,8 +20,14 @@ pub const FIND_RELATED: &str = "find_related";
 
 /// `daily_review` embeds at most this many notes, newest first, and lists the rest by path.
 const REVIEW_MAX_NOTES: usize = 20;
-/// …and at most this many bytes of their text, so a busy day does not flood the context.
+/// …and at most this many bytes of their text, so a busy day does not flood the context. Each
+/// note gets what is left of it (a note longer than that is cut with a marker).
 const REVIEW_MAX_BYTES: usize = 200_000;
+/// A note with less than this left of the review's budget is listed, not cut to a stub.
+const REVIEW_MIN_BYTES: usize = 4_096;
+/// The most of one note `summarize_note` and `find_related` embed; a longer note is cut with a
+/// marker saying how to read the rest.
+pub const PROMPT_NOTE_MAX_BYTES: usize = 200_000;
 const MAX_DAYS: u64 = 30;
 
 /// The prompts, as `prompts/list` gives them.
@@ -147,7 +153,7 @@ fn result(description: String, messages: Vec<PromptMessage>) -> GetPromptResult 
 }
 
 fn summarize(catalog: &NoteCatalog, note: &str) -> Result<GetPromptResult, McpError> {
-    let (rel, text) = catalog.note_text(note)?;
+    let (rel, text) = catalog.note_text(note, PROMPT_NOTE_MAX_BYTES)?;
     let instructions = format!(
         "Summarise the note `{rel}` (above) for me. Start with one sentence on what it is about, \
          then a few bullet points: the main points, any decisions, and open questions or tasks \
@@ -166,7 +172,7 @@ fn summarize(catalog: &NoteCatalog, note: &str) -> Result<GetPromptResult, McpEr
 /// The note's path, text and title (frontmatter `title`, else its first heading, else the file
 /// name).
 fn note_and_title(catalog: &NoteCatalog, note: &str) -> Result<(String, String, String), McpError> {
-    let (rel, text) = catalog.note_text(note)?;
+    let (rel, text) = catalog.note_text(note, PROMPT_NOTE_MAX_BYTES)?;
     let title = crate::vault::markdown::parse(&text)
         .title
         .unwrap_or_else(|| stem(&rel).to_string());
@@ -251,13 +257,16 @@ fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, Mcp
     let mut listed_only = Vec::new();
     let mut bytes = 0usize;
     for note in &recent {
-        if messages.len() >= REVIEW_MAX_NOTES || bytes >= REVIEW_MAX_BYTES {
+        let budget = REVIEW_MAX_BYTES.saturating_sub(bytes);
+        if messages.len() >= REVIEW_MAX_NOTES
+            || budget < REVIEW_MIN_BYTES.min(usize::try_from(note.size).unwrap_or(usize::MAX))
+        {
             listed_only.push(note);
             continue;
         }
         // A note that cannot be read as text (not UTF-8, gone since the walk) stays in the list
         // below without its text.
-        match catalog.note_text(&note.rel) {
+        match catalog.note_text(&note.rel, budget) {
             Ok((rel, text)) => {
                 bytes += text.len();
                 messages.push(embedded(&rel, text));

@@ -24,6 +24,16 @@ pub const PAGE_SIZE: usize = 100;
 /// How much of each note a listing reads for its title.
 const TITLE_BYTES: u64 = 64 * 1024;
 
+/// The most of one note a `resources/read` answers with; a longer note is read in pages of this
+/// size (a whole 50 MB note in one answer would be over the 16 MiB a stdio message may be).
+pub const READ_PAGE_BYTES: usize = 1024 * 1024;
+
+/// The `_meta` key of a page of a long note: `{offset, bytes, size, next}`.
+pub const PAGE_META: &str = "vaultchat/page";
+
+/// What the marker after a cut note takes, besides the note's path.
+const CUT_MARKER_BYTES: usize = 200;
+
 /// The MIME type notes are served with.
 pub const MARKDOWN: &str = "text/markdown";
 
@@ -145,26 +155,143 @@ impl NoteCatalog {
     }
 
     /// The note's bytes as they are on disk: text when they are UTF-8 (as notes are), else a
-    /// base64 blob, either way `text/markdown`.
+    /// base64 blob, either way `text/markdown`. A note over [`READ_PAGE_BYTES`] is served in
+    /// pages: `uri` reads the first, `uri?offset=N` the one starting at byte `N`, and each page's
+    /// `_meta` [`PAGE_META`] gives its offset, length, the note's size and the next page's URI
+    /// (`null` on the last). A text page ends at a character boundary.
     pub fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
-        let rel = self.checked_rel(uri)?;
-        let bytes = self.workspace.vault().handle().read(&rel).map_err(|e| {
-            McpError::resource_not_found(e.to_string(), Some(json!({ "uri": uri })))
-        })?;
-        let contents = match String::from_utf8(bytes) {
-            Ok(text) => ResourceContents::text(text, uri),
-            Err(e) => ResourceContents::blob(base64(e.as_bytes()), uri),
+        let (note, offset) = split_page(uri)?;
+        let rel = self.checked_rel(note)?;
+        let (bytes, size) = self.read_span(&rel, offset, READ_PAGE_BYTES)?;
+        if offset > 0 && offset >= size {
+            return Err(McpError::invalid_params(
+                format!("`offset` {offset} is at or past the end of `{rel}` ({size} bytes)"),
+                Some(json!({ "uri": uri })),
+            ));
+        }
+        let whole = offset == 0 && bytes.len() as u64 == size;
+        let (contents, shown) = match String::from_utf8(bytes) {
+            Ok(text) => {
+                let shown = text.len();
+                (ResourceContents::text(text, uri), shown)
+            }
+            // A page of a text note whose cut fell inside a character: it ends before it.
+            Err(e)
+                if !whole
+                    && e.utf8_error().error_len().is_none()
+                    && e.utf8_error().valid_up_to() > 0 =>
+            {
+                let valid = e.utf8_error().valid_up_to();
+                let mut bytes = e.into_bytes();
+                bytes.truncate(valid);
+                let text = String::from_utf8(bytes).unwrap_or_default();
+                (ResourceContents::text(text, uri), valid)
+            }
+            Err(e)
+                if offset > 0
+                    && e.utf8_error().valid_up_to() == 0
+                    && is_continuation(e.as_bytes()) =>
+            {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "`offset` {offset} is inside a character of `{rel}`: start a page where the previous one's `next` says"
+                    ),
+                    Some(json!({ "uri": uri })),
+                ));
+            }
+            Err(e) => {
+                let shown = e.as_bytes().len();
+                (ResourceContents::blob(base64(e.as_bytes()), uri), shown)
+            }
         };
-        Ok(ReadResourceResult::new(vec![
-            contents.with_mime_type(MARKDOWN),
-        ]))
+        let contents = contents.with_mime_type(MARKDOWN);
+        let contents = if whole {
+            contents
+        } else {
+            let end = offset + shown as u64;
+            let next = (end < size).then(|| format!("{}?offset={end}", note_uri(&rel)));
+            let mut meta = rmcp::model::JsonObject::new();
+            meta.insert(
+                PAGE_META.into(),
+                json!({ "offset": offset, "bytes": shown, "size": size, "next": next }),
+            );
+            contents.with_meta(rmcp::model::MetaObject(meta))
+        };
+        Ok(ReadResourceResult::new(vec![contents]))
     }
 
-    /// The note's text for a prompt: (path, text) for a path, title or alias, as tools take it.
-    pub fn note_text(&self, name: &str) -> Result<(String, String), McpError> {
-        let (rel, note) = self.workspace.read_note_named(name).map_err(tool_error)?;
-        Ok((rel, note.text))
+    /// The note's text for a prompt: (path, text) for a path, title or alias, as tools take it,
+    /// at most `max_bytes` of it. A longer note is read only that far and cut at a character
+    /// boundary, with a marker saying how much is missing and how to read it.
+    pub fn note_text(&self, name: &str, max_bytes: usize) -> Result<(String, String), McpError> {
+        let path = self
+            .workspace
+            .resolve_note(name, Access::Read)
+            .map_err(tool_error)?;
+        let rel = path.rel().to_string();
+        let size = self.stamp(&rel).map_or(0, |(size, _)| size);
+        if size <= max_bytes as u64 {
+            let (rel, note) = self.workspace.read_note_named(&rel).map_err(tool_error)?;
+            return Ok((rel, note.text));
+        }
+        // Room for the marker, so text and marker together stay within `max_bytes`.
+        let room = max_bytes.saturating_sub(CUT_MARKER_BYTES + rel.len());
+        let (head, _) = self.read_span(&rel, 0, room)?;
+        let text = match std::str::from_utf8(&head) {
+            Ok(text) => text,
+            // The cut fell inside a character: end before it.
+            Err(e) if e.error_len().is_none() => {
+                std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default()
+            }
+            Err(e) => {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "`{rel}` is not UTF-8 text (byte {}): notes are read as text",
+                        e.valid_up_to()
+                    ),
+                    None,
+                ));
+            }
+        };
+        let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+        let marker = format!(
+            "\n\n[… cut here: `{rel}` is {size} bytes and only the first {} are shown; read_note reads the rest (`offset`, `max_chars`)]",
+            text.len()
+        );
+        Ok((rel, format!("{text}{marker}")))
     }
+
+    /// Up to `max` bytes of the note `rel` (checked, canonical) from byte `offset`, and the
+    /// note's whole size; never reads more than that, whatever the note's size.
+    fn read_span(&self, rel: &str, offset: u64, max: usize) -> Result<(Vec<u8>, u64), McpError> {
+        self.workspace
+            .vault()
+            .handle()
+            .read_span(rel, offset, max)
+            .map_err(|e| McpError::resource_not_found(e.to_string(), None))
+    }
+}
+
+/// The note URI and the byte offset of a page URI (`vault://note/x.md?offset=N`); a URI without
+/// a query is the first page.
+fn split_page(uri: &str) -> Result<(&str, u64), McpError> {
+    let Some((note, query)) = uri.split_once('?') else {
+        return Ok((uri, 0));
+    };
+    match query.strip_prefix("offset=").map(str::parse::<u64>) {
+        Some(Ok(offset)) if !query.contains(['+', '-']) => Ok((note, offset)),
+        _ => Err(McpError::invalid_params(
+            format!(
+                "`{uri}` has a query other than `?offset=N` (a page of a long note, as a page's `next` gives it)"
+            ),
+            Some(json!({ "uri": uri })),
+        )),
+    }
+}
+
+/// Whether `bytes` start with a UTF-8 continuation byte (a page start inside a character).
+fn is_continuation(bytes: &[u8]) -> bool {
+    bytes.first().is_some_and(|b| b & 0xC0 == 0x80)
 }
 
 /// The notes of `listing` after the cursor's path (all of them without one), at most a page, and

@@ -1,7 +1,7 @@
 //! The MCP server over the tool registry.
 
 use super::note_events::{NoteEvents, SessionSubscriptions};
-use crate::tools::{Registry, ToolError, ToolSpec};
+use crate::tools::{Registry, ToolError, ToolOutput, ToolSpec};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -120,6 +120,25 @@ impl ServerHandler for VaultServer {
         // Debug, not info: a read costs a log write per call; writes are in the revision log anyway.
         tracing::debug!(tool = %request.name, "mcp tools/call");
         match self.registry.call(&request.name, args).await {
+            // A plugin's (or another server's) result goes out as the plugin gave it.
+            Ok(ToolOutput {
+                served: Some(served),
+                ..
+            }) => serde_json::from_value::<CallToolResult>(served)
+                .map(|mut result| {
+                    // A plugin of an older protocol era sends no `resultType`; a 2026-era client
+                    // needs it (rmcp strips it again for older clients). Nothing else changes.
+                    result
+                        .result_type
+                        .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                    result.into()
+                })
+                .map_err(|e| {
+                    bounded(McpError::internal_error(
+                        format!("the plugin's result could not be passed on: {e}"),
+                        None,
+                    ))
+                }),
             Ok(output) => {
                 let content = std::iter::once(ContentBlock::text(output.text))
                     .chain(
@@ -130,16 +149,22 @@ impl ServerHandler for VaultServer {
                     )
                     .collect();
                 let mut result = CallToolResult::success(content);
-                result.structured_content = Some(output.structured);
+                // `null` is "no structured content": sent as such, rmcp would put a text block
+                // `null` before the content for a client of an older protocol version.
+                result.structured_content =
+                    (!output.structured.is_null()).then_some(output.structured);
                 Ok(result.into())
             }
             // The caller's mistake: a result the model can read and act on.
             Err(ToolError::Invalid(message)) => {
-                Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into())
+                Ok(CallToolResult::error(vec![ContentBlock::text(
+                    crate::quote::shorten_echoes(&message).into_owned(),
+                )])
+                .into())
             }
             Err(ToolError::Internal(message)) => {
                 tracing::error!(tool = %request.name, error = %message, "tool failed");
-                Err(McpError::internal_error(message, None))
+                Err(bounded(McpError::internal_error(message, None)))
             }
         }
     }
@@ -149,7 +174,7 @@ impl ServerHandler for VaultServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        self.notes_list(request).await
+        self.notes_list(request).await.map_err(bounded)
     }
 
     async fn list_resource_templates(
@@ -157,7 +182,7 @@ impl ServerHandler for VaultServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        self.notes_templates()
+        self.notes_templates().map_err(bounded)
     }
 
     async fn read_resource(
@@ -165,7 +190,10 @@ impl ServerHandler for VaultServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        self.notes_read(request.uri).await.map(Into::into)
+        self.notes_read(request.uri)
+            .await
+            .map(Into::into)
+            .map_err(bounded)
     }
 
     #[allow(deprecated)]
@@ -174,7 +202,9 @@ impl ServerHandler for VaultServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.notes_subscribe(request.uri, context.peer).await
+        self.notes_subscribe(request.uri, context.peer)
+            .await
+            .map_err(bounded)
     }
 
     #[allow(deprecated)]
@@ -183,7 +213,7 @@ impl ServerHandler for VaultServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.notes_unsubscribe(&request.uri)
+        self.notes_unsubscribe(&request.uri).map_err(bounded)
     }
 
     fn accepted_subscription_filter(
@@ -202,7 +232,7 @@ impl ServerHandler for VaultServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        self.notes_prompts()
+        self.notes_prompts().map_err(bounded)
     }
 
     async fn get_prompt(
@@ -210,7 +240,10 @@ impl ServerHandler for VaultServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        self.notes_prompt(request).await.map(Into::into)
+        self.notes_prompt(request)
+            .await
+            .map(Into::into)
+            .map_err(bounded)
     }
 
     async fn complete(
@@ -218,7 +251,7 @@ impl ServerHandler for VaultServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        self.notes_complete(request).await
+        self.notes_complete(request).await.map_err(bounded)
     }
 
     /// A 2025-era client finished its handshake: tell it when notes appear or go.
@@ -233,10 +266,10 @@ impl ServerHandler for VaultServer {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        Err(untyped_request_error(
+        Err(bounded(untyped_request_error(
             &request.method,
             request.params.as_ref(),
-        ))
+        )))
     }
 }
 
@@ -277,7 +310,38 @@ fn untyped_request_error(method: &str, params: Option<&Value>) -> McpError {
             None,
         );
     }
-    McpError::new(ErrorCode::METHOD_NOT_FOUND, method.to_string(), None)
+    McpError::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        crate::quote::shorten(method).into_owned(),
+        None,
+    )
+}
+
+/// Every error the server answers quotes at most [`crate::quote::MAX_QUOTED_CHARS`] characters
+/// of any argument it echoes, in its message and in its data (the rule the tool registry applies
+/// to tool errors, here for prompts, completions, resources and untyped requests alike): a 1 MiB
+/// argument comes back as its first 200 characters and its length.
+pub(super) fn bounded(mut error: McpError) -> McpError {
+    if let std::borrow::Cow::Owned(short) = crate::quote::shorten_echoes(&error.message) {
+        error.message = short.into();
+    }
+    if let Some(data) = error.data.as_mut() {
+        shorten_strings(data);
+    }
+    error
+}
+
+fn shorten_strings(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(short) = crate::quote::shorten(text) {
+                *text = short;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(shorten_strings),
+        Value::Object(map) => map.values_mut().for_each(shorten_strings),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
 }
 
 /// What is wrong with the params of a `tools/call` rmcp could not read.

@@ -6,13 +6,15 @@
 //! that sent a broken request waiting forever. JSON-RPC 2.0 asks for an answer instead: a
 //! `-32700` parse error with `id: null`. So the filter reads the client's lines itself, answers
 //! those two kinds of line on its own, and forwards every other line unchanged to rmcp through an
-//! in-memory pipe.
+//! in-memory pipe. A request whose params rmcp could not type (not an object, a cursor that is
+//! not a string) is answered here too, with its id ([`super::request_check`], which HTTP shares).
 //!
 //! Answers reach stdout from two places (rmcp's responses and the filter's errors), so one task
 //! owns stdout and writes whole lines only: rmcp's output is read back line by line from a second
 //! in-memory pipe and interleaved with the filter's errors at line boundaries, never inside a
 //! message.
 
+use super::request_check::{self, PARSE_ERROR, Verdict};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
@@ -22,9 +24,6 @@ use tokio::task::JoinHandle;
 /// acceptable over HTTP is acceptable here. A longer line is answered with an error and skipped
 /// without being held in memory.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// JSON-RPC's code for input that could not be parsed.
-const PARSE_ERROR: i64 = -32700;
 
 /// The in-memory pipes between the filter and rmcp hold this much before a writer waits.
 const PIPE_BYTES: usize = 64 * 1024;
@@ -109,30 +108,33 @@ async fn read_line<R: AsyncRead + Unpin>(
 
 /// A JSON-RPC error response without an id (the request's id could not be read), as one line.
 fn error_line(code: i64, message: String, data: Value) -> Vec<u8> {
-    let response = json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": { "code": code, "message": message, "data": data },
-    });
+    response_line(&request_check::error_response(
+        Value::Null,
+        code,
+        message,
+        data,
+    ))
+}
+
+fn response_line(response: &Value) -> Vec<u8> {
     let mut line = response.to_string().into_bytes();
     line.push(b'\n');
     line
 }
 
 /// What to do with one line from the client: forward it, skip it, or answer it with this error.
+/// A line that is JSON passes [`request_check::check`] (params of the wrong shape are answered
+/// here, with the request's id).
 fn judge(line: &[u8]) -> Result<bool, Vec<u8>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         // Blank lines separate nothing and ask nothing.
         return Ok(false);
     }
-    match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-        Ok(_) => Ok(true),
-        Err(e) => Err(error_line(
-            PARSE_ERROR,
-            format!("Parse error: the line is not JSON ({e}); send one JSON-RPC message per line"),
-            json!({ "length": line.len() }),
-        )),
+    match request_check::check(line) {
+        Verdict::Forward => Ok(true),
+        Verdict::Drop => Ok(false),
+        Verdict::Answer(answer) => Err(response_line(&answer)),
     }
 }
 

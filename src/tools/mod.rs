@@ -124,6 +124,10 @@ pub struct ToolOutput {
     pub structured: Value,
     /// Images for the model (an MCP server's screenshot or chart); the vault's tools return none.
     pub images: Vec<ToolImage>,
+    /// The result exactly as the MCP server that ran the tool gave it (a vault plugin or a
+    /// configured server), as JSON, which `vaultchat mcp` passes on unchanged rather than
+    /// rebuilding it from `text` and `structured`; `None` for vaultchat's own tools.
+    pub served: Option<Value>,
 }
 
 /// An image a tool returned.
@@ -148,6 +152,7 @@ impl ToolOutput {
             text,
             structured,
             images: Vec::new(),
+            served: None,
         })
     }
 }

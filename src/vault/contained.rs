@@ -34,6 +34,12 @@ pub enum ContainedError {
     )]
     LinkAppeared { path: String, component: String },
 
+    /// A component of the path is a regular file: the path itself is wrong, nothing changed.
+    #[error(
+        "`{component}` is a file, not a folder, so `{path}` cannot be inside it; nothing was read or written: give a path whose folders are folders"
+    )]
+    NotAFolder { path: String, component: String },
+
     #[error(
         "another vaultchat process has been writing to this vault for over {} s; nothing was written: try again in a moment",
         LOCK_WAIT.as_secs()
@@ -124,6 +130,30 @@ impl RootHandle {
         Ok(bytes)
     }
 
+    /// Up to `max` bytes of the regular file at `rel` from byte `offset`, and the file's whole
+    /// size: never more than `max` bytes are read or held, however large the file (a page of a
+    /// long note, the head of one for a prompt). Never through a link.
+    pub fn read_span(
+        &self,
+        rel: &str,
+        offset: u64,
+        max: usize,
+    ) -> Result<(Vec<u8>, u64), ContainedError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut names: Vec<&str> = rel.split('/').filter(|n| !n.is_empty()).collect();
+        let name = names.pop().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "the vault root is not a file")
+        })?;
+        let folder = self.folder(&names, false, rel)?;
+        let mut file = folder.open_file(name, rel)?;
+        let size = file.metadata()?.len();
+        file.seek(SeekFrom::Start(offset))?;
+        let capacity = usize::try_from(size.saturating_sub(offset)).unwrap_or(max);
+        let mut bytes = Vec::with_capacity(max.min(capacity));
+        file.take(max as u64).read_to_end(&mut bytes)?;
+        Ok((bytes, size))
+    }
+
     /// Opens the folder `names` (canonical names below the root; empty: the root itself), making
     /// missing folders when `create`. `shown` names the whole path in errors.
     pub fn folder(
@@ -146,6 +176,12 @@ impl RootHandle {
                     open_dir_nofollow(parent, name)
                         .map_err(|err| link_or_io(err, shown, component()))?
                 }
+                Err(rustix::io::Errno::NOTDIR) if is_regular_file(parent, name) => {
+                    return Err(ContainedError::NotAFolder {
+                        path: shown.to_string(),
+                        component: component(),
+                    });
+                }
                 Err(err) => return Err(link_or_io(err, shown, component())),
             };
             current = Some(next);
@@ -167,6 +203,13 @@ fn open_dir_nofollow(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> rustix::io
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
     )
+}
+
+/// Whether `name` in `dir` is a regular file (not following a link).
+fn is_regular_file(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> bool {
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| {
+        rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile
+    })
 }
 
 /// `ELOOP` (a link where `O_NOFOLLOW` forbids one) and `ENOTDIR` (a file or link where a folder

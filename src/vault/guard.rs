@@ -166,6 +166,11 @@ pub enum PathError {
     HardLink { input: String, links: u64 },
 
     #[error(
+        "`{input}` goes through `{component}`, which is a file, not a folder: nothing can be inside a file; give a path whose folders are folders, like `Projects/Plan.md`"
+    )]
+    NotAFolder { input: String, component: String },
+
+    #[error(
         "`{input}` was checked for reading only, so it cannot be written: resolve it with write access (which also refuses protected folders and links) before saving"
     )]
     CheckedForRead { input: String },
@@ -198,6 +203,7 @@ impl PathError {
             Self::BrokenSymlink { .. } => "broken_symlink",
             Self::IsSymlink { .. } => "is_symlink",
             Self::HardLink { .. } => "hard_link",
+            Self::NotAFolder { .. } => "not_a_folder",
             Self::CheckedForRead { .. } => "checked_for_read",
             Self::Unresolvable { .. } => "unresolvable",
         }
@@ -443,8 +449,22 @@ impl Vault {
                         target,
                     });
                 }
+                if !is_last && !target.is_dir() {
+                    return Err(PathError::NotAFolder {
+                        input: input.to_string(),
+                        component: shown(&link),
+                    });
+                }
                 current = target;
             } else {
+                if !is_last && !meta.is_dir() {
+                    // `Plan.md/x.md`: a later open would fail with ENOTDIR, which reads as a
+                    // folder swapped under us; it is the caller's path that is wrong.
+                    return Err(PathError::NotAFolder {
+                        input: input.to_string(),
+                        component: shown(&names[..=index].join("/")),
+                    });
+                }
                 if is_last && access == Access::Write && meta.is_file() && meta.nlink() > 1 {
                     return Err(PathError::HardLink {
                         input: input.to_string(),
@@ -761,7 +781,7 @@ fn is_absolute_like(input: &str) -> bool {
 
 /// Bidirectional controls, zero-width characters and every control character: they disguise a name
 /// (`evil\u{202E}dm.exe` shows as `evilexe.md`) and have no business in a note's path.
-fn is_hidden_char(c: char) -> bool {
+pub(crate) fn is_hidden_char(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
@@ -862,6 +882,39 @@ mod tests {
         assert_eq!(path.abs(), vault.root().join("a/b/c.md"));
         assert!(vault.resolve("", Access::Read).unwrap().is_root());
         assert_eq!(vault.resolve("a/", Access::Read).unwrap().rel(), "a");
+    }
+
+    #[test]
+    fn a_path_through_a_file_is_not_a_folder() {
+        let (dir, vault) = vault();
+        std::fs::write(dir.path().join("Plan.md"), "x").unwrap();
+        std::os::unix::fs::symlink("Plan.md", dir.path().join("linked.md")).unwrap();
+        for access in [Access::Read, Access::Write] {
+            assert_eq!(kind(&vault, "Plan.md/x.md", access), "not_a_folder");
+            assert_eq!(kind(&vault, "Plan.md/deeper/x.md", access), "not_a_folder");
+            assert_eq!(kind(&vault, "linked.md/x.md", access), "not_a_folder");
+        }
+        let message = vault
+            .resolve("Plan.md/x.md", Access::Write)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("`Plan.md`, which is a file, not a folder"),
+            "{message}"
+        );
+        // The file itself, and a new note beside it, are fine.
+        assert!(vault.resolve("Plan.md", Access::Write).is_ok());
+        assert!(vault.resolve("New/x.md", Access::Write).is_ok());
+        // Through the root handle (a file put there after the check): the same plain error.
+        let error = vault
+            .handle()
+            .folder(&["Plan.md"], true, "Plan.md/x.md")
+            .err()
+            .unwrap();
+        assert!(
+            matches!(error, ContainedError::NotAFolder { .. }),
+            "{error}"
+        );
     }
 
     #[test]

@@ -191,6 +191,10 @@ fn contained_err(path: &VaultPath) -> impl FnOnce(ContainedError) -> NoteError +
             path: path.rel().to_string(),
             component,
         },
+        ContainedError::NotAFolder { component, .. } => NoteError::Path(PathError::NotAFolder {
+            input: path.rel().to_string(),
+            component,
+        }),
         ContainedError::LockTimeout => NoteError::Busy {
             path: path.rel().to_string(),
         },

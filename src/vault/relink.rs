@@ -396,24 +396,12 @@ fn percent_encode(path: &str) -> String {
     out
 }
 
-/// Decodes `%XX` escapes; a malformed escape or invalid UTF-8 is kept as written.
+/// A Markdown destination's path as it names a file: its `%XX` escapes decoded by the one strict
+/// decoder ([`super::percent::percent_decode`]), or the destination as written when any escape
+/// is malformed (`%+1`, `%zz`, a lone `%`) or the bytes are not UTF-8. `Note%+1.md` names the
+/// file `Note%+1.md`, never `Note\u{1}.md` (which a lax decoder reads `%+1` as).
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = text.get(i + 1..i + 3)
-            && let Ok(byte) = u8::from_str_radix(hex, 16)
-        {
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    super::percent::percent_decode(text).unwrap_or_else(|| text.to_string())
 }
 
 #[cfg(test)]

@@ -51,9 +51,18 @@ pub fn is_note_name(name: &str) -> bool {
             .is_some_and(|ext| ext.eq_ignore_ascii_case(".md"))
 }
 
-/// True when a vault-relative path lies in a part of the vault that is never indexed.
+/// True when a vault-relative path lies in a part of the vault that is never indexed: a
+/// dot-entry, or a name holding a character the guard refuses in every path (a control,
+/// bidirectional or zero-width character, [`has_disguising_char`]).
 pub fn is_hidden_rel(rel: &str) -> bool {
-    rel.split('/').any(|c| c.starts_with('.'))
+    rel.split('/')
+        .any(|c| c.starts_with('.') || has_disguising_char(c).is_some())
+}
+
+/// The first character of `name` that the guard refuses in any path (so no tool could read the
+/// file): such names are not listed, rather than listed and then unreadable.
+pub fn has_disguising_char(name: &str) -> Option<char> {
+    name.chars().find(|&c| super::guard::is_hidden_char(c))
 }
 
 /// Modification time of `meta` in nanoseconds (0 when the platform cannot tell).
@@ -96,6 +105,22 @@ fn list_folder(
             }
         };
         if name.starts_with('.') {
+            continue;
+        }
+        if let Some(c) = has_disguising_char(&name) {
+            // The guard refuses such a name in every path, so a listed note could never be read.
+            let shown: String = name.escape_debug().collect();
+            out.problems.push(WalkProblem {
+                rel: if rel_dir.is_empty() {
+                    shown
+                } else {
+                    format!("{rel_dir}/{shown}")
+                },
+                message: format!(
+                    "the name holds the control or invisible character U+{:04X}, which no tool may name (it can disguise a name); rename it to include it",
+                    u32::from(c)
+                ),
+            });
             continue;
         }
         let rel = if rel_dir.is_empty() {
@@ -234,5 +259,36 @@ mod tests {
         assert!(is_hidden_rel(".git/x.md"));
         assert!(is_hidden_rel("a/.trash/x.md"));
         assert!(!is_hidden_rel("a/b.md"));
+        assert!(is_hidden_rel("a\u{1}b/c.md"));
+        assert!(is_hidden_rel("evil\u{202E}dm.md"));
+    }
+
+    #[test]
+    fn names_the_guard_refuses_are_not_listed_but_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "ok.md",
+            "Note\u{1}.md",
+            "bidi\u{202E}dm.md",
+            "Bad\u{7}/inner.md",
+        ] {
+            let p = root.join(f);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, "x").unwrap();
+        }
+        let walk = walk(root, &WalkOptions::default());
+        let rels: Vec<&str> = walk.notes.iter().map(|n| n.rel.as_str()).collect();
+        assert_eq!(rels, ["ok.md"]);
+        assert!(walk.folders.is_empty(), "{:?}", walk.folders);
+        assert_eq!(walk.problems.len(), 3, "{:?}", walk.problems);
+        // Reported escaped: nothing raw reaches a terminal.
+        assert!(
+            walk.problems
+                .iter()
+                .all(|p| !p.rel.chars().any(super::super::guard::is_hidden_char)),
+            "{:?}",
+            walk.problems
+        );
     }
 }

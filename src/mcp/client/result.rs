@@ -76,7 +76,7 @@ pub fn to_output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
             _ => lines.push("[content of a kind vaultchat does not know]".to_string()),
         }
     }
-    let structured = result.structured_content.unwrap_or(Value::Null);
+    let structured = result.structured_content.clone().unwrap_or(Value::Null);
     if !has_text && !structured.is_null() {
         lines.insert(0, structured.to_string());
     }
@@ -98,6 +98,7 @@ pub fn to_output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
         text,
         structured,
         images,
+        served: serde_json::to_value(&result).ok(),
     })
 }
 

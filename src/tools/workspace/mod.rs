@@ -337,6 +337,7 @@ impl Workspace {
 /// is never looked up as a title instead.
 const REFUSALS: &[&str] = &[
     "absolute",
+    "not_a_folder",
     "escapes_vault",
     "nul_byte",
     "encoded_traversal",

@@ -164,6 +164,34 @@ fn relative_paths() {
     assert_eq!(relative_path("X/Y/A.md", "X/C.md"), "../C.md");
     assert_eq!(relative_path("X/A.md", "X/C.md"), "C.md");
     assert_eq!(relative_path("X/A.md", "C.md"), "../C.md");
-    assert_eq!(percent_decode("a%20b%zz%"), "a b%zz%");
+    assert_eq!(percent_decode("a%20b"), "a b");
+    // A malformed escape anywhere: the destination is a path as written.
+    assert_eq!(percent_decode("a%20b%zz%"), "a%20b%zz%");
+    assert_eq!(percent_decode("Note%+1.md"), "Note%+1.md");
+    assert_eq!(percent_decode("Note%-1.md"), "Note%-1.md");
     assert_eq!(percent_encode("a b(1)#.md"), "a%20b%281%29%23.md");
+}
+
+#[test]
+fn a_sign_in_an_escape_is_not_a_byte() {
+    // `%+1` read as hex by a lax decoder is byte 0x01: the link would name `Note\u{1}.md`.
+    let case = Case::new(
+        &["Note%+1.md", "Note\u{1}.md", "A.md"],
+        "Note%+1.md",
+        "Moved.md",
+    );
+    let out = case.relink("A.md", "[pct](Note%+1.md)\n").unwrap();
+    assert_eq!(out.text, "[pct](Moved.md)\n");
+    assert_eq!(out.to_moved.markdown, 1);
+    // Moving the control-character file never captures the link meant for `Note%+1.md`.
+    let case = Case::new(
+        &["Note%+1.md", "Note\u{1}.md", "A.md"],
+        "Note\u{1}.md",
+        "Ctl.md",
+    );
+    assert_eq!(case.relink("A.md", "[pct](Note%+1.md)\n"), None);
+    // And a `%` in the new name is written escaped, so the rewritten link reads back the same.
+    let case = Case::new(&["A.md", "Plan.md"], "Plan.md", "Plan%+1.md");
+    let out = case.relink("A.md", "[p](Plan.md)\n").unwrap();
+    assert_eq!(out.text, "[p](Plan%25+1.md)\n");
 }
