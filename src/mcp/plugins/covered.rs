@@ -392,10 +392,12 @@ fn contained(path: &str, error: ContainedError) -> CoverError {
             path: path.to_string(),
             source,
         },
-        other @ ContainedError::LockTimeout => CoverError::Unreadable {
-            path: path.to_string(),
-            source: std::io::Error::other(other.to_string()),
-        },
+        other @ (ContainedError::LockTimeout | ContainedError::NotAFolder { .. }) => {
+            CoverError::Unreadable {
+                path: path.to_string(),
+                source: std::io::Error::other(other.to_string()),
+            }
+        }
     }
 }
 
