@@ -19,6 +19,8 @@ mod agent_thinking;
 mod attachment_bounds;
 #[path = "agent/fake_llm_server.rs"]
 mod fake_llm_server;
+#[path = "agent/local_servers.rs"]
+mod local_servers;
 #[path = "agent/long_session.rs"]
 mod long_session;
 #[path = "agent/mcp_client.rs"]

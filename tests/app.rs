@@ -20,6 +20,8 @@ mod tui_e2e_prose;
 mod tui_files_e2e;
 #[path = "app/tui_image_paste.rs"]
 mod tui_image_paste;
+#[path = "app/tui_local_servers.rs"]
+mod tui_local_servers;
 #[path = "app/tui_models.rs"]
 mod tui_models;
 #[path = "app/tui_move_e2e.rs"]

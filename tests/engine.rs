@@ -13,6 +13,8 @@ mod common;
 mod cli_search;
 #[path = "engine/crash_safety.rs"]
 mod crash_safety;
+#[path = "engine/edit_robustness.rs"]
+mod edit_robustness;
 #[path = "engine/index_crash.rs"]
 mod index_crash;
 #[path = "engine/index_sync.rs"]

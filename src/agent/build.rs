@@ -268,7 +268,14 @@ impl<'a> SessionBuilder<'a> {
         crate::llm::tokens::preload(&settings.model);
         let provider = Provider::new(self.provider.settings)?;
         let registry = workspace_registry(&self.workspace);
-        let agent = Agent::new(provider, self.workspace, registry, settings, rules, log);
+        let window_configured =
+            crate::llm::window::configured(&self.config.provider, &settings.model).is_some();
+        let agent = Agent::new(provider, self.workspace, registry, settings, rules, log)
+            .with_server_settings(
+                self.config.provider.tools,
+                self.config.provider.tool_set,
+                window_configured,
+            );
         Ok(match self.pending_tools {
             Some(tools) => agent.with_pending_tools(tools),
             None => agent,

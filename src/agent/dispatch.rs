@@ -234,6 +234,7 @@ impl Agent {
         inbox: &mut Inbox<'_>,
     ) -> Dispatched {
         let plan = match planned
+            .and_then(|plan| self.body_was_read(flight.call, plan))
             .and_then(|plan| onto_editor_buffer(plan, context))
             .and_then(|plan| self.rebase_on_what_was_read(plan))
         {
@@ -613,6 +614,41 @@ impl Agent {
             extra: Map::new(),
             pinned: false,
         })
+    }
+
+    /// Read before you overwrite, per session: `update_note` replaces a whole `body` only of a
+    /// note this session read (or wrote) as it is now on disk. The workspace checks the same
+    /// per process (and for MCP callers); this is the check for "in this session".
+    fn body_was_read(&self, call: Call<'_>, plan: Plan) -> Result<Plan, ToolError> {
+        let whole_body = call.name == "update_note"
+            && call.input.get("body").is_some()
+            && call.input.get("expected_revision").is_none();
+        let Change::Write {
+            path,
+            before: Some(current),
+            ..
+        } = &plan.change
+        else {
+            return Ok(plan);
+        };
+        if !whole_body {
+            return Ok(plan);
+        }
+        match self.seen.get(path.rel()) {
+            Some(read) if *read == current.text => Ok(plan),
+            Some(_) => Err(ToolError::Invalid(format!(
+                "`{}` changed since you read it in this session; nothing was written. Replacing the whole \
+                 `body` needs the current text: read_note it again, or change only what you mean to \
+                 with `edits`, `append` or `prepend`",
+                path.rel()
+            ))),
+            None => Err(ToolError::Invalid(format!(
+                "`{}` has not been read in this session; nothing was written. Replacing the whole `body` \
+                 needs read_note of the note first (so that nothing you have not seen is overwritten), \
+                 or change only what you mean to with `edits`, `append` or `prepend`",
+                path.rel()
+            ))),
+        }
     }
 
     /// A write planned against the note's current text, while the agent last read an older

@@ -11,6 +11,7 @@ mod compact;
 mod dispatch;
 pub mod export;
 mod inbox;
+mod local_server;
 mod prompt;
 mod session;
 mod tool_list;
@@ -20,6 +21,7 @@ pub use build::{
     BuildError, ProviderChoice, ProviderFlags, ProviderProblem, Resume, SessionBuilder,
 };
 pub use compact::{CompactReason, CompactionInfo, ContextSettings, compaction_line};
+pub use local_server::{ToolOffer, choose_offer, offer_line, offered_tools, tools_tokens};
 pub use session::{SessionError, SessionLog, StoredConversation, load_conversation};
 pub use tool_list::build_tool_list;
 
@@ -359,6 +361,10 @@ pub struct TurnOutcome {
     /// One sentence for the person when the turn ended badly.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the person should know about the turn even though it ended well (the server cut a
+    /// request: the reply may rest on part of it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Settings of one agent.
@@ -402,6 +408,8 @@ pub struct Agent {
     /// so the front end never waits for them and the model never misses them. In a mutex only
     /// to make the agent `Sync` (a future is not); it is only ever reached through `&mut self`.
     pending_tools: std::sync::Mutex<Option<PendingTools>>,
+    /// What the server does with windows and tools (docs/decisions.md §49).
+    local: local_server::LocalServer,
 }
 
 /// Tools that become available later: a future resolving to them once their servers started.
@@ -436,7 +444,22 @@ impl Agent {
             shutting_down: false,
             told_unrecorded: false,
             pending_tools: std::sync::Mutex::new(None),
+            local: Default::default(),
         }
+    }
+
+    /// `[provider] tools` and `tool_set`, and whether the config sets the window (then what the
+    /// server says does not change it).
+    pub fn with_server_settings(
+        mut self,
+        tools: crate::config::ToolsMode,
+        tool_set: crate::config::ToolSetMode,
+        window_configured: bool,
+    ) -> Self {
+        self.local.tools = tools;
+        self.local.tool_set = tool_set;
+        self.local.window_configured = window_configured;
+        self
     }
 
     /// Add `tools` to the registry when they are ready; the first turn waits for them (an

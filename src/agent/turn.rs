@@ -70,6 +70,7 @@ impl Agent {
             edits: Vec::new(),
             usage: Usage::default(),
             error: None,
+            warnings: Vec::new(),
         };
         let settings = &self.settings;
         match self
@@ -93,7 +94,8 @@ impl Agent {
             );
         }
         let specs: Vec<ToolSpec> = self.registry.specs().cloned().collect();
-        let offered = build_tool_list(&specs, &context);
+        self.use_remembered_facts();
+        let offered = self.offer_tools(build_tool_list(&specs, &context), inbox);
         let log_start = self.log.history().len();
         if let Err(e) = self.send_user_message(text, attachments, &context, inbox) {
             return failed(outcome, e);
@@ -161,6 +163,13 @@ impl Agent {
         self.compact_if_needed(&steps.system, &steps.tools, &mut steps.outcome.usage, inbox)
             .await;
         let request = self.request_of(&steps.system, &steps.tools);
+        if let Some(message) = self.over_hard_window(&request) {
+            // The server would cut it without a word: compact once, else end the turn saying so.
+            steps.outcome.steps -= 1;
+            return self
+                .compact_for_overflow(&message, TurnEnd::ContextWindowExceeded, steps, inbox)
+                .await;
+        }
         let sent_messages = self.history.len();
         let response = match self.stream(&request, inbox).await {
             Streamed::Done(Ok(response)) => response,
@@ -200,7 +209,10 @@ impl Agent {
             }
         };
         self.count_usage(&response.usage, &request.model, steps, inbox);
-        self.calibrate(&response.usage, &request, sent_messages);
+        if !self.check_truncation(&response.usage, &request, &mut steps.outcome, inbox) {
+            self.calibrate(&response.usage, &request, sent_messages);
+        }
+        self.recheck_window().await;
         steps.compacted_for_overflow = false;
         let text_of_response = text_of(&response.content);
         if !text_of_response.is_empty() {

@@ -6,14 +6,14 @@ use super::doctor::Report;
 use super::{Context, Failure, GlobalArgs};
 use crate::agent::build::{ProviderChoice, provider_choice, provider_kind};
 use crate::llm::models::parse::find_listed;
-use crate::llm::models::{Listing, ModelsClient, ModelsError};
-use crate::llm::window::{self, ServerWindow};
+use crate::llm::models::{Listing, ModelsClient, ModelsError, ServerFacts};
+use crate::llm::window;
 use crate::llm::{ProviderKind, ProviderSettings};
 
 /// What the server answered, for the lines of the report.
 struct ServerAnswer {
     listing: Result<Listing, ModelsError>,
-    window: Option<ServerWindow>,
+    facts: ServerFacts,
 }
 
 /// The environment variable that holds the key.
@@ -65,10 +65,11 @@ pub(super) fn check_provider(
     report_server(&choice, &answer, report);
     let window = window::choose(
         window::configured(&ctx.config.provider, &choice.model),
-        answer.window,
+        answer.facts.window,
         &choice.model,
     );
-    report.ok("context window", window);
+    report.ok("context window", window_line(&window, &answer.facts));
+    let tools = report_tools(&ctx.config.provider, &answer.facts, report);
     let listed = match &answer.listing {
         Ok(Listing::Listed(models)) => {
             serde_json::Value::Bool(find_listed(models, &choice.model).is_some())
@@ -82,11 +83,8 @@ pub(super) fn check_provider(
         "api_key": settings.api_key.is_some(),
         "reachable": answer.listing.is_ok(),
         "model_listed": listed,
-        "context_window": {
-            "tokens": window.tokens,
-            "source": window.source.kind(),
-            "field": window.source.server_field(),
-        },
+        "context_window": window_json(&window, &answer.facts),
+        "tools": tools,
     }));
     Ok(())
 }
@@ -126,7 +124,7 @@ fn ask_server(settings: &ProviderSettings, model: &str) -> Result<ServerAnswer, 
                     url: settings.base_url.clone(),
                     message: e.to_string(),
                 }),
-                window: None,
+                facts: ServerFacts::default(),
             });
         }
     };
@@ -136,11 +134,11 @@ fn ask_server(settings: &ProviderSettings, model: &str) -> Result<ServerAnswer, 
     Ok(runtime.block_on(async {
         let listing = client.list().await;
         // A server that did not answer the list will not answer the rest in time either.
-        let window = match &listing {
-            Ok(listing) => client.server_window(model, Some(listing)).await,
-            Err(_) => None,
+        let facts = match &listing {
+            Ok(listing) => client.server_facts(model, Some(listing)).await,
+            Err(_) => ServerFacts::default(),
         };
-        ServerAnswer { listing, window }
+        ServerAnswer { listing, facts }
     }))
 }
 
@@ -189,5 +187,88 @@ fn report_server(choice: &ProviderChoice, answer: &ServerAnswer, report: &mut Re
         }
         Err(e) if e.is_refused_key() => report.fail("server", format!("the key was refused: {e}")),
         Err(e) => report.fail("server", e),
+    }
+}
+
+/// The window for `--json`: tokens, source and field, and the trained maximum when the server
+/// said one beside a smaller running window.
+fn window_json(used: &window::ContextWindow, facts: &ServerFacts) -> serde_json::Value {
+    let mut value = serde_json::json!({
+        "tokens": used.tokens,
+        "source": used.source.kind(),
+        "field": used.source.server_field(),
+    });
+    if let Some(trained) = facts.trained.filter(|t| t.tokens != used.tokens) {
+        value["trained"] = serde_json::json!({"tokens": trained.tokens, "field": trained.field});
+    }
+    value
+}
+
+/// The window used and, beside it, the trained maximum the server also said (Ollama's
+/// `/api/show` beside the context it allocated; llama.cpp's `n_ctx_train` beside `n_ctx`).
+fn window_line(used: &window::ContextWindow, facts: &ServerFacts) -> String {
+    let mut line = used.to_string();
+    if let Some(trained) = facts.trained.filter(|t| t.tokens != used.tokens) {
+        line.push_str(&format!(
+            "; the model was trained for {} ({}), the smaller figure is what a request gets",
+            trained.tokens, trained.field
+        ));
+        if used
+            .source
+            .server_field()
+            .is_some_and(|f| f.starts_with("Ollama"))
+        {
+            line.push_str(
+                "; raise it with OLLAMA_CONTEXT_LENGTH=16384 (ollama serve) or PARAMETER num_ctx 16384 in a Modelfile",
+            );
+        }
+    }
+    if facts.recheck {
+        line.push_str(
+            "; the server has not loaded the model, so the window it runs with is asked again after the first response (Ollama allocates 4096 by default below 24 GiB of VRAM)",
+        );
+    }
+    line
+}
+
+/// Whether the model is sent tools, and why; the word for `--json`: `sent`, `none`, `always`,
+/// `never`.
+fn report_tools(
+    provider: &crate::config::ProviderConfig,
+    facts: &ServerFacts,
+    report: &mut Report,
+) -> &'static str {
+    use crate::config::ToolsMode;
+    match (provider.tools, facts.tools) {
+        (ToolsMode::Never, _) => {
+            report.ok("tools", "none are sent ([provider] tools = \"never\")");
+            "never"
+        }
+        (ToolsMode::Always, Some(false)) => {
+            report.warn(
+                "tools",
+                "the server says the model's chat template takes no tools, and [provider] tools = \"always\" sends them anyway: the template will likely drop them",
+            );
+            "always"
+        }
+        (ToolsMode::Always, _) => {
+            report.ok("tools", "sent ([provider] tools = \"always\")");
+            "always"
+        }
+        (ToolsMode::Auto, Some(false)) => {
+            report.warn(
+                "tools",
+                "the server says the model's chat template takes no tools: vaultchat sends none, so the model can chat but not search, read or edit notes (pick a model whose template takes tools: Qwen 2.5 or 3, Llama 3.1+, Mistral; or set [provider] tools = \"always\")",
+            );
+            "none"
+        }
+        (ToolsMode::Auto, Some(true)) => {
+            report.ok("tools", "sent (the server says the model takes tools)");
+            "sent"
+        }
+        (ToolsMode::Auto, None) => {
+            report.ok("tools", "sent");
+            "sent"
+        }
     }
 }

@@ -434,6 +434,37 @@ pub struct ProviderConfig {
     /// beats `context_window`.
     #[serde(default)]
     pub context_windows: std::collections::BTreeMap<String, u64>,
+    /// Whether the model is sent the tools: `auto` (unless its server says the model's chat
+    /// template takes none: llama.cpp's `/props`, Ollama's `/api/show` capabilities), `always`,
+    /// `never`.
+    #[serde(default)]
+    pub tools: ToolsMode,
+    /// Which tools are sent: `auto` (the core set with short descriptions when all of them would
+    /// take more than a quarter of the context window), `full`, `core`.
+    #[serde(default)]
+    pub tool_set: ToolSetMode,
+}
+
+/// `[provider] tools`: whether the model is sent tools at all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolsMode {
+    /// Unless the server says the model cannot take them.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// `[provider] tool_set`: every tool, or the core set for small windows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSetMode {
+    /// The core set when the full one would fill more than a quarter of the window.
+    #[default]
+    Auto,
+    Full,
+    Core,
 }
 
 /// `[ui]`: how the full-screen app looks and which keys it uses.
@@ -560,6 +591,14 @@ const KEY_HINTS: &[(&str, &str)] = &[
     (
         "provider.context_windows",
         "[provider.context_windows]\n\"llama3.2\" = 8192   # tokens, by model name",
+    ),
+    (
+        "provider.tools",
+        "tools = \"auto\"   # or \"always\", \"never\"",
+    ),
+    (
+        "provider.tool_set",
+        "tool_set = \"auto\"   # or \"full\", \"core\"",
     ),
     ("ui", "[ui]\ntheme = \"dark\"\nkeymap = \"default\""),
     (
@@ -1039,6 +1078,25 @@ mod tests {
     fn empty_config_is_the_default() {
         assert_eq!(parse("").unwrap(), Config::default());
         assert_eq!(Config::default().index.debounce_ms, 50);
+    }
+
+    #[test]
+    fn tools_and_tool_set_are_words_and_default_to_auto() {
+        let c = parse("[provider]\n").unwrap();
+        assert_eq!(
+            (c.provider.tools, c.provider.tool_set),
+            (ToolsMode::Auto, ToolSetMode::Auto)
+        );
+        let c = parse("[provider]\ntools = \"never\"\ntool_set = \"core\"\n").unwrap();
+        assert_eq!(
+            (c.provider.tools, c.provider.tool_set),
+            (ToolsMode::Never, ToolSetMode::Core)
+        );
+        let e = parse("[provider]\ntools = \"sometimes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("provider.tools"), "{e}");
+        assert!(e.contains("tools = \"auto\""), "{e}");
     }
 
     #[test]

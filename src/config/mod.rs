@@ -9,7 +9,7 @@ mod paths;
 pub(crate) use file::line_of_key;
 pub use file::{
     Config, ConfigError, EmbeddingsConfig, FilePaneMode, IndexConfig, McpConfig, McpServerConfig,
-    PermissionsConfig, Price, ProviderConfig, ProviderKind, UiConfig, VAULT_PATH_VARIABLE,
-    is_mcp_server_name, mcp_server_problem,
+    PermissionsConfig, Price, ProviderConfig, ProviderKind, ToolSetMode, ToolsMode, UiConfig,
+    VAULT_PATH_VARIABLE, is_mcp_server_name, mcp_server_problem,
 };
 pub use paths::{Paths, PathsError};

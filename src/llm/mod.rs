@@ -124,6 +124,11 @@ impl Provider {
         self.settings.kind
     }
 
+    /// Where and how this provider is reached (to ask its server about a model).
+    pub fn settings(&self) -> &ProviderSettings {
+        &self.settings
+    }
+
     /// Send `request` with streaming; forward live events through `events` (send errors are
     /// ignored: a closed receiver only means nobody watches); return the complete response.
     /// Dropping the future cancels the HTTP request (that is how the agent interrupts). Retries

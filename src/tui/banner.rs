@@ -37,6 +37,8 @@ mod screen;
 use screen::Screen;
 #[cfg(test)]
 mod move_tests;
+#[cfg(test)]
+mod multi_edit_tests;
 
 /// Below this size the banner takes the whole width and height it needs (a box of 80% × 70%
 /// would leave too little room for the diff, on a classic 80×24 terminal for one).

@@ -234,6 +234,7 @@ fn the_images_go_with_the_next_turn_and_are_cleared() {
         edits: vec![],
         usage: Default::default(),
         error: None,
+        warnings: Vec::new(),
     }));
     type_text(&mut app, "thanks");
     press(&mut app, KeyCode::Enter, KeyModifiers::NONE);

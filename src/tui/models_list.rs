@@ -6,7 +6,7 @@ use super::views::models::{ModelRow, ModelsView};
 use crate::config::ProviderConfig;
 use crate::llm::ProviderSettings;
 use crate::llm::models::parse::{ModelInfo, find_listed};
-use crate::llm::models::{Listing, ModelsClient, probe_once};
+use crate::llm::models::{Listing, ModelsClient, ServerFacts, probe_facts_once};
 use crate::llm::window::{self, ServerWindow};
 
 /// The list for the view, or why there is none.
@@ -21,19 +21,21 @@ pub async fn load(
         .await
         .map_err(|e| format!("the models could not be listed: {e}"))?;
     // The model in use gets the full probe (its server's /props or /api/show), once per run.
-    let probed = probe_once(settings, current).await;
+    let facts = probe_facts_once(settings, current).await;
+    let probed = facts.window;
     let label = format!("{} · {}", settings.kind.as_str(), settings.base_url);
     Ok(match listing {
         Listing::Listed(models) => ModelsView::new(
             &label,
             current,
-            rows(&models, current, probed, provider),
+            rows(&models, current, &facts, provider),
             true,
         ),
         Listing::NotListed => {
             let row = ModelRow {
                 id: current.to_string(),
                 window: window::choose(window::configured(provider, current), probed, current),
+                trained: facts.trained.map(|t| t.tokens),
                 unlisted: false,
             };
             ModelsView::new(&label, current, vec![row], false)
@@ -46,9 +48,10 @@ pub async fn load(
 fn rows(
     models: &[ModelInfo],
     current: &str,
-    probed: Option<ServerWindow>,
+    facts: &ServerFacts,
     provider: &ProviderConfig,
 ) -> Vec<ModelRow> {
+    let probed: Option<ServerWindow> = facts.window;
     let in_use = find_listed(models, current)
         .or_else(|| (models.len() == 1).then(|| &models[0]))
         .map(|m| m.id.clone());
@@ -71,6 +74,11 @@ fn rows(
             };
             ModelRow {
                 window: window::choose(window::configured(provider, &id), server, &id),
+                trained: if is_current {
+                    facts.trained.map(|t| t.tokens)
+                } else {
+                    None
+                },
                 id,
                 unlisted: false,
             }
@@ -82,6 +90,7 @@ fn rows(
             ModelRow {
                 id: current.to_string(),
                 window: window::choose(window::configured(provider, current), probed, current),
+                trained: facts.trained.map(|t| t.tokens),
                 unlisted: true,
             },
         );
@@ -102,6 +111,7 @@ mod tests {
                 field: "/v1/models max_model_len",
             }),
             trained: None,
+            status: None,
         }
     }
 
@@ -112,7 +122,11 @@ mod tests {
             tokens: 131_072,
             field: "Ollama /api/show context_length",
         });
-        let rows = rows(&models, "llama3.2", probed, &ProviderConfig::default());
+        let facts = ServerFacts {
+            window: probed,
+            ..ServerFacts::default()
+        };
+        let rows = rows(&models, "llama3.2", &facts, &ProviderConfig::default());
         assert_eq!(rows[0].id, "llama3.2");
         assert_eq!(rows[0].window.tokens, 131_072);
         assert_eq!(rows[1].window.source, WindowSource::Table);
@@ -124,7 +138,7 @@ mod tests {
         let models = [info("a", Some(4_096)), info("b", None)];
         let mut provider = ProviderConfig::default();
         provider.context_windows.insert("b".into(), 1_000);
-        let rows = rows(&models, "mine", None, &provider);
+        let rows = rows(&models, "mine", &ServerFacts::default(), &provider);
         let ids: Vec<(&str, bool)> = rows.iter().map(|r| (r.id.as_str(), r.unlisted)).collect();
         assert_eq!(ids, [("mine", true), ("a", false), ("b", false)]);
         assert_eq!(rows[0].window.source, WindowSource::Default);
@@ -140,7 +154,12 @@ mod tests {
     #[test]
     fn a_server_of_one_model_lists_it_as_the_one_in_use() {
         let models = [info("models/SmolLM2-135M-Instruct.Q4_1.gguf", Some(8_192))];
-        let rows = rows(&models, "smollm2", None, &ProviderConfig::default());
+        let rows = rows(
+            &models,
+            "smollm2",
+            &ServerFacts::default(),
+            &ProviderConfig::default(),
+        );
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].id.as_str(), rows[0].unlisted), ("smollm2", false));
         assert_eq!(rows[0].window.tokens, 8_192);

@@ -822,7 +822,7 @@ async fn perform(
         }
         Effect::OpenExternal(path) => open_external(app, launch, ws, &path, terminal, mouse)?,
         Effect::LoadPicker => load_picker(app, ws),
-        Effect::LoadTools => load_tools(app, ready),
+        Effect::LoadTools => load_tools(app, launch, ready),
         Effect::ResumeSession(id) => return Ok(resume_session(app, launch, ready, store, id)),
         Effect::NewSession => match start_agent(launch, ready, Resume::New) {
             Ok(link) => return Ok(Some(link)),
@@ -1051,7 +1051,7 @@ fn open_external(
 }
 
 /// Every tool: the workspace's, the session tools, and the MCP servers' that are up.
-fn load_tools(app: &mut App, ready: &Ready) {
+fn load_tools(app: &mut App, launch: &Launch, ready: &Ready) {
     let mcp_tools = ready
         .mcp
         .now()
@@ -1064,7 +1064,28 @@ fn load_tools(app: &mut App, ready: &Ready) {
         .chain(crate::tools::session::all_session_tool_specs())
         .chain(mcp_tools.iter().map(|t| t.spec().clone()))
         .collect();
-    app.show_tools(ToolsView::new(tools, ready.mcp.statuses()));
+    let offer = tool_offer(app, &launch.config.provider, &tools);
+    app.show_tools(ToolsView::new(tools, ready.mcp.statuses()).with_offer(offer));
+}
+
+/// What the model in use is sent, when it is not every tool (docs/decisions.md §49): the same
+/// choice the agent makes, from the config and what the server said.
+fn tool_offer(
+    app: &App,
+    provider: &crate::config::ProviderConfig,
+    tools: &[crate::tools::ToolSpec],
+) -> Option<String> {
+    let model = &app.info.model;
+    let facts = crate::llm::models::remembered_facts(model);
+    let window = app.info.context_window;
+    let offer = crate::agent::choose_offer(
+        provider.tools,
+        provider.tool_set,
+        facts.as_ref(),
+        window,
+        crate::agent::tools_tokens(model, tools),
+    );
+    crate::agent::offer_line(offer, window)
 }
 
 /// The last 30 days of usage, with their cost where every model has a price.

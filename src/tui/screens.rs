@@ -152,6 +152,7 @@ fn finished_turn_with_a_note_open() {
         edits: vec![],
         usage: Usage::default(),
         error: None,
+        warnings: Vec::new(),
     }));
     both_sizes("app_note_and_chat", &mut app);
 }

@@ -143,6 +143,7 @@ fn the_reason_a_turn_stopped_is_said_once() {
         edits: vec![],
         usage: Default::default(),
         error: Some(why.into()),
+        warnings: Vec::new(),
     }));
     let said = cells(&app)
         .iter()

@@ -11,6 +11,7 @@
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
 //! * [`journal`] keeps the small durable file a write over several notes needs (a move).
 
+pub mod anchor_match;
 pub mod contained;
 pub mod diff;
 pub mod guard;

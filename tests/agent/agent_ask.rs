@@ -431,11 +431,15 @@ fn a_denied_write_leaves_the_vault_byte_identical() {
         let fake = FakeLlm::start(vec![
             tool_reply(
                 p,
-                &[(
-                    "call_w",
-                    "update_note",
-                    json!({"note": "Inbox.md", "body": "wiped\n"}),
-                )],
+                // A whole-body replacement is only planned over a note read first.
+                &[
+                    ("call_r", "read_note", json!({"note": "Inbox.md"})),
+                    (
+                        "call_w",
+                        "update_note",
+                        json!({"note": "Inbox.md", "body": "wiped\n"}),
+                    ),
+                ],
                 usage(10, 5, 0, 0),
                 Chunking::Fixed(7),
             ),
@@ -458,13 +462,13 @@ fn a_denied_write_leaves_the_vault_byte_identical() {
             String::from_utf8_lossy(&out.stderr)
         );
         let v = json_of(&out);
-        assert_eq!(v["tool_calls"][0]["decision"], "denied");
-        assert_eq!(v["tool_calls"][0]["is_error"], true);
+        assert_eq!(v["tool_calls"][1]["decision"], "denied");
+        assert_eq!(v["tool_calls"][1]["is_error"], true);
         assert_eq!(v["edits"][0]["status"], "rejected");
         assert_eq!(snapshot(&s.vault), before);
         let results = tool_results(p, &fake.requests()[1]);
-        assert_eq!(results[0].0, "call_w");
-        assert!(results[0].2.contains("declined"), "{:?}", results[0]);
+        assert_eq!(results[1].0, "call_w");
+        assert!(results[1].2.contains("declined"), "{:?}", results[1]);
         // Without a terminal, --approve ask denies too.
         let fake = FakeLlm::start(vec![
             tool_reply(

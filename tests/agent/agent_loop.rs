@@ -188,6 +188,7 @@ fn a_per_hunk_answer_applies_only_the_accepted_hunks_and_tells_the_model() {
         .replace("Monday: gym.", "Monday: gym at 7.")
         .replace("Sunday: sleep.", "Sunday: sleep in.");
     let fake = FakeLlm::start(vec![
+        calls(&[("r1", "read_note", json!({"note": "Week.md"}))]),
         calls(&[("w1", "update_note", json!({"note": "Week.md", "body": new}))]),
         text("ok"),
     ]);
@@ -252,6 +253,7 @@ fn a_note_changed_while_the_request_waits_is_merged_or_refused() {
     // Overlapping: the person rewrites the same line → refused, their text kept.
     let (_tmp, vault, data) = setup();
     let fake = FakeLlm::start(vec![
+        calls(&[("r1", "read_note", json!({"note": "Week"}))]),
         calls(&[(
             "w1",
             "update_note",
@@ -283,23 +285,38 @@ fn a_note_changed_while_the_request_waits_is_merged_or_refused() {
 }
 
 #[test]
-fn a_note_changed_after_the_agent_read_it_is_rebased_before_asking() {
-    // The agent reads the note, the person edits it, then the agent sends a whole new body based
-    // on what it read: the diff it shows keeps the person's edit instead of reverting it.
+fn a_whole_body_is_replaced_only_over_a_current_read() {
+    // Read before you overwrite: a whole new body for a note the agent has not read is refused;
+    // so is one for a note the person edited after the agent read it (it would revert their
+    // edit). After reading it again, the same kind of call is offered as a diff.
     let (_tmp, vault, data) = setup();
     let note = vault.join("Week.md");
+    let body = NOTE.replace("Friday: rest.", "Friday: party.");
+    let edited = NOTE.replace("Tuesday: read.", "Tuesday: read a novel.");
     let fake = FakeLlm::start(vec![
+        calls(&[(
+            "w0",
+            "update_note",
+            json!({"note": "Week.md", "body": body}),
+        )]),
         calls(&[("r1", "read_note", json!({"note": "Week.md"}))]),
         calls(&[(
             "w1",
             "update_note",
-            json!({"note": "Week.md", "body": NOTE.replace("Friday: rest.", "Friday: party.")}),
+            json!({"note": "Week.md", "body": body}),
+        )]),
+        calls(&[("r2", "read_note", json!({"note": "Week.md"}))]),
+        calls(&[(
+            "w2",
+            "update_note",
+            json!({"note": "Week.md", "body": edited.replace("Friday: rest.", "Friday: party.")}),
         )]),
         text("ok"),
     ]);
     let (agent, _ws) = make_agent(&vault, &data, &fake);
     let rt = runtime();
     let (ops, mut events, task) = rt.block_on(async { agent.spawn() });
+    let mut asked = Vec::new();
     let outcome = rt.block_on(async {
         ops.send(Op::UserTurn {
             text: "party friday".into(),
@@ -310,21 +327,15 @@ fn a_note_changed_after_the_agent_read_it_is_rebased_before_asking() {
         .unwrap();
         loop {
             match events.recv().await.unwrap() {
-                // Once the read has finished, the person edits the note.
+                // Once the first read has finished, the person edits the note.
                 AgentEvent::ToolCallFinished(record) if record.id == "r1" => {
-                    std::fs::write(
-                        &note,
-                        NOTE.replace("Tuesday: read.", "Tuesday: read a novel."),
-                    )
-                    .unwrap();
+                    std::fs::write(&note, &edited).unwrap();
                 }
                 AgentEvent::PermissionRequested(request) => {
+                    asked.push(request.call_id.clone());
                     let diff = request.proposal.as_ref().unwrap().diff.unified();
                     assert!(diff.contains("+Friday: party."), "{diff}");
-                    assert!(
-                        !diff.contains("Tuesday"),
-                        "the person's edit is not reverted: {diff}"
-                    );
+                    assert!(!diff.contains("Tuesday"), "the person's edit stays: {diff}");
                     ops.send(Op::Decision {
                         request: request.id,
                         answer: Answer::Once,
@@ -342,14 +353,24 @@ fn a_note_changed_after_the_agent_read_it_is_rebased_before_asking() {
         ops.send(Op::Shutdown).await.unwrap();
         task.await.unwrap();
     });
-    assert_eq!(
-        outcome.edits[0].status,
-        vaultchat::agent::EditStatus::Applied
+    let unread = any_result_for(&fake, "w0");
+    assert!(
+        unread.contains("has not been read") && unread.contains("read_note"),
+        "{unread}"
     );
+    let stale = any_result_for(&fake, "w1");
+    assert!(stale.contains("changed since you read it"), "{stale}");
+    assert_eq!(
+        asked,
+        vec!["w2".to_string()],
+        "only the call over a current read asks"
+    );
+    let statuses: Vec<_> = outcome.edits.iter().map(|e| e.status).collect();
+    use vaultchat::agent::EditStatus::{Applied, Failed};
+    assert_eq!(statuses, vec![Failed, Failed, Applied]);
     assert_eq!(
         std::fs::read_to_string(&note).unwrap(),
-        NOTE.replace("Tuesday: read.", "Tuesday: read a novel.")
-            .replace("Friday: rest.", "Friday: party.")
+        edited.replace("Friday: rest.", "Friday: party.")
     );
 }
 

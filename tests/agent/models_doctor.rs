@@ -103,10 +103,10 @@ fn a_llama_cpp_server_gives_the_slot_context_from_props() {
         line(&report, "model"),
         "ok    model: SmolLM2-135M-Instruct-Q8_0.gguf is listed"
     );
-    // /props (the running context) beats the list's trained length (8192).
+    // /props (the running context) beats the list's trained length (8192), shown beside it.
     assert_eq!(
         line(&report, "context window"),
-        "ok    context window: 4096 tokens (server: llama.cpp /props n_ctx)"
+        "ok    context window: 4096 tokens (server: llama.cpp /props n_ctx); the model was trained for 8192 (/v1/models meta.n_ctx_train), the smaller figure is what a request gets"
     );
     assert_eq!(paths(&fake), ["/v1/models", "/props"]);
     assert!(fake.requests().is_empty());
@@ -123,7 +123,13 @@ fn a_llama_cpp_server_gives_the_slot_context_from_props() {
             "api_key": false,
             "reachable": true,
             "model_listed": true,
-            "context_window": {"tokens": 4096, "source": "server", "field": "llama.cpp /props n_ctx"},
+            "context_window": {
+                "tokens": 4096,
+                "source": "server",
+                "field": "llama.cpp /props n_ctx",
+                "trained": {"tokens": 8192, "field": "/v1/models meta.n_ctx_train"},
+            },
+            "tools": "sent",
         })
     );
     assert_eq!(json["problems"], 0);
@@ -132,7 +138,7 @@ fn a_llama_cpp_server_gives_the_slot_context_from_props() {
         checks.contains(&serde_json::json!({
             "status": "ok",
             "what": "context window",
-            "detail": "4096 tokens (server: llama.cpp /props n_ctx)",
+            "detail": "4096 tokens (server: llama.cpp /props n_ctx); the model was trained for 8192 (/v1/models meta.n_ctx_train), the smaller figure is what a request gets",
         })),
         "{json}"
     );
@@ -154,9 +160,14 @@ fn an_ollama_server_gives_the_models_length_from_api_show() {
         line(&report, "model"),
         "ok    model: llama3.2 is listed as llama3.2:latest"
     );
+    // The model is not loaded (no /api/ps answer): the trained length until it is.
     assert_eq!(
         line(&report, "context window"),
-        "ok    context window: 131072 tokens (server: Ollama /api/show context_length)"
+        "ok    context window: 131072 tokens (server: Ollama /api/show context_length); the server has not loaded the model, so the window it runs with is asked again after the first response (Ollama allocates 4096 by default below 24 GiB of VRAM)"
+    );
+    assert_eq!(
+        line(&report, "tools"),
+        "ok    tools: sent (the server says the model takes tools)"
     );
     let asked = fake.info_requests();
     let show = asked.iter().find(|r| r.path == "/api/show").unwrap();
@@ -330,7 +341,7 @@ fn ask_asks_the_server_for_the_window_once_and_its_turn_is_answered() {
     assert_eq!(fake.requests().len(), 1);
     assert_eq!(fake.overflow(), 0);
 
-    // With the window in the config there is nothing to ask.
+    // With the window and the tools in the config there is nothing to ask.
     let fake = FakeLlm::start(vec![Reply::Sse {
         body: openai_text("Hello.", FakeUsage::default()),
         chunking: Chunking::Whole,
@@ -338,7 +349,7 @@ fn ask_asks_the_server_for_the_window_once_and_its_turn_is_answered() {
     let s = setup(&openai_config(
         &fake.openai_base(),
         "local",
-        "context_window = 16384\n",
+        "context_window = 16384\ntools = \"always\"\n",
     ));
     let out = common::cmd(&s.data, &s.vault)
         .args(["ask", "hi"])

@@ -85,10 +85,18 @@ fn model_lists_windows_and_sources_and_enter_switches_the_next_turn() {
         .collect();
     assert_eq!(sent, ["llama3.2", "qwen2.5:7b"]);
     assert_eq!(fake.overflow(), 0);
-    // The window of llama3.2 was asked once (at start-up), /model listed the models once more.
-    let asked: Vec<String> = fake.info_requests().into_iter().map(|r| r.path).collect();
+    // The window of llama3.2 was asked once (at start-up; after its first response only
+    // /api/ps, for the context Ollama allocated), /model listed the models once more.
+    let asked: Vec<(String, String)> = fake
+        .info_requests()
+        .into_iter()
+        .map(|r| (r.path, r.body["model"].as_str().unwrap_or("").to_string()))
+        .collect();
     assert_eq!(
-        asked.iter().filter(|p| *p == "/api/show").count(),
+        asked
+            .iter()
+            .filter(|(path, model)| path == "/api/show" && model == "llama3.2")
+            .count(),
         1,
         "{asked:?}"
     );

@@ -94,10 +94,11 @@ struct Shared {
 }
 
 /// The endpoints where servers say what models they have and how large their windows are:
-/// `GET /v1/models` (every provider), llama.cpp's `GET /props`, Ollama's `POST /api/show`.
+/// `GET /v1/models` (every provider), llama.cpp's `GET /props`, Ollama's `POST /api/show` and
+/// `GET /api/ps`.
 /// The fake server answers them from [`FakeLlm::serve_info`], 404 by default, never from the
 /// script: a client that asks about models must not use up the replies of its turns.
-const INFO_PATHS: &[&str] = &["/v1/models", "/props", "/api/show"];
+const INFO_PATHS: &[&str] = &["/v1/models", "/props", "/api/show", "/api/ps"];
 
 /// A running fake provider; the server thread stops when this is dropped.
 pub struct FakeLlm {

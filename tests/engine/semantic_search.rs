@@ -163,6 +163,10 @@ async fn ranks_sections_by_meaning_and_embeds_incrementally() {
 
     // One section edited (through the tools, which re-index at once; a running server's watcher
     // does the same for external edits): only that piece is embedded again.
+    // A whole body is replaced only over a note read first.
+    reg.call("read_note", json!({"note": "Garden.md"}))
+        .await
+        .unwrap();
     reg.call(
         "update_note",
         json!({"note": "Garden.md", "body": "# Garden\n\nCucumbers need sun and water every evening.\n"}),

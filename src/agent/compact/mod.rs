@@ -156,7 +156,7 @@ impl Agent {
     }
 
     /// An estimator's count scaled by how far off it was for the last reported request.
-    fn scaled(&self, estimate: u64) -> u64 {
+    pub(super) fn scaled(&self, estimate: u64) -> u64 {
         // A budget, not a count: rounding either way is fine.
         (estimate as f64 * self.token_ratio).ceil() as u64
     }

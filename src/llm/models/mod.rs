@@ -182,35 +182,56 @@ impl ModelsClient {
         }
     }
 
-    /// llama.cpp's slot context, if this is a llama.cpp server.
-    pub async fn llama_cpp_props(&self) -> Result<Option<ServerWindow>, ModelsError> {
-        let url = format!("{}/props", self.root());
-        let body = self.json(&url, self.client.get(&url)).await?;
-        Ok(body.as_ref().and_then(parse::parse_props))
+    /// llama.cpp's `/props` (of `model`, on a router serving several): `None` when the server
+    /// has no such endpoint.
+    async fn llama_cpp_props(&self, model: Option<&str>) -> Result<Option<Value>, ModelsError> {
+        let mut url = format!("{}/props", self.root());
+        if let Some(model) = model
+            && let Ok(mut parsed) = reqwest::Url::parse(&url)
+        {
+            parsed.query_pairs_mut().append_pair("model", model);
+            url = parsed.to_string();
+        }
+        self.json(&url, self.client.get(&url)).await
     }
 
-    /// Ollama's window for `model`, if this is an Ollama server.
-    pub async fn ollama_show(&self, model: &str) -> Result<Option<ServerWindow>, ModelsError> {
+    /// Ollama's `/api/show` of `model`: `None` when this is not an Ollama server.
+    async fn ollama_show(&self, model: &str) -> Result<Option<Value>, ModelsError> {
         let url = format!("{}/api/show", self.root());
         let request = self
             .client
             .post(&url)
             .json(&serde_json::json!({ "model": model }));
-        let body = self.json(&url, request).await?;
-        Ok(body.as_ref().and_then(parse::parse_ollama_show))
+        self.json(&url, request).await
     }
 
-    /// What the server says about `model`'s window, asking in turn: its list entry (when it holds
-    /// the running window), llama.cpp's `/props`, Ollama's `/api/show`, then the list's trained
-    /// length. Anthropic and OpenAI's own API say nothing, so they are not asked (the table knows
-    /// their models). Failures are logged and mean "the server did not say".
+    /// Ollama's `/api/ps`: the models it has loaded, each with the context it allocated.
+    async fn ollama_ps(&self) -> Result<Option<Value>, ModelsError> {
+        let url = format!("{}/api/ps", self.root());
+        self.json(&url, self.client.get(&url)).await
+    }
+
+    /// What the server says about `model`'s window (see [`ModelsClient::server_facts`]).
     pub async fn server_window(
         &self,
         model: &str,
         listing: Option<&Listing>,
     ) -> Option<ServerWindow> {
+        self.server_facts(model, listing).await.window
+    }
+
+    /// What the server says about `model`, asking in turn: its list entry (when it holds the
+    /// running window), llama.cpp's `/props` (of the model, on a router, and only when the
+    /// router has it loaded: asking must not load a model), Ollama's `/api/show` and `/api/ps`,
+    /// then the list's trained length. The window a request really gets (llama.cpp's `n_ctx`,
+    /// Ollama's allocated `context_length`) beats the trained maximum, which is kept beside it
+    /// for `doctor` and `/model`. Anthropic and OpenAI's own API say nothing, so they are not
+    /// asked (the table knows their models). Failures are logged and mean "the server did not
+    /// say".
+    pub async fn server_facts(&self, model: &str, listing: Option<&Listing>) -> ServerFacts {
+        let mut facts = ServerFacts::default();
         if !self.may_say_windows() {
-            return None;
+            return facts;
         }
         let fetched;
         let listing = match listing {
@@ -221,7 +242,7 @@ impl ModelsClient {
                     // Nobody answers there: the other endpoints would only wait as long again.
                     Err(e @ (ModelsError::Unreachable { .. } | ModelsError::TimedOut { .. })) => {
                         log_probe_failure(e);
-                        return None;
+                        return facts;
                     }
                     Err(e) => {
                         log_probe_failure(e);
@@ -237,28 +258,65 @@ impl ModelsClient {
                 .or_else(|| (models.len() == 1).then(|| &models[0])),
             _ => None,
         };
+        facts.trained = entry.and_then(|e| e.trained);
         if let Some(window) = entry.and_then(|e| e.window) {
-            return Some(window);
+            facts.window = Some(window);
+            return facts;
         }
-        if let Some(window) = self
-            .llama_cpp_props()
-            .await
-            .map_err(log_probe_failure)
-            .ok()
-            .flatten()
-        {
-            return Some(window);
+        let props = match entry.and_then(|e| e.status.as_deref()) {
+            // A llama.cpp router: its own /props is not a model's, and a model that is not
+            // running would be started by the question.
+            Some("loaded") => self.llama_cpp_props(entry.map(|e| e.id.as_str())).await,
+            Some(_) => {
+                facts.recheck = true;
+                Ok(None)
+            }
+            None => self.llama_cpp_props(None).await,
+        };
+        if let Some(props) = props.map_err(log_probe_failure).ok().flatten() {
+            facts.tools = parse::parse_props_tools(&props);
+            if let Some(window) = parse::parse_props(&props) {
+                facts.window = Some(window);
+                facts.trained = facts.trained.filter(|t| t.tokens != window.tokens);
+                return facts;
+            }
         }
-        if let Some(window) = self
+        if facts.recheck {
+            facts.window = facts.trained;
+            return facts;
+        }
+        let show = self
             .ollama_show(model)
             .await
             .map_err(log_probe_failure)
             .ok()
-            .flatten()
-        {
-            return Some(window);
+            .flatten();
+        if let Some(show) = show {
+            facts.tools = parse::parse_ollama_tools(&show);
+            let shown = parse::parse_ollama_show(&show);
+            let running = self
+                .ollama_ps()
+                .await
+                .map_err(log_probe_failure)
+                .ok()
+                .flatten()
+                .and_then(|ps| parse::parse_ollama_ps(&ps, model));
+            match running {
+                Some(running) => {
+                    facts.window = Some(running);
+                    facts.trained = shown.filter(|s| s.tokens != running.tokens);
+                }
+                None => {
+                    // Not loaded yet (or an Ollama too old to say): the figure of /api/show
+                    // until the first response has loaded it.
+                    facts.window = shown;
+                    facts.recheck = true;
+                }
+            }
+            return facts;
         }
-        entry.and_then(|e| e.trained)
+        facts.window = facts.trained.take();
+        facts
     }
 
     /// Whether asking this server about windows can tell anything.
@@ -274,27 +332,123 @@ fn log_probe_failure(error: ModelsError) {
     tracing::info!("context window probe: {error}");
 }
 
+/// What a server says about one model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServerFacts {
+    /// The window used: the one the server runs the model with when it says, else the trained
+    /// maximum.
+    pub window: Option<ServerWindow>,
+    /// The trained maximum when the server said it and it is not the window used (shown beside
+    /// it).
+    pub trained: Option<ServerWindow>,
+    /// Whether the model's chat template takes tools (`None`: the server does not say).
+    pub tools: Option<bool>,
+    /// The running window is not known yet (Ollama has not loaded the model; a router's model is
+    /// not running): ask again once a response has loaded it.
+    pub recheck: bool,
+}
+
+/// The servers' answers of this run, by model.
+fn facts_cache() -> &'static std::sync::Mutex<std::collections::HashMap<String, ServerFacts>> {
+    static CACHE: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<String, ServerFacts>>,
+    > = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// What the server said about `model` this run: `None` if it was never asked.
+pub fn remembered_facts(model: &str) -> Option<ServerFacts> {
+    let cache = facts_cache().lock().unwrap_or_else(|e| e.into_inner());
+    cache.get(model).copied()
+}
+
+fn remember_facts(model: &str, facts: ServerFacts) {
+    // A poisoned lock only means another thread panicked mid-insert; the map is still usable.
+    let mut cache = facts_cache().lock().unwrap_or_else(|e| e.into_inner());
+    cache.insert(model.to_string(), facts);
+    window::remember(model, facts.window);
+}
+
 /// The server's window for `model`, asked once per run: the answer (or that there was none) is
 /// remembered in [`window`]'s cache, which `window::for_model` reads.
 pub async fn probe_once(settings: &ProviderSettings, model: &str) -> Option<ServerWindow> {
-    if let Some(known) = window::remembered(model) {
+    probe_facts_once(settings, model).await.window
+}
+
+/// What the server says about `model`, asked once per run (see [`probe_once`]).
+pub async fn probe_facts_once(settings: &ProviderSettings, model: &str) -> ServerFacts {
+    if let Some(known) = remembered_facts(model) {
         return known;
     }
-    let found = match ModelsClient::new(settings) {
-        Ok(client) => client.server_window(model, None).await,
+    ask_facts(settings, model).await
+}
+
+/// Ask again about a model whose running window was not known (see [`ServerFacts::recheck`]),
+/// and remember the answer. `None` when there was nothing to ask again.
+pub async fn recheck(settings: &ProviderSettings, model: &str) -> Option<ServerFacts> {
+    if !remembered_facts(model).is_some_and(|facts| facts.recheck) {
+        return None;
+    }
+    let known = remembered_facts(model).unwrap_or_default();
+    let ollama = known.window.is_some_and(|w| w.field.starts_with("Ollama"));
+    let mut facts = if ollama {
+        // Only the allocated context is new: /api/ps alone.
+        recheck_ollama(settings, model, known).await
+    } else {
+        ask_facts(settings, model).await
+    };
+    // Asked once more at most: a server that still does not say will not say later.
+    facts.recheck = false;
+    remember_facts(model, facts);
+    Some(facts)
+}
+
+/// `known` with the context Ollama allocated when it loaded `model`, if `/api/ps` says it now.
+async fn recheck_ollama(
+    settings: &ProviderSettings,
+    model: &str,
+    known: ServerFacts,
+) -> ServerFacts {
+    let client = match ModelsClient::new(settings) {
+        Ok(client) => client,
         Err(e) => {
             tracing::info!("context window probe: {e}");
-            None
+            return known;
+        }
+    };
+    let running = client
+        .ollama_ps()
+        .await
+        .map_err(log_probe_failure)
+        .ok()
+        .flatten()
+        .and_then(|ps| parse::parse_ollama_ps(&ps, model));
+    match running {
+        Some(running) => ServerFacts {
+            window: Some(running),
+            trained: known.window.filter(|w| w.tokens != running.tokens),
+            ..known
+        },
+        None => known,
+    }
+}
+
+async fn ask_facts(settings: &ProviderSettings, model: &str) -> ServerFacts {
+    let found = match ModelsClient::new(settings) {
+        Ok(client) => client.server_facts(model, None).await,
+        Err(e) => {
+            tracing::info!("context window probe: {e}");
+            ServerFacts::default()
         }
     };
     tracing::info!(
         "context window of {model} from the server: {}",
-        found.map_or("not said".to_string(), |w| format!(
+        found.window.map_or("not said".to_string(), |w| format!(
             "{} ({})",
             w.tokens, w.field
         ))
     );
-    window::remember(model, found);
+    remember_facts(model, found);
     found
 }
 
@@ -306,7 +460,11 @@ pub fn spawn_probe(
     settings: &ProviderSettings,
     model: &str,
 ) -> Option<tokio::task::JoinHandle<Option<ServerWindow>>> {
-    if window::configured(provider, model).is_some() {
+    // The config beats the server's window; whether the model takes tools is still asked,
+    // unless the config says that too.
+    if window::configured(provider, model).is_some()
+        && provider.tools != crate::config::ToolsMode::Auto
+    {
         return None;
     }
     let (settings, model) = (settings.clone(), model.to_string());

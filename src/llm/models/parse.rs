@@ -16,6 +16,9 @@ pub struct ModelInfo {
     /// The length the model was trained for (llama.cpp's `meta.n_ctx_train`): an upper bound,
     /// not what the server was started with, so it ranks below `/props`.
     pub trained: Option<ServerWindow>,
+    /// llama.cpp's router mode (one `llama-server` for several models) says whether each model
+    /// is running: `status.value` (`loaded`, `loading`, `unloaded`, …). `None` elsewhere.
+    pub status: Option<String>,
 }
 
 impl ModelInfo {
@@ -56,10 +59,16 @@ pub fn parse_list(body: &Value) -> Option<Vec<ModelInfo>> {
                         tokens,
                         field: "/v1/models meta.n_ctx_train",
                     });
+                let status = entry
+                    .pointer("/status/value")
+                    .or_else(|| entry.get("status").filter(|s| s.is_string()))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 Some(ModelInfo {
                     id,
                     window,
                     trained,
+                    status,
                 })
             })
             .collect(),
@@ -75,6 +84,44 @@ pub fn parse_props(body: &Value) -> Option<ServerWindow> {
             tokens,
             field: "llama.cpp /props n_ctx",
         })
+}
+
+/// llama.cpp's `GET /props`: whether the model's chat template renders a tool list
+/// (`chat_template_caps.supports_tools`; older servers do not say).
+pub fn parse_props_tools(body: &Value) -> Option<bool> {
+    body.pointer("/chat_template_caps/supports_tools")
+        .and_then(Value::as_bool)
+}
+
+/// Ollama's `GET /api/ps`: the context the running model was loaded with (`context_length`),
+/// which is what a request really gets (Ollama cuts the start of a longer one). `None` when the
+/// model is not loaded (or the server is older and does not say).
+pub fn parse_ollama_ps(body: &Value, model: &str) -> Option<ServerWindow> {
+    let models = body.get("models")?.as_array()?;
+    let same = |name: &str| {
+        name == model
+            || name.strip_suffix(":latest") == Some(model)
+            || model.strip_suffix(":latest") == Some(name)
+    };
+    models
+        .iter()
+        .find(|m| {
+            ["name", "model"]
+                .iter()
+                .any(|key| m.get(*key).and_then(Value::as_str).is_some_and(same))
+        })
+        .and_then(|m| positive(m.get("context_length")))
+        .map(|tokens| ServerWindow {
+            tokens,
+            field: "Ollama /api/ps context_length",
+        })
+}
+
+/// Ollama's `POST /api/show`: whether the model takes tools (`capabilities` holds `tools`).
+/// `None` when the server does not list capabilities (older versions).
+pub fn parse_ollama_tools(body: &Value) -> Option<bool> {
+    let capabilities = body.get("capabilities")?.as_array()?;
+    Some(capabilities.iter().any(|c| c.as_str() == Some("tools")))
 }
 
 /// Ollama's `POST /api/show`: `num_ctx` when the model's parameters set it (the context Ollama
@@ -245,6 +292,52 @@ mod tests {
             window(32_768, "Ollama /api/show context_length")
         );
         assert_eq!(parse_ollama_show(&json!({"modelfile": ""})), None);
+    }
+
+    #[test]
+    fn ollama_ps_gives_the_allocated_context_of_the_loaded_model() {
+        let ps = fixture("ollama_ps.json");
+        assert_eq!(
+            parse_ollama_ps(&ps, "qwen3:8b"),
+            window(4_096, "Ollama /api/ps context_length")
+        );
+        assert_eq!(
+            parse_ollama_ps(&ps, "llama3.2"),
+            window(8_192, "Ollama /api/ps context_length")
+        );
+        assert_eq!(parse_ollama_ps(&ps, "mistral"), None);
+        assert_eq!(parse_ollama_ps(&json!({"models": []}), "qwen3:8b"), None);
+    }
+
+    #[test]
+    fn servers_say_whether_the_template_takes_tools() {
+        assert_eq!(
+            parse_props_tools(&fixture("llama_cpp_props_no_tools.json")),
+            Some(false)
+        );
+        assert_eq!(parse_props_tools(&fixture("llama_cpp_props.json")), None);
+        assert_eq!(parse_ollama_tools(&fixture("ollama_show.json")), Some(true));
+        assert_eq!(
+            parse_ollama_tools(&json!({"capabilities": ["completion"]})),
+            Some(false)
+        );
+        assert_eq!(parse_ollama_tools(&json!({"modelfile": ""})), None);
+    }
+
+    #[test]
+    fn a_router_list_says_which_models_are_loaded() {
+        let list = parse_list(&fixture("llama_cpp_router_models.json")).unwrap();
+        let status: Vec<(&str, Option<&str>)> = list
+            .iter()
+            .map(|m| (m.id.as_str(), m.status.as_deref()))
+            .collect();
+        assert_eq!(
+            status,
+            [
+                ("SmolLM2-135M-Instruct-Q8_0", Some("loaded")),
+                ("Qwen2.5-7B-Instruct-Q4_K_M", Some("unloaded"))
+            ]
+        );
     }
 
     #[test]

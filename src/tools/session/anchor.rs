@@ -1,35 +1,25 @@
 //! Anchors: short verbatim quotes a model uses to say where in the open note an edit goes
-//! (docs/tools.md, "Session tools"). Resolution, in order:
+//! (docs/tools.md, "Session tools"). Found by the same matcher as `update_note`'s `find`
+//! ([`crate::vault::anchor_match`]), in order:
 //!
 //! 1. exact substring; with several matches, the one whose start is nearest the cursor;
-//! 2. otherwise the same search with whitespace runs collapsed, smart quotes made ASCII and NFKC
-//!    applied to both sides, the match mapped back to the note's own characters;
-//! 3. otherwise an error quoting the lines most like the anchor, so the model can retry.
+//! 2. otherwise the one match with whitespace runs, curly quotes and Unicode (NFC) normalised,
+//!    mapped back to the note's own characters; several normalised matches are refused with
+//!    their lines (the cursor never picks among matches the model did not quote exactly);
+//! 3. otherwise an error quoting the passages most like the anchor, so the model can retry.
 //!
 //! Empty anchors and anchors longer than half the note are refused: they say nothing about a
 //! place, or are a rewrite of the whole note in disguise.
 
 use crate::tools::ToolError;
+use crate::vault::anchor_match::{self, Miss};
 use std::ops::Range;
-use std::time::{Duration, Instant};
-use unicode_normalization::UnicodeNormalization;
-use unicode_normalization::char::canonical_combining_class;
-
-/// How many near misses an error quotes.
-const MAX_CANDIDATES: usize = 3;
-/// Lines are ranked cheaply first; only this many are compared character by character.
-const SHORTLIST: usize = 12;
-/// A quoted candidate is cut to this many characters.
-const CANDIDATE_CHARS: usize = 160;
 
 /// The byte range in `text` that `anchor` names, or an error telling the model how to retry.
 /// `cursor` is a char offset (clamped to the text).
 pub(super) fn resolve(text: &str, anchor: &str, cursor: usize) -> Result<Range<usize>, ToolError> {
     if anchor.trim().is_empty() {
-        return Err(ToolError::Invalid(
-            "`anchor` is empty; quote a few words of the note exactly as they are written there"
-                .into(),
-        ));
+        return Err(ToolError::Invalid(Miss::Empty.describe("`anchor`")));
     }
     let note_chars = text.chars().count();
     let anchor_chars = anchor.chars().count();
@@ -39,27 +29,14 @@ pub(super) fn resolve(text: &str, anchor: &str, cursor: usize) -> Result<Range<u
              quote a short phrase (a few words) from the place you mean"
         )));
     }
-    let exact = exact_matches(text, anchor);
+    let exact = anchor_match::exact_matches(text, anchor);
     if !exact.is_empty() {
         return Ok(nearest(text, exact, cursor));
     }
-    let normalised = normalised_matches(text, anchor);
-    if !normalised.is_empty() {
-        return Ok(nearest(text, normalised, cursor));
+    match anchor_match::locate(text, anchor, 1) {
+        Ok(found) => Ok(found.ranges.into_iter().next().unwrap_or(0..0)),
+        Err(miss) => Err(ToolError::Invalid(miss.describe("`anchor`"))),
     }
-    Err(not_found(text, anchor))
-}
-
-/// Every occurrence of `anchor`, overlapping ones included, in text order.
-fn exact_matches(text: &str, anchor: &str) -> Vec<Range<usize>> {
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(offset) = text[from..].find(anchor) {
-        let start = from + offset;
-        found.push(start..start + anchor.len());
-        from = start + text[start..].chars().next().map_or(1, char::len_utf8);
-    }
-    found
 }
 
 /// The match whose start is nearest the cursor (in chars); the earlier one on a tie.
@@ -77,163 +54,6 @@ fn nearest(text: &str, matches: Vec<Range<usize>>, cursor: usize) -> Range<usize
         }
     }
     best.map(|(_, range)| range).unwrap_or(0..0)
-}
-
-/// A text in normalised form, each character remembering which bytes of the original it came
-/// from.
-#[derive(Default)]
-struct Folded {
-    chars: Vec<char>,
-    origin: Vec<Range<usize>>,
-}
-
-/// Whitespace runs → one space, smart quotes → ASCII quotes, NFKC. NFKC runs per starter and its
-/// combining marks, so every output character can be traced to a few original characters.
-fn fold(text: &str) -> Folded {
-    let mut folded = Folded::default();
-    let mut in_space = false;
-    for segment in segments(text) {
-        for c in text[segment.clone()].nfkc() {
-            let c = ascii_quote(c);
-            if c.is_whitespace() {
-                if in_space {
-                    if let Some(last) = folded.origin.last_mut() {
-                        last.end = segment.end;
-                    }
-                    continue;
-                }
-                in_space = true;
-                folded.chars.push(' ');
-            } else {
-                in_space = false;
-                folded.chars.push(c);
-            }
-            folded.origin.push(segment.clone());
-        }
-    }
-    folded
-}
-
-/// Byte ranges of a starter character followed by its combining marks.
-fn segments(text: &str) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for (at, c) in text.char_indices() {
-        let end = at + c.len_utf8();
-        match out.last_mut() {
-            Some(last) if canonical_combining_class(c) != 0 => last.end = end,
-            _ => out.push(at..end),
-        }
-    }
-    out
-}
-
-fn ascii_quote(c: char) -> char {
-    match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-        _ => c,
-    }
-}
-
-/// Matches of the normalised anchor in the normalised text, as byte ranges of the original text.
-fn normalised_matches(text: &str, anchor: &str) -> Vec<Range<usize>> {
-    let haystack = fold(text);
-    // Whitespace at the anchor's edges is noise once whitespace is being normalised.
-    let needle: Vec<char> = fold(anchor.trim()).chars;
-    if needle.is_empty() || needle.len() > haystack.chars.len() {
-        return Vec::new();
-    }
-    haystack
-        .chars
-        .windows(needle.len())
-        .enumerate()
-        .filter(|(_, window)| *window == needle.as_slice())
-        .map(|(i, _)| haystack.origin[i].start..haystack.origin[i + needle.len() - 1].end)
-        .collect()
-}
-
-/// The error for an anchor that is nowhere: the lines most like it, so the model can copy one.
-fn not_found(text: &str, anchor: &str) -> ToolError {
-    let candidates = closest_lines(text, anchor);
-    let mut message = String::from(
-        "the anchor was not found in the note, not even with whitespace, quotes and Unicode normalised; \
-         copy a short phrase exactly as it is written in the note and retry.",
-    );
-    if candidates.is_empty() {
-        message.push_str(" No line of the note resembles the anchor.");
-    } else {
-        message.push_str(" The closest lines are:");
-        for (line, quote) in candidates {
-            message.push_str(&format!("\nline {line}: {quote:?}"));
-        }
-    }
-    ToolError::Invalid(message)
-}
-
-/// Up to [`MAX_CANDIDATES`] (1-based line number, quoted text) of the windows of lines (as many
-/// lines as the anchor has) most similar to the anchor, best first.
-fn closest_lines(text: &str, anchor: &str) -> Vec<(usize, String)> {
-    let anchor = anchor.trim();
-    let span = anchor.lines().count().max(1);
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|l| l.trim_start_matches('\u{feff}'))
-        .collect();
-    let anchor_grams = bigrams(anchor);
-    // Character bigrams rank every script alike (CJK text has no spaces between words) and cost
-    // one pass per line; the exact ratio below is only computed for the shortlist.
-    let mut ranked: Vec<(f32, usize, String)> = (0..lines.len())
-        .filter(|&i| !lines[i].trim().is_empty())
-        .map(|i| {
-            let window = lines[i..(i + span).min(lines.len())].join("\n");
-            (dice(&anchor_grams, &bigrams(&window)), i, window)
-        })
-        .filter(|(score, _, _)| *score > 0.0)
-        .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    ranked.truncate(SHORTLIST);
-    let deadline = Instant::now() + Duration::from_millis(200);
-    let mut scored: Vec<(f32, usize, String)> = ranked
-        .into_iter()
-        .map(|(_, i, window)| {
-            let ratio = similar::TextDiff::configure()
-                .deadline(deadline)
-                .diff_chars(anchor, window.as_str())
-                .ratio();
-            (ratio, i, window)
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored
-        .into_iter()
-        .take(MAX_CANDIDATES)
-        .map(|(_, i, window)| (i + 1, shorten(window.trim())))
-        .collect()
-}
-
-fn bigrams(s: &str) -> std::collections::HashSet<(char, char)> {
-    let chars: Vec<char> = s.chars().flat_map(char::to_lowercase).collect();
-    chars.windows(2).map(|w| (w[0], w[1])).collect()
-}
-
-/// Dice coefficient of two bigram sets: 1 for the same set, 0 for nothing in common.
-fn dice(
-    a: &std::collections::HashSet<(char, char)>,
-    b: &std::collections::HashSet<(char, char)>,
-) -> f32 {
-    if a.is_empty() || b.is_empty() {
-        return 0.0;
-    }
-    2.0 * a.intersection(b).count() as f32 / (a.len() + b.len()) as f32
-}
-
-fn shorten(s: &str) -> String {
-    if s.chars().count() <= CANDIDATE_CHARS {
-        return s.to_string();
-    }
-    let mut cut: String = s.chars().take(CANDIDATE_CHARS).collect();
-    cut.push('…');
-    cut
 }
 
 #[cfg(test)]
@@ -265,7 +85,7 @@ mod tests {
     #[test]
     fn several_matches_pick_the_one_nearest_the_cursor() {
         let text = "todo: é one\ntodo: é two\ntodo: é three\nmore text to make it long enough";
-        let starts: Vec<usize> = exact_matches(text, "todo")
+        let starts: Vec<usize> = anchor_match::exact_matches(text, "todo")
             .into_iter()
             .map(|r| char_range(text, r).start)
             .collect();
@@ -281,7 +101,7 @@ mod tests {
     #[test]
     fn overlapping_occurrences_count() {
         let text = "aaa bbbbbbbbbbbbbbbb";
-        let starts: Vec<usize> = exact_matches(text, "aa")
+        let starts: Vec<usize> = anchor_match::exact_matches(text, "aa")
             .into_iter()
             .map(|r| r.start)
             .collect();
@@ -298,29 +118,32 @@ mod tests {
     }
 
     #[test]
-    fn nfkc_and_combining_marks_map_back_whole() {
-        // The note has a decomposed é (e + U+0301) and a full-width "ＡＢ"; the anchor has the
-        // composed é and ASCII AB.
+    fn nfc_and_combining_marks_map_back_whole() {
+        // The note has a decomposed é (e + U+0301); the anchor has the composed é.
         let text = "Le cafe\u{301} est prêt. Code ＡＢ12 ici. Encore du texte pour la longueur.";
         let range = resolve(text, "café est", 0).unwrap();
         assert_eq!(&text[range], "cafe\u{301} est");
-        let range = resolve(text, "AB12", 0).unwrap();
-        assert_eq!(&text[range], "ＡＢ12");
+        // NFC, not NFKC: full-width letters and ligatures are other characters, and the error
+        // quotes the line that has them.
+        let err = message(resolve(text, "AB12", 0).unwrap_err());
+        assert!(err.contains("not found") && err.contains("ＡＢ12"), "{err}");
+        let text = "The ﬁnal word of a longer sentence in this note.";
+        assert!(resolve(text, "final word", 0).is_err());
         // No-break and ideographic spaces are spaces.
         let text = "prix\u{a0}:\u{3000}12 €, et encore du texte pour la longueur";
         let range = resolve(text, "prix : 12 €", 0).unwrap();
         assert_eq!(&text[range], "prix\u{a0}:\u{3000}12 €");
-        // A ligature in the note is one character that covers two of the anchor.
-        let text = "The ﬁnal word of a longer sentence in this note.";
-        let range = resolve(text, "final word", 0).unwrap();
-        assert_eq!(&text[range], "ﬁnal word");
     }
 
     #[test]
-    fn normalised_matches_also_prefer_the_cursor() {
+    fn several_normalised_matches_are_refused_with_their_lines() {
+        // The cursor picks among exact matches only: a normalised anchor must be unique.
         let text = "it’s here\nsome filler text\nit’s here too, and more filler text";
+        let err = message(resolve(text, "it's here", 40).unwrap_err());
+        assert!(err.contains("2 places (lines 1 and 3)"), "{err}");
+        let text = "it’s here\nsome filler text\nit is here too, and more filler text";
         let range = resolve(text, "it's here", 40).unwrap();
-        assert_eq!(char_range(text, range), 27..36);
+        assert_eq!(&text[range], "it’s here");
     }
 
     #[test]

@@ -57,6 +57,10 @@ pub struct Workspace {
     index_synced: std::sync::atomic::AtomicBool,
     /// The data directory: where a move keeps its journal while it runs (see `move_apply`).
     data_dir: std::path::PathBuf,
+    /// The revision of each note as the tools' caller last saw it (read with read_note, or
+    /// written by a tool), by vault-relative path: replacing a whole `body` needs one that is
+    /// current. One per workspace: the app's run, an `ask`, an MCP server (docs/tools.md).
+    seen: Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// Whose change an editor save carries, for the revision log.
@@ -126,6 +130,7 @@ impl Workspace {
             recorded_since_prune: std::sync::atomic::AtomicU32::new(0),
             index_synced: std::sync::atomic::AtomicBool::new(false),
             data_dir: paths.data_dir.clone(),
+            seen: Mutex::new(std::collections::HashMap::new()),
         };
         workspace.recover_interrupted_move();
         workspace.remove_stale_temps();
@@ -519,6 +524,45 @@ fn check_expected_revision(
         "`{}` changed since revision {expected} (it is now {actual}); read it again and redo the change",
         path.rel()
     )))
+}
+
+impl Workspace {
+    /// The caller has seen `rel` at `revision` (read it, or wrote it).
+    pub(crate) fn note_read(&self, rel: &str, revision: &str) {
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        seen.insert(rel.to_string(), revision.to_string());
+    }
+
+    /// Whether the whole text of `path` may be replaced: only when the caller has seen it as it
+    /// is now (Read before Write, as Claude Code's Edit and Write tools require). The error says
+    /// to read it first.
+    fn check_read(&self, path: &VaultPath, current: &note_io::NoteText) -> Result<(), ToolError> {
+        let now = current.fingerprint.to_revision_string();
+        let seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(path.rel())
+            .cloned();
+        match seen {
+            Some(read) if read == now => Ok(()),
+            Some(read) => Err(ToolError::Invalid(format!(
+                "`{}` changed since you read it (you read revision {read}, it is now {now}); nothing was written. \
+                 Replacing the whole `body` needs the current text: read_note it again, or change only what \
+                 you mean to with `edits`, `append` or `prepend`",
+                path.rel()
+            ))),
+            None => Err(ToolError::Invalid(format!(
+                "`{}` has not been read in this session; nothing was written. Replacing the whole `body` \
+                 needs read_note of the note first (so that nothing you have not seen is overwritten), \
+                 or change only what you mean to with `edits`, `append` or `prepend`",
+                path.rel()
+            ))),
+        }
+    }
 }
 
 /// A note's text and revision token, read through the guard.

@@ -3,6 +3,7 @@
 use super::{Body, Change, Plan, Workspace, internal, read_text, tool};
 use crate::tools::{Annotations, Tool, ToolError, ToolOutput};
 use crate::vault::Access;
+use crate::vault::anchor_match;
 use crate::vault::markdown::{self, FrontmatterValue};
 
 use crate::vault::walk;
@@ -63,9 +64,11 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             "Update a note",
             "Change an existing note. Give exactly one of: `body` (replace the whole text), `append` (added at \
              the end as a new paragraph, after one blank line), `prepend` (added after the frontmatter, before the rest), or \
-             `replace_text` {find, replace, expected_matches (default 1)} (exact text; fails unless it occurs \
-             exactly expected_matches times). Pass `expected_revision` from read_note to fail instead of \
-             overwriting a change you have not seen. Line endings, BOM and file mode are kept.",
+             `edits` [{find, replace, expected_matches (default 1)}, ...] (several replacements, all or none, \
+             one change; `replace_text` takes one). `find` is copied from the note: matched exactly, else with \
+             whitespace, quotes and accents normalised if that finds one place; a failure quotes the closest \
+             passages. `body` needs a read_note of the note first. Pass `expected_revision` from read_note \
+             to fail instead of overwriting a change you have not seen. Line endings, BOM and file mode are kept.",
             Annotations::DESTRUCTIVE,
             Body::Write(update_note),
         ),
@@ -217,6 +220,7 @@ fn read_note(ws: &Workspace, args: ReadNoteArgs) -> Result<ToolOutput, ToolError
     let max_chars = bounded(args.max_chars, 20_000, 1, 100_000, "max_chars")?;
     let path = ws.resolve_note(&args.note, Access::Read)?;
     let note = read_text(&path)?;
+    ws.note_read(path.rel(), &note.fingerprint.to_revision_string());
     let parsed = markdown::parse(&note.text);
     let length = note.text.chars().count();
     let offset = usize::try_from(args.offset.unwrap_or(0)).unwrap_or(usize::MAX);
@@ -430,10 +434,11 @@ pub(super) fn note_path(input: &str) -> Result<String, ToolError> {
 // ---------------------------------------------------------------------------------------------
 // update_note
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReplaceText {
-    /// The exact text to find.
+    /// The text to find, copied from the note (exact; else whitespace, quotes and accents
+    /// normalised, if that finds one place).
     find: String,
     /// What to put in its place.
     replace: String,
@@ -442,12 +447,15 @@ struct ReplaceText {
     expected_matches: Option<u32>,
 }
 
+/// The most replacements one `update_note` call takes.
+const MAX_EDITS: usize = 50;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateNoteArgs {
     /// Vault-relative path, or a title, alias or file name when unambiguous.
     note: String,
-    /// The note's complete new text.
+    /// The note's complete new text (only for a note you read with read_note, unchanged since).
     #[serde(default)]
     body: Option<String>,
     /// Text to add at the end of the note.
@@ -456,9 +464,14 @@ struct UpdateNoteArgs {
     /// Text to add at the start of the note's body (after its frontmatter).
     #[serde(default)]
     prepend: Option<String>,
-    /// Replace exact text.
+    /// Replace one passage.
     #[serde(default)]
     replace_text: Option<ReplaceText>,
+    /// Several replacements, planned on the same text, applied all or none as one change; they
+    /// must not overlap.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 50))]
+    edits: Option<Vec<ReplaceText>>,
     /// The `revision` read_note returned; the update fails if the note changed since.
     #[serde(default)]
     expected_revision: Option<String>,
@@ -468,6 +481,11 @@ fn update_note(ws: &Workspace, args: UpdateNoteArgs) -> Result<Plan, ToolError> 
     let path = ws.resolve_note(&args.note, Access::Write)?;
     let current = read_text(&path)?;
     super::check_expected_revision(&path, &current, args.expected_revision.as_deref())?;
+    if args.body.is_some() && args.expected_revision.is_none() {
+        // The whole text is replaced: only over a text the caller has seen (an
+        // `expected_revision` that matched, checked above, is proof of that too).
+        ws.check_read(&path, &current)?;
+    }
     let new_text = apply_update(&current.text, &args)?;
     Ok(Plan {
         tool: "update_note".into(),
@@ -488,13 +506,14 @@ fn apply_update(text: &str, args: &UpdateNoteArgs) -> Result<String, ToolError> 
         args.append.is_some(),
         args.prepend.is_some(),
         args.replace_text.is_some(),
+        args.edits.is_some(),
     ]
     .iter()
     .filter(|g| **g)
     .count();
     if given != 1 {
         return Err(ToolError::Invalid(format!(
-            "give exactly one of `body`, `append`, `prepend` or `replace_text` (got {given})"
+            "give exactly one of `body`, `append`, `prepend`, `replace_text` or `edits` (got {given})"
         )));
     }
     if let Some(body) = &args.body {
@@ -527,19 +546,118 @@ fn apply_update(text: &str, args: &UpdateNoteArgs) -> Result<String, ToolError> 
         return Ok(out);
     }
     if let Some(rt) = &args.replace_text {
-        if rt.find.is_empty() {
-            return Err(ToolError::Invalid("`replace_text.find` is empty".into()));
+        return replace_all(text, std::slice::from_ref(rt), |_| {
+            "`replace_text.find`".into()
+        });
+    }
+    if let Some(edits) = &args.edits {
+        if edits.is_empty() {
+            return Err(ToolError::Invalid(
+                "`edits` is empty; give at least one {find, replace}".into(),
+            ));
         }
-        let expected = rt.expected_matches.unwrap_or(1) as usize;
-        let found = text.matches(rt.find.as_str()).count();
-        if found != expected {
+        if edits.len() > MAX_EDITS {
             return Err(ToolError::Invalid(format!(
-                "`replace_text.find` occurs {found} time(s), expected {expected}; quote more surrounding text to make it unique, or set expected_matches"
+                "`edits` has {} replacements, at most {MAX_EDITS} are taken in one call; split them, or replace the whole `body` after read_note",
+                edits.len()
             )));
         }
-        return Ok(text.replace(rt.find.as_str(), &rt.replace));
+        return replace_all(text, edits, |i| format!("`edits[{i}].find`"));
     }
     Err(ToolError::Invalid("nothing to change".into()))
+}
+
+/// One replacement located in the note.
+struct Located {
+    range: std::ops::Range<usize>,
+    replace: String,
+    /// Which edit it belongs to.
+    edit: usize,
+}
+
+/// `text` with every replacement of `edits` made, each located on the same original text
+/// ([`crate::vault::anchor_match`]); refused whole when any is not found as asked or two overlap.
+/// `name(i)` names edit `i`'s quote in an error.
+fn replace_all(
+    text: &str,
+    edits: &[ReplaceText],
+    name: impl Fn(usize) -> String,
+) -> Result<String, ToolError> {
+    let mut located = Vec::new();
+    let mut failures = Vec::new();
+    for (i, edit) in edits.iter().enumerate() {
+        let expected = edit.expected_matches.unwrap_or(1) as usize;
+        if expected == 0 {
+            failures.push(format!(
+                "{}: `expected_matches` must be at least 1",
+                name(i)
+            ));
+            continue;
+        }
+        match anchor_match::locate(text, &edit.find, expected) {
+            Ok(found) => {
+                let replace = if found.normalised {
+                    edge_whitespace_kept(&edit.find, &edit.replace)
+                } else {
+                    edit.replace.clone()
+                };
+                located.extend(found.ranges.into_iter().map(|range| Located {
+                    range,
+                    replace: replace.clone(),
+                    edit: i,
+                }));
+            }
+            Err(miss) => failures.push(miss.describe(&name(i))),
+        }
+    }
+    if !failures.is_empty() {
+        let whole = if edits.len() > 1 {
+            "\nNothing was changed: the edits are applied all or none."
+        } else {
+            ""
+        };
+        return Err(ToolError::Invalid(format!(
+            "{}{whole}",
+            failures.join("\n")
+        )));
+    }
+    located.sort_by_key(|l| (l.range.start, l.range.end));
+    for pair in located.windows(2) {
+        if pair[1].range.start < pair[0].range.end {
+            return Err(ToolError::Invalid(format!(
+                "{} and {} overlap (both change line {}); nothing was changed: merge them into one edit, or quote passages that do not overlap",
+                name(pair[0].edit),
+                name(pair[1].edit),
+                anchor_match::line_of(text, pair[1].range.start)
+            )));
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for l in &located {
+        out.push_str(&text[at..l.range.start]);
+        out.push_str(&l.replace);
+        at = l.range.end;
+    }
+    out.push_str(&text[at..]);
+    Ok(out)
+}
+
+/// The replacement for a normalised match. Such a match leaves out the whitespace at the edges
+/// of `find` (the note's own whitespace there stays as it is), so the same whitespace at the
+/// edges of `replace` is left out too: `find: "a line\n"` → `replace: "another\n"` replaces
+/// "a line" with "another", and the note keeps its line break.
+fn edge_whitespace_kept(find: &str, replace: &str) -> String {
+    let lead = &find[..find.len() - find.trim_start().len()];
+    let trail = &find[find.trim_end().len()..];
+    let mut out = replace;
+    if !lead.is_empty() {
+        out = out.strip_prefix(lead).unwrap_or(out);
+    }
+    if !trail.is_empty() {
+        out = out.strip_suffix(trail).unwrap_or(out);
+    }
+    out.to_string()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -574,6 +692,7 @@ mod tests {
             append: None,
             prepend: None,
             replace_text: None,
+            edits: None,
             expected_revision: None,
         };
         f(&mut args);
@@ -616,7 +735,8 @@ mod tests {
         );
         let err = update("a b a", |a| a.replace_text = Some(rt("a", None))).unwrap_err();
         assert!(
-            err.to_string().contains("occurs 2 time(s), expected 1"),
+            err.to_string()
+                .contains("occurs 2 time(s) (at line 1), expected 1"),
             "{err}"
         );
         assert_eq!(
@@ -624,6 +744,65 @@ mod tests {
             "Z b Z"
         );
         assert!(update("a", |a| a.replace_text = Some(rt("", None))).is_err());
+    }
+
+    fn edit(find: &str, replace: &str) -> ReplaceText {
+        ReplaceText {
+            find: find.into(),
+            replace: replace.into(),
+            expected_matches: None,
+        }
+    }
+
+    #[test]
+    fn several_edits_are_planned_on_the_same_text() {
+        let text = "one two\nthree four\nfive six\n";
+        let edits = vec![
+            edit("five", "5"),
+            edit("one", "1"),
+            edit("three four", "3 4"),
+        ];
+        assert_eq!(
+            update(text, |a| a.edits = Some(edits)).unwrap(),
+            "1 two\n3 4\n5 six\n"
+        );
+        // A replacement is not searched again by a later edit: both find the original text.
+        let edits = vec![edit("one", "two"), edit("two", "one")];
+        assert_eq!(
+            update(text, |a| a.edits = Some(edits)).unwrap(),
+            "two one\nthree four\nfive six\n"
+        );
+        // A failing edit refuses them all, naming it; overlapping edits are refused.
+        let err = update(text, |a| {
+            a.edits = Some(vec![edit("one", "1"), edit("seven", "7")])
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`edits[1].find` was not found") && err.contains("all or none"),
+            "{err}"
+        );
+        let err = update(text, |a| {
+            a.edits = Some(vec![edit("one two", "x"), edit("two\nthree", "y")])
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`edits[0].find` and `edits[1].find` overlap (both change line 1)"),
+            "{err}"
+        );
+        assert!(update(text, |a| a.edits = Some(Vec::new())).is_err());
+    }
+
+    #[test]
+    fn a_normalised_match_keeps_the_notes_own_edge_whitespace() {
+        let text = "A wrapped\nline here.\n\nNext.\n";
+        assert_eq!(
+            update(text, |a| a.replace_text =
+                Some(edit("A wrapped line here.\n", "Short.\n")))
+            .unwrap(),
+            "Short.\n\nNext.\n"
+        );
     }
 
     #[test]

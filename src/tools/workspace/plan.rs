@@ -249,6 +249,10 @@ impl Workspace {
             }
         };
         if let Some(record) = done.record {
+            // The caller knows what it wrote: a whole-body replacement after it needs no re-read.
+            if let Some(revision) = &record.after_rev {
+                self.note_read(&record.rel, revision);
+            }
             let warnings = self.after_write(WriteRecord {
                 tool: Some(&plan.tool),
                 actor: None,

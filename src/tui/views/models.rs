@@ -20,6 +20,9 @@ use ratatui::text::{Line, Span};
 pub struct ModelRow {
     pub id: String,
     pub window: ContextWindow,
+    /// The length the model was trained for, when the server said it beside the smaller window
+    /// it runs the model with (Ollama's `/api/show` beside `/api/ps`): shown after the source.
+    pub trained: Option<u64>,
     /// The model in use, which the server does not list (shown first, marked).
     pub unlisted: bool,
 }
@@ -130,11 +133,16 @@ impl ModelsView {
                 with(Role::Text),
             ),
             Span::styled("  ", base),
-            Span::styled(
-                pad_right(&row.window.source.to_string(), source_width),
-                with(Role::Dim),
-            ),
+            Span::styled(pad_right(&source_of(row), source_width), with(Role::Dim)),
         ])
+    }
+}
+
+/// Where the window came from, and the trained length beside a smaller running window.
+fn source_of(row: &ModelRow) -> String {
+    match row.trained.filter(|&t| t != row.window.tokens) {
+        Some(trained) => format!("{} · trained {}", row.window.source, compact(trained)),
+        None => row.window.source.to_string(),
     }
 }
 
@@ -239,6 +247,7 @@ mod tests {
         ModelRow {
             id: id.into(),
             window: ContextWindow { tokens, source },
+            trained: None,
             unlisted: false,
         }
     }
@@ -294,11 +303,39 @@ mod tests {
                     tokens: 4_096,
                     source: WindowSource::Server("llama.cpp /props n_ctx"),
                 },
+                trained: None,
                 unlisted: false,
             }],
             false,
         );
         insta::assert_snapshot!(buffer_text(&rendered(&mut view, 80, 24)));
+    }
+
+    /// Ollama allocated 4,096 tokens for a model trained for 40,960: both are shown, and the
+    /// window used is the allocated one.
+    #[test]
+    fn the_allocated_window_is_used_and_the_trained_one_shown_beside_it() {
+        let mut view = ModelsView::new(
+            "openai · http://localhost:11434/v1",
+            "qwen3:8b",
+            vec![ModelRow {
+                id: "qwen3:8b".into(),
+                window: ContextWindow {
+                    tokens: 4_096,
+                    source: WindowSource::Server("Ollama /api/ps context_length"),
+                },
+                trained: Some(40_960),
+                unlisted: false,
+            }],
+            true,
+        );
+        let text = buffer_text(&rendered(&mut view, 100, 12));
+        assert!(
+            text.contains("server: Ollama /api/ps context_length · trained 41k")
+                || text.contains("trained 40"),
+            "{text}"
+        );
+        insta::assert_snapshot!(text);
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub struct ToolsView {
     tools: Vec<ToolSpec>,
     /// Each configured MCP server and how it is doing.
     servers: Vec<McpServerStatus>,
+    /// What the model in use is sent when it is not every tool (the core set for a small
+    /// window, or none for a template without tools), shown first.
+    offer: Option<String>,
     scroll: Scroll,
     keymap: Keymap,
 }
@@ -39,6 +42,7 @@ impl ToolsView {
         Self {
             tools,
             servers,
+            offer: None,
             scroll: Scroll::default(),
             keymap: Keymap::default_map(),
         }
@@ -47,6 +51,12 @@ impl ToolsView {
     /// Show the keys of `keymap` (the active one) in the hints.
     pub fn with_keymap(mut self, keymap: &Keymap) -> Self {
         self.keymap = keymap.clone();
+        self
+    }
+
+    /// Say first what the model in use is sent, when it is not every tool.
+    pub fn with_offer(mut self, offer: Option<String>) -> Self {
+        self.offer = offer;
         self
     }
 
@@ -60,6 +70,12 @@ impl ToolsView {
             .min(width / 3)
             .max(4);
         let mut lines = Vec::new();
+        if let Some(offer) = &self.offer {
+            for row in wrap_words(offer, width) {
+                lines.push(Line::from(Span::styled(row, theme.style(Role::Notice))));
+            }
+            lines.push(Line::default());
+        }
         for tier in [Tier::Session, Tier::Workspace, Tier::Plugin] {
             let tools: Vec<&ToolSpec> = self.tools.iter().filter(|t| t.tier == tier).collect();
             let (title, note) = tier_heading(tier);
@@ -390,6 +406,16 @@ mod tests {
         let mut buf = buffer(w, h);
         view.render(buf.area, &mut buf, &Theme::builtin_dark());
         buf
+    }
+
+    /// A small window: the view says first that the model gets the core set.
+    #[test]
+    fn tools_core_set_80x24() {
+        let offer = crate::agent::offer_line(crate::agent::ToolOffer::Core, 4_096);
+        let mut view = ToolsView::new(tools(), vec![]).with_offer(offer);
+        let text = buffer_text(&rendered(&mut view, 80, 24));
+        assert!(text.contains("core tools"), "{text}");
+        insta::assert_snapshot!(text);
     }
 
     #[test]
