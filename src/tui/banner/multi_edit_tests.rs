@@ -13,12 +13,31 @@ use crate::tui::testing::{buffer, buffer_text};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
+// The five passages are more than six unchanged lines apart, so each edit is a hunk of its own
+// (changes closer than 2 × 3 context lines share a hunk, as in a unified diff).
 const NOTE: &str = "# Garden log\n\n\
+Kept since the first spring in the new house.\n\
+Every bed has a page; this one is the summary.\n\
+Dates are when the work was done, not planned.\n\
+Photos live in the attachments folder.\n\
+The old notebook is scanned into the archive.\n\n\
 The tomatoes went in along the south fence on the\n\
 twelfth, two weeks later than planned.\n\n\
+The soil test came back low in potassium, so the\n\
+compost went on thick this year, and the bed by\n\
+the shed got a second load before the rain.\n\
+The leaf mould from last autumn is nearly ready.\n\n\
 - basil: sown indoors\n- beans: not yet\n- chard: thinned\n\n\
-Watering is every “second” evening until the\n\
+Slugs were worst in the week of heavy rain; the\n\
+copper tape on the raised beds did better than\n\
+the beer traps, which filled in two days.\n\
+The netting stays on until the plants are tall.\n\n\
+Watering is every \u{201c}second\u{201d} evening until the\n\
 beds are mulched.\n\n\
+The water butt fills in one storm; a second one\n\
+would see the garden through a dry fortnight.\n\
+The hose reaches every bed but the far corner.\n\
+Mulch is straw this year, not bark.\n\n\
 ## Next\n\n\
 Order seeds before the end of February.  Ask Dana\n\
 about the spare hose.\n";
@@ -100,7 +119,7 @@ async fn five_edits_are_one_banner_with_five_hunks_and_one_revision() {
     let text = std::fs::read_to_string(ws.vault().root().join("Garden log.md")).unwrap();
     assert_eq!(
         text,
-        NOTE.replace("south fence", "west fence")
+        NOTE.replace("south fence on the\ntwelfth", "west fence on the twelfth")
             .replace("beans: not yet", "beans: sown outside")
             .replace("every “second” evening", "every evening")
             .replace("before the end of February.  Ask", "by mid-February. Ask")
