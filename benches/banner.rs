@@ -19,10 +19,10 @@ use ratatui::layout::Rect;
 use serde_json::json;
 use std::time::Instant;
 use vaultchat::agent::{PermissionRequest, Proposal};
+use vaultchat::text::diff::TextDiff;
 use vaultchat::tui::banner::Banner;
 use vaultchat::tui::keymap::{KeyContext, Keymap};
 use vaultchat::tui::theme::Theme;
-use vaultchat::vault::diff::TextDiff;
 
 const PARAGRAPHS: usize = 2_000;
 const EVERY: usize = 10;

@@ -1,8 +1,8 @@
 //! vaultchat: an LLM agent beside your Markdown notes.
 //!
 //! The library holds every part of the program so that integration tests can reach them; `main.rs`
-//! only calls [`cli::run`]. Modules may import only modules below them in docs/architecture.md's table:
-//! `cli` → `index` → `store` → `vault` → `config`.
+//! only calls [`cli::run`]. Which module may import which is drawn once, in docs/architecture.md's
+//! module map, and checked as drawn by `tests/engine/module_boundaries.rs`.
 
 pub mod agent;
 pub mod attach;
@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod permission;
 pub mod quote;
 pub mod store;
+pub mod text;
 pub mod tools;
 pub mod tui;
 pub mod vault;

@@ -8,11 +8,11 @@ use super::{
     PermissionRequest, Proposal, ToolCallRecord,
 };
 use crate::permission::{Answer, CallFacts, Decision, RuleScope, decide, rule_for_answer};
+use crate::text::diff::apply_hunks;
 use crate::tools::session::{EditorState, run_session_tool};
 use crate::tools::workspace::{Change, Plan};
 use crate::tools::{Tier, ToolError, ToolImage, ToolSpec};
 use crate::vault::Access;
-use crate::vault::diff::apply_hunks;
 use crate::vault::note_io;
 use serde_json::{Map, Value};
 

@@ -27,10 +27,10 @@ pub use tool_list::build_tool_list;
 
 use crate::llm::{Message, Provider, Usage};
 use crate::permission::{Answer, RuleSet};
+use crate::text::diff::TextDiff;
 use crate::tools::session::EditorState;
 use crate::tools::workspace::Workspace;
 use crate::tools::{BoxFuture, Registry, Tool};
-use crate::vault::diff::TextDiff;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;

@@ -735,7 +735,7 @@ impl App {
             return;
         };
         let current = self.editor.text();
-        let diff = crate::vault::diff::TextDiff::new(&current, &text);
+        let diff = crate::text::diff::TextDiff::new(&current, &text);
         if diff.is_empty() {
             self.flash("the note already has that text", Role::Notice);
             return;
@@ -959,7 +959,7 @@ impl App {
         let text = if current == before {
             after.to_string()
         } else {
-            match crate::vault::diff::merge3(before, &current, after) {
+            match crate::text::diff::merge3(before, &current, after) {
                 Ok(merged) => merged,
                 Err(conflict) => {
                     self.on_error(format!(

@@ -14,6 +14,8 @@
 
 use crate::agent::PermissionRequest;
 use crate::permission::Answer;
+use crate::text::diff::TextDiff;
+use crate::text::word_diff::HunkWords;
 use crate::tui::chat::wrap::{self, Breaks};
 use crate::tui::diff_view::{
     DiffLayout, display_width, draw_rows, fit_spans, printable, scrollbar, truncate,
@@ -21,8 +23,6 @@ use crate::tui::diff_view::{
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::views::typed_char;
-use crate::vault::diff::TextDiff;
-use crate::vault::word_diff::HunkWords;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -8,13 +8,13 @@
 //! drawn in their own roles. Tabs and control characters are made visible first so that what is
 //! counted is what is drawn.
 
+use crate::text::diff::{DiffLine, Hunk, LineKind, TextDiff};
+use crate::text::word_diff::{HunkWords, WordSpan};
 use crate::tui::chat::wrap::{self, Breaks};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::width::TAB_WIDTH;
 use crate::tui::width::TERMINAL;
 pub use crate::tui::width::{display_width, truncate};
-use crate::vault::diff::{DiffLine, Hunk, LineKind, TextDiff};
-use crate::vault::word_diff::{HunkWords, WordSpan};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};

@@ -589,7 +589,7 @@ impl EditorPane {
             ConflictChoice::TakeTheirs => self.replace_keeping_line(&disk.text),
             ConflictChoice::Merge => {
                 let base = self.base.as_ref().map_or("", |b| b.text.as_str());
-                match crate::vault::diff::merge3(base, &self.text(), &disk.text) {
+                match crate::text::diff::merge3(base, &self.text(), &disk.text) {
                     Ok(merged) => self.replace_keeping_line(&merged),
                     Err(clash) => {
                         let message = if clash.base_end > clash.base_start + 1 {

@@ -9,8 +9,8 @@ use crate::agent::{
     AgentEvent, CallDecision, PermissionRequest, Proposal, ToolCallRecord, TurnEnd, TurnOutcome,
 };
 use crate::llm::Usage;
+use crate::text::diff::TextDiff;
 use crate::tui::testing::draw_app as draw;
-use crate::vault::diff::TextDiff;
 use crate::vault::note_io::{Fingerprint, NoteText, TextFormat};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;

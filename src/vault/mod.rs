@@ -4,8 +4,6 @@
 //! * [`contained`] does every file operation from one handle on the vault root, so a folder
 //!   swapped for a link after the guard's check cannot redirect it; it also serialises writers.
 //! * [`note_io`] reads notes and writes them atomically, preserving their format.
-//! * [`diff`] compares two versions of a note line by line (hunks, per-hunk apply, merges);
-//!   [`word_diff`] pairs changed lines and finds the words that changed inside them.
 //! * [`markdown`] extracts structure (frontmatter, tags, wikilinks, headings, code blocks).
 //! * [`links`] resolves wikilink targets to notes; [`relink`] keeps links right when a note moves.
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
@@ -13,7 +11,6 @@
 
 pub mod anchor_match;
 pub mod contained;
-pub mod diff;
 pub mod guard;
 pub mod journal;
 pub mod links;
@@ -23,6 +20,5 @@ pub mod percent;
 pub mod relink;
 pub mod walk;
 pub mod watch;
-pub mod word_diff;
 
 pub use guard::{Access, PathError, Vault, VaultPath};

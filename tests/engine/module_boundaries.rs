@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The module map, top to bottom (docs/architecture.md). A module may use only modules after it.
-const LAYERS: [&str; 13] = [
+const LAYERS: [&str; 14] = [
     "cli",
     "tui",
     "agent",
@@ -25,6 +25,7 @@ const LAYERS: [&str; 13] = [
     "vault",
     "config",
     "quote",
+    "text",
 ];
 
 /// Only `tui` may depend on the terminal UI crates.

@@ -16,8 +16,8 @@
 
 use super::moves::{FileEdit, MovePlan};
 use super::{Workspace, WriteRecord, internal, note_error, read_text};
+use crate::text::diff::{TextDiff, apply_hunks};
 use crate::tools::ToolError;
-use crate::vault::diff::{TextDiff, apply_hunks};
 use crate::vault::note_io::{self, NoteText};
 use crate::vault::{Access, Vault, VaultPath, journal};
 use serde::{Deserialize, Serialize};

@@ -12,10 +12,10 @@
 
 use super::moves::MovePlan;
 use super::{Workspace, WriteRecord, internal, note_error, read_text};
+use crate::text::diff::{TextDiff, apply_hunks, merge3};
 use crate::tools::{ToolError, ToolOutput};
 use crate::vault::VaultPath;
 use crate::vault::contained::{ContainedError, Entry, Folder, WriteLock};
-use crate::vault::diff::{TextDiff, apply_hunks, merge3};
 use crate::vault::note_io::{self, NoteText};
 use serde_json::{Map, Value, json};
 

@@ -186,9 +186,9 @@ impl App {
         }
         if !matches!(outcome.answer, crate::permission::Answer::Deny { .. }) {
             let current = self.editor.text();
-            let diff = crate::vault::diff::TextDiff::new(&current, &text);
+            let diff = crate::text::diff::TextDiff::new(&current, &text);
             let restored = match &outcome.hunks {
-                Some(flags) => crate::vault::diff::apply_hunks(&current, &text, &diff, flags),
+                Some(flags) => crate::text::diff::apply_hunks(&current, &text, &diff, flags),
                 None => text,
             };
             self.editor.apply_edit(&restored);

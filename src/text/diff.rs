@@ -6,9 +6,9 @@
 //! lines, and applying hunks rebuilds the exact bytes of either side.
 //!
 //! Pure functions: no I/O and nothing about how a diff is shown beyond [`TextDiff::unified`].
-//! Word-level detail inside changed lines is in [`crate::vault::word_diff`].
+//! Word-level detail inside changed lines is in [`crate::text::word_diff`].
 
-use crate::vault::word_diff::{HunkWords, diff_words};
+use crate::text::word_diff::{HunkWords, diff_words};
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 use std::ops::Range;
@@ -101,7 +101,7 @@ impl TextDiff {
     }
 
     /// Word-level detail of every hunk (which changed lines pair up, and which of their words
-    /// changed), for showing the diff; see [`crate::vault::word_diff`].
+    /// changed), for showing the diff; see [`crate::text::word_diff`].
     pub fn words(&self) -> Vec<HunkWords> {
         diff_words(&self.hunks)
     }

@@ -14,7 +14,7 @@
 //!
 //! Pure functions: no I/O, nothing about how the result is drawn.
 
-use crate::vault::diff::{Hunk, LineKind};
+use crate::text::diff::{Hunk, LineKind};
 use similar::{Algorithm, DiffTag};
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -28,7 +28,7 @@ pub const MIN_SIMILARITY: f32 = 0.35;
 /// (first removed with first added, …) instead of by best match.
 const MAX_PAIRING_COMPARISONS: usize = 400;
 
-/// Time for all word diffs of one [`TextDiff`](crate::vault::diff::TextDiff); lines left when it
+/// Time for all word diffs of one [`TextDiff`](crate::text::diff::TextDiff); lines left when it
 /// runs out are shown without word detail rather than freezing the approval banner.
 const WORDS_BUDGET: Duration = Duration::from_millis(300);
 
@@ -389,7 +389,7 @@ fn tokens(text: &str) -> Vec<Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vault::diff::TextDiff;
+    use crate::text::diff::TextDiff;
     use pretty_assertions::assert_eq;
 
     /// The changed pieces of each side, as text.
