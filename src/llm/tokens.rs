@@ -88,14 +88,21 @@ impl Tokenizer {
 
 /// Load `model`'s tokenizer on a thread of its own, so that the first estimate (before the
 /// first request, or of a response without usage) does not wait for it: loading o200k_base
-/// takes 0.1–0.25 s. Does nothing for models with the calibrated estimate or when it is loaded.
-pub fn preload(model: &str) {
-    if let Tokenizer::Bpe(encoding) = Tokenizer::for_model(model) {
-        let spawned = std::thread::Builder::new()
-            .name("tokenizer-load".into())
-            .spawn(move || bpe::count(encoding, "").is_some());
-        if let Err(error) = spawned {
+/// takes 0.1–0.25 s. Does nothing for models with the calibrated estimate. The handle (callers
+/// drop it) answers whether the tokenizer is loaded once the thread is done; `None` when no
+/// thread was started.
+pub fn preload(model: &str) -> Option<std::thread::JoinHandle<bool>> {
+    let Tokenizer::Bpe(encoding) = Tokenizer::for_model(model) else {
+        return None;
+    };
+    let spawned = std::thread::Builder::new()
+        .name("tokenizer-load".into())
+        .spawn(move || bpe::count(encoding, "").is_some() && bpe::is_loaded(encoding));
+    match spawned {
+        Ok(handle) => Some(handle),
+        Err(error) => {
             tracing::debug!(%error, "the tokenizer loads on first use instead");
+            None
         }
     }
 }

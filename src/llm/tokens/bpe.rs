@@ -37,23 +37,38 @@ const CACHE_MIN_BYTES: usize = 64;
 /// re-fills it with the messages it still sends on the next request).
 const CACHE_CAPACITY: usize = 16 * 1024;
 
+/// The encoders, each loaded once per process: `None` inside when it failed to load.
+static O200K: OnceLock<Option<CoreBPE>> = OnceLock::new();
+static CL100K: OnceLock<Option<CoreBPE>> = OnceLock::new();
+
+fn cell(encoding: Encoding) -> &'static OnceLock<Option<CoreBPE>> {
+    match encoding {
+        Encoding::O200kBase => &O200K,
+        Encoding::Cl100kBase => &CL100K,
+    }
+}
+
+/// Whether `encoding`'s encoder has loaded (without loading it).
+pub fn is_loaded(encoding: Encoding) -> bool {
+    matches!(cell(encoding).get(), Some(Some(_)))
+}
+
 /// The loaded encoder, once per process; `None` when it failed to load (the caller falls back to
 /// the calibrated estimate rather than fail a request over a count).
 fn encoder(encoding: Encoding) -> Option<&'static CoreBPE> {
-    static O200K: OnceLock<Option<CoreBPE>> = OnceLock::new();
-    static CL100K: OnceLock<Option<CoreBPE>> = OnceLock::new();
-    let (cell, load): (_, fn() -> anyhow::Result<CoreBPE>) = match encoding {
-        Encoding::O200kBase => (&O200K, tiktoken_rs::o200k_base),
-        Encoding::Cl100kBase => (&CL100K, tiktoken_rs::cl100k_base),
+    let load: fn() -> anyhow::Result<CoreBPE> = match encoding {
+        Encoding::O200kBase => tiktoken_rs::o200k_base,
+        Encoding::Cl100kBase => tiktoken_rs::cl100k_base,
     };
-    cell.get_or_init(|| match load() {
-        Ok(bpe) => Some(bpe),
-        Err(error) => {
-            tracing::warn!(?encoding, %error, "the tokenizer did not load; token counts are estimated");
-            None
-        }
-    })
-    .as_ref()
+    cell(encoding)
+        .get_or_init(|| match load() {
+            Ok(bpe) => Some(bpe),
+            Err(error) => {
+                tracing::warn!(?encoding, %error, "the tokenizer did not load; token counts are estimated");
+                None
+            }
+        })
+        .as_ref()
 }
 
 /// Remembered counts by (encoding, xxh3 of the text).
