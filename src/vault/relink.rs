@@ -382,18 +382,7 @@ pub fn relative_path(from: &str, to: &str) -> String {
 /// Percent-encodes what ends or confuses a bare Markdown destination: spaces, parentheses, `%`,
 /// `#`, `<`, `>` and control characters. Other characters (Unicode included) stay as they are.
 fn percent_encode(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        if matches!(c, ' ' | '(' | ')' | '%' | '#' | '<' | '>' | '\\') || c.is_control() {
-            let mut buf = [0u8; 4];
-            for byte in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{byte:02X}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    super::percent::percent_encode_ascii(path, super::percent::LINK_DESTINATION)
 }
 
 /// A Markdown destination's path as it names a file: its `%XX` escapes decoded by the one strict
