@@ -7,6 +7,7 @@
 //! * [`diff`] compares two versions of a note line by line (hunks, per-hunk apply, merges);
 //!   [`word_diff`] pairs changed lines and finds the words that changed inside them.
 //! * [`markdown`] extracts structure (frontmatter, tags, wikilinks, headings, code blocks).
+//! * [`name`] names a note: its file name and stem, one rule for every caller.
 //! * [`links`] resolves wikilink targets to notes; [`relink`] keeps links right when a note moves.
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
 //! * [`journal`] keeps the small durable file a write over several notes needs (a move).
@@ -18,6 +19,7 @@ pub mod guard;
 pub mod journal;
 pub mod links;
 pub mod markdown;
+pub mod name;
 pub mod note_io;
 pub mod percent;
 pub mod relink;

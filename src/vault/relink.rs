@@ -225,17 +225,7 @@ fn wikilink_target_range(text: &str, span: &Range<usize>) -> Option<Range<usize>
     Some(start..start + trimmed.len())
 }
 
-fn stem(path: &str) -> &str {
-    strip_md(path.rsplit('/').next().unwrap_or(path))
-}
-
-fn strip_md(name: &str) -> &str {
-    let cut = name.len().saturating_sub(3);
-    match name.get(cut..) {
-        Some(ext) if ext.eq_ignore_ascii_case(".md") => &name[..cut],
-        _ => name,
-    }
-}
+use super::name::{stem, without_md as strip_md};
 
 /// An inline Markdown link to a local `.md` file.
 #[derive(Debug, Clone, PartialEq, Eq)]
