@@ -1,7 +1,7 @@
 //! The names a note goes by, in one place: its file name, its stem (what Obsidian shows and links
 //! by: the file name without the final `.md` extension, case kept) and a path without `.md`. Links
 //! (`links`, `relink`), the index, the note tools, MCP prompts and the file pane all call these,
-//! so `Plan.Md` has one name everywhere (docs/decisions.md §49). Pure string rules, no I/O.
+//! so `Plan.Md` has one name everywhere (docs/decisions.md §50). Pure string rules, no I/O.
 
 /// The last segment of a vault-relative path: `a/b/Plan.md` → `Plan.md`.
 pub fn file_name(rel: &str) -> &str {
