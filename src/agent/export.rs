@@ -54,6 +54,33 @@ pub fn default_note_path(session: &SessionSummary) -> String {
     }
 }
 
+/// Why a chat could not become a note.
+#[derive(Debug, thiserror::Error)]
+pub enum ChatNoteError {
+    #[error("99 saved chats of that title exist")]
+    NoFreeName,
+    #[error(transparent)]
+    Tool(#[from] crate::tools::ToolError),
+}
+
+/// The one planner of a chat note, for `/save` and `vaultchat sessions export`: at `to` when the
+/// person named a path (never over an existing note), else at [`default_note_path`] or, when a
+/// chat saved before (or another note) holds that name, the next free one (`… 2.md`, `… 3.md`).
+pub fn plan_chat_note(
+    workspace: &crate::tools::workspace::Workspace,
+    session: &SessionSummary,
+    text: String,
+    to: Option<&str>,
+) -> Result<crate::tools::workspace::Plan, ChatNoteError> {
+    let path = match to {
+        Some(path) => path.to_string(),
+        None => workspace
+            .free_note_path(&default_note_path(session))?
+            .ok_or(ChatNoteError::NoFreeName)?,
+    };
+    Ok(workspace.plan_user_create(&path, text)?)
+}
+
 /// The note's Markdown: frontmatter, the turns (the person's words, the replies, one line per
 /// tool call), and the notes the agent read or changed as `[[links]]`.
 pub fn chat_markdown(

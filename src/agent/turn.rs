@@ -208,7 +208,13 @@ impl Agent {
                 return ControlFlow::Break(Ok(()));
             }
         };
-        self.count_usage(&response.usage, &request.model, steps, inbox);
+        self.count_usage(
+            &response.usage,
+            &request.model,
+            &mut steps.outcome.usage,
+            "the usage of a response",
+            inbox,
+        );
         if !self.check_truncation(&response.usage, &request, &mut steps.outcome, inbox) {
             self.calibrate(&response.usage, &request, sent_messages);
         }
@@ -303,15 +309,23 @@ impl Agent {
         }
     }
 
-    /// The response's usage: added to the turn, shown, stored against the model that answered.
-    fn count_usage(&mut self, usage: &Usage, model: &str, steps: &mut Steps, inbox: &Inbox<'_>) {
-        steps.outcome.usage.add(usage);
+    /// A response's usage (a turn's step or a summary request): added to `total`, shown, stored
+    /// against the model that answered; `what` names it when it could not be stored.
+    pub(super) fn count_usage(
+        &mut self,
+        usage: &Usage,
+        model: &str,
+        total: &mut Usage,
+        what: &str,
+        inbox: &Inbox<'_>,
+    ) {
+        total.add(usage);
         inbox.send(AgentEvent::Usage(*usage));
         if let Err(e) = self
             .log
             .record_usage(usage, &self.settings.provider_name, model)
         {
-            self.unrecorded("the usage of a response", &e, inbox);
+            self.unrecorded(what, &e, inbox);
         }
     }
 

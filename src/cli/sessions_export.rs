@@ -5,7 +5,7 @@
 
 use super::outln;
 use super::{Context, Failure};
-use crate::agent::export::{ExportScope, chat_markdown, default_note_path};
+use crate::agent::export::{ExportScope, chat_markdown, plan_chat_note};
 use crate::store::{Actor, Store};
 use crate::tools::workspace::Workspace;
 use serde_json::json;
@@ -33,11 +33,10 @@ pub fn run(
         outln!("{}", crate::quote::terminal_text(text.trim_end()));
         return Ok(());
     }
-    let path = to.map_or_else(|| default_note_path(&session), str::to_string);
     let vault = ctx.vault()?;
     let workspace = Workspace::open(vault, &ctx.paths, &ctx.config, Actor::User)?;
-    let plan = workspace
-        .plan_user_create(&path, text)
+    // Without `--to`, a second export of one session finds the next free name, as `/save` does.
+    let plan = plan_chat_note(&workspace, &session, text, to)
         .map_err(|e| Failure::new(format!("the chat was not saved: {e}")))?;
     let applied = workspace
         .apply(&plan, None)

@@ -65,17 +65,7 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
 
 /// The file name without folder and without the `.md` extension.
 pub fn stem_of(rel: &str) -> &str {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    match name.len().checked_sub(3) {
-        Some(cut)
-            if name
-                .get(cut..)
-                .is_some_and(|e| e.eq_ignore_ascii_case(".md")) =>
-        {
-            name.get(..cut).unwrap_or(name)
-        }
-        _ => name,
-    }
+    crate::vault::name::stem(rel)
 }
 
 #[cfg(test)]

@@ -36,21 +36,11 @@ pub fn note_rel(uri: &str) -> Option<String> {
     crate::vault::percent::percent_decode(encoded)
 }
 
-fn is_unreserved(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
-}
-
 fn percent_encode_into(segment: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    for &byte in segment.as_bytes() {
-        if is_unreserved(byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0x0F)]));
-        }
-    }
+    out.push_str(&crate::vault::percent::percent_encode(
+        segment,
+        crate::vault::percent::URI_SEGMENT,
+    ));
 }
 
 /// The cursor of the page after the one that ended with the note at `rel`. Pages are cut by

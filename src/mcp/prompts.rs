@@ -311,10 +311,7 @@ fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, Mcp
     ))
 }
 
-fn stem(rel: &str) -> &str {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    name.get(..name.len().saturating_sub(3)).unwrap_or(name)
-}
+use crate::vault::name::stem;
 
 /// `completion/complete` for a prompt argument: note paths containing what was typed (case
 /// folded) for `note`, the usual spans for `days`.

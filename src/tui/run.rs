@@ -875,7 +875,7 @@ fn write_warning(applied: &crate::tools::workspace::Applied) -> Option<String> {
 
 /// `/save`: the note of a stored session, planned for the banner.
 fn plan_chat_note(app: &mut App, ws: &Workspace, store: &Store, session: &str, last: bool) {
-    use crate::agent::export::{ExportScope, chat_markdown, default_note_path};
+    use crate::agent::export::{ExportScope, chat_markdown};
     let summary = match store.session(session) {
         Ok(Some(summary)) => summary,
         Ok(None) => return app.on_error("the chat was not saved: its session is not stored"),
@@ -891,15 +891,7 @@ fn plan_chat_note(app: &mut App, ws: &Workspace, store: &Store, session: &str, l
         ExportScope::Session
     };
     let text = chat_markdown(&summary, &conversation, scope);
-    // A chat saved before (or another note of that name) is never replaced: the next free name.
-    let path = match ws.free_note_path(&default_note_path(&summary)) {
-        Ok(Some(path)) => path,
-        Ok(None) => {
-            return app.on_error("the chat was not saved: 99 saved chats of that title exist");
-        }
-        Err(e) => return app.on_error(format!("the chat was not saved: {e}")),
-    };
-    match ws.plan_user_create(&path, text) {
+    match crate::agent::export::plan_chat_note(ws, &summary, text, None) {
         Ok(plan) => app.propose_chat_note(plan),
         Err(e) => app.on_error(format!("the chat was not saved: {e}")),
     }

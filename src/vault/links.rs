@@ -196,16 +196,7 @@ fn names_equal(name: &str, folded: &str) -> bool {
     }
 }
 
-/// `name` without a `.md` extension (any case), when it has one.
-fn md_stem(name: &str) -> Option<&str> {
-    let cut = name.len().checked_sub(3)?;
-    let ext = name.get(cut..)?;
-    ext.eq_ignore_ascii_case(".md").then(|| &name[..cut])
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
+use super::name::{file_name, md_stem};
 
 /// Joins a `./` or `../` target to the folder of `from`; None when it climbs above the vault root.
 fn relative_to(from: &str, target: &str) -> Option<String> {

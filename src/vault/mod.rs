@@ -5,6 +5,7 @@
 //!   swapped for a link after the guard's check cannot redirect it; it also serialises writers.
 //! * [`note_io`] reads notes and writes them atomically, preserving their format.
 //! * [`markdown`] extracts structure (frontmatter, tags, wikilinks, headings, code blocks).
+//! * [`name`] names a note: its file name and stem, one rule for every caller.
 //! * [`links`] resolves wikilink targets to notes; [`relink`] keeps links right when a note moves.
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
 //! * [`journal`] keeps the small durable file a write over several notes needs (a move).
@@ -15,6 +16,7 @@ pub mod guard;
 pub mod journal;
 pub mod links;
 pub mod markdown;
+pub mod name;
 pub mod note_io;
 pub mod percent;
 pub mod relink;

@@ -225,17 +225,7 @@ fn wikilink_target_range(text: &str, span: &Range<usize>) -> Option<Range<usize>
     Some(start..start + trimmed.len())
 }
 
-fn stem(path: &str) -> &str {
-    strip_md(path.rsplit('/').next().unwrap_or(path))
-}
-
-fn strip_md(name: &str) -> &str {
-    let cut = name.len().saturating_sub(3);
-    match name.get(cut..) {
-        Some(ext) if ext.eq_ignore_ascii_case(".md") => &name[..cut],
-        _ => name,
-    }
-}
+use super::name::{stem, without_md as strip_md};
 
 /// An inline Markdown link to a local `.md` file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -382,18 +372,7 @@ pub fn relative_path(from: &str, to: &str) -> String {
 /// Percent-encodes what ends or confuses a bare Markdown destination: spaces, parentheses, `%`,
 /// `#`, `<`, `>` and control characters. Other characters (Unicode included) stay as they are.
 fn percent_encode(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        if matches!(c, ' ' | '(' | ')' | '%' | '#' | '<' | '>' | '\\') || c.is_control() {
-            let mut buf = [0u8; 4];
-            for byte in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{byte:02X}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    super::percent::percent_encode_ascii(path, super::percent::LINK_DESTINATION)
 }
 
 /// A Markdown destination's path as it names a file: its `%XX` escapes decoded by the one strict

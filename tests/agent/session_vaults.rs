@@ -107,3 +107,41 @@ fn a_session_of_another_vault_is_not_shown_exported_deleted_or_resumed() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(fake.requests().len(), 2);
 }
+
+/// `vaultchat sessions export` finds the next free name, as `/save` does: a second export of one
+/// session writes `… 2.md` beside the first and leaves the first as it was.
+#[test]
+fn a_second_export_of_one_session_writes_the_next_free_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    let fake = FakeLlm::start(vec![reply("The answer.")]);
+    let out = vaultchat(&data, &vault, &fake, &["ask", "Which plan?", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let session = v["session_id"].as_str().unwrap().to_string();
+
+    let export = |n: usize| {
+        let out = vaultchat(
+            &data,
+            &vault,
+            &fake,
+            &["sessions", "export", &session, "--json"],
+        );
+        assert!(out.status.success(), "export {n}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["saved"].as_str().unwrap().to_string()
+    };
+    let first = export(1);
+    let first_bytes = std::fs::read(vault.join(&first)).unwrap();
+    let second = export(2);
+    let stem = first.strip_suffix(".md").unwrap();
+    assert_eq!(second, format!("{stem} 2.md"));
+    assert_eq!(std::fs::read(vault.join(&first)).unwrap(), first_bytes);
+    assert_eq!(
+        std::fs::read(vault.join(&second)).unwrap(),
+        first_bytes,
+        "the same session, the same text"
+    );
+}

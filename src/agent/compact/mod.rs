@@ -374,7 +374,13 @@ impl Agent {
                 Some(Err(e)) => return Err(format!("the summary request failed: {e}")),
                 None => return Err("interrupted".into()),
             };
-            self.count_summary_usage(&response.usage, &request.model, usage, inbox);
+            self.count_usage(
+                &response.usage,
+                &request.model,
+                usage,
+                "the usage of a summary request",
+                inbox,
+            );
             let text = text_of(&response);
             if text.trim().is_empty() {
                 return Err("the model answered the summary request with no text".into());
@@ -382,24 +388,6 @@ impl Agent {
             summary = Some(text);
         }
         Ok((summary.unwrap_or_default(), requests))
-    }
-
-    /// A summary request's usage: added to the turn, shown, stored.
-    fn count_summary_usage(
-        &mut self,
-        response: &Usage,
-        model: &str,
-        usage: &mut Usage,
-        inbox: &Inbox<'_>,
-    ) {
-        usage.add(response);
-        inbox.send(AgentEvent::Usage(*response));
-        if let Err(e) = self
-            .log
-            .record_usage(response, &self.settings.provider_name, model)
-        {
-            self.unrecorded("the usage of a summary request", &e, inbox);
-        }
     }
 
     /// One request whose text is not shown as it streams (a summary is not a reply). `None`

@@ -178,10 +178,7 @@ fn list_notes(ws: &Workspace, args: ListNotesArgs) -> Result<ToolOutput, ToolErr
     }))
 }
 
-fn stem(rel: &str) -> &str {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    name.strip_suffix(".md").unwrap_or(name)
-}
+use crate::vault::name::stem;
 
 fn bounded(
     value: Option<u32>,

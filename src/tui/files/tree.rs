@@ -28,10 +28,7 @@ pub struct NoteEntry {
 impl NoteEntry {
     /// The file name without `.md`: what Obsidian shows and links by.
     pub fn stem(&self) -> &str {
-        let name = file_name(&self.path);
-        name.strip_suffix(".md")
-            .or_else(|| name.strip_suffix(".MD"))
-            .unwrap_or(name)
+        crate::vault::name::stem(&self.path)
     }
 
     /// The title, or the file name when the note has none.
