@@ -97,7 +97,9 @@ fn crash_child_name() -> String {
 #[ignore = "the writer process of kill_9_during_writes_leaves_every_note_old_or_new, started by it"]
 fn crash_child() {
     let Some(base) = std::env::var_os(CHILD_ENV) else {
-        panic!("crash_child is the writer of kill_9_during_writes_leaves_every_note_old_or_new; run that test");
+        panic!(
+            "crash_child is the writer of kill_9_during_writes_leaves_every_note_old_or_new; run that test"
+        );
     };
     let base = PathBuf::from(base);
     let vault = Vault::open(base.join("vault")).unwrap();

@@ -56,7 +56,10 @@ fn model_names_pick_their_tokenizer() {
 fn preloading_loads_the_tokenizer_and_leaves_counts_as_they_are() {
     // The preload's own thread reports the encoder loaded; a calibrated model starts none.
     let handle = preload("gpt-4o").expect("gpt-4o has a tokenizer to preload");
-    assert!(handle.join().unwrap(), "the preload thread did not load o200k_base");
+    assert!(
+        handle.join().unwrap(),
+        "the preload thread did not load o200k_base"
+    );
     assert!(bpe::is_loaded(bpe::Encoding::O200kBase));
     assert!(preload("claude-sonnet-4-5").is_none());
     assert_eq!(estimate_text("gpt-4o", "hello world"), 2);
