@@ -1631,8 +1631,9 @@ fn a_session_is_exported_as_a_note_that_links_what_the_agent_read() {
         assert!(note.contains(part), "{part}: {note}");
     }
 
-    // Never over an existing note: the second export is refused and the note is as it was.
-    let again = export(&[]);
+    // Never over an existing note: a second export names the next free note (tests/agent/
+    // session_vaults.rs), and an explicit `--to` onto the first is refused, the note as it was.
+    let again = export(&["--to", path.as_str()]);
     assert_eq!(again.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&again.stderr).contains("already exists"),
