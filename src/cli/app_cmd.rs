@@ -25,7 +25,7 @@ pub fn run(ctx: &Context, global: &GlobalArgs) -> Result<ExitCode, Failure> {
         Some(choice) => choice.model.clone(),
         None => configured_model(&ctx.config, &flags).unwrap_or_else(|| "(none)".into()),
     };
-    let launch = crate::tui::run::Launch {
+    let launch = crate::host::Launch {
         vault,
         paths: ctx.paths.clone(),
         config: ctx.config.clone(),

@@ -47,13 +47,9 @@ pub fn run(
     } else {
         outln!("saved session {full} as {}", crate::quote::terminal(&saved));
     }
-    if let Some(warning) = applied
-        .output
-        .structured
-        .get("warning")
-        .and_then(|w| w.as_str())
-    {
-        eprintln!("vaultchat: {}", crate::quote::terminal_text(warning));
+    if !applied.written.warnings.is_empty() {
+        let warning = applied.written.warnings.join("; ");
+        eprintln!("vaultchat: {}", crate::quote::terminal_text(&warning));
     }
     Ok(())
 }

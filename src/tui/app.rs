@@ -26,7 +26,8 @@ use super::views::sessions::SessionsView;
 use super::views::tools::ToolsView;
 use super::views::usage::UsageView;
 use super::views::{View, ViewOutcome};
-use crate::agent::{AgentEvent, Attachment, FocusedNote, NoteContext, Op, TurnEnd};
+use crate::agent::{AgentEvent, Attachment, FocusedNote, NoteContext, Op, Resume, TurnEnd};
+use crate::host::{ChangeRequest, Request};
 use crate::llm::Usage;
 use crate::vault::note_io::NoteText;
 use crossterm::event::{Event, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
@@ -37,12 +38,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 mod draw;
+mod host_events;
 mod input;
+mod local;
 mod moves;
 mod save_chat;
 
-/// Banner requests the app makes itself (/rewind) have ids from here up, far above the agent's.
-const LOCAL_REQUESTS: u64 = 1 << 62;
+use local::LOCAL_REQUESTS;
 
 /// Below this width the panes stack instead of standing side by side.
 pub const STACK_BELOW_WIDTH: u16 = 100;
@@ -63,34 +65,18 @@ pub use crate::attach::MAX_IMAGES_PER_MESSAGE;
 /// What the runner must do for the app.
 #[derive(Debug)]
 pub enum Effect {
-    /// Send this to the agent.
+    /// Send this to the agent (through the host, in order).
     Agent(Op),
-    /// Read this note and call `on_note_opened` (or `on_error`). Only the saving state machine
-    /// makes it (the [`Cleared`] proof), once the open note is saved or the person chose to drop
-    /// its changes: to open a note, call [`App::open_note`].
+    /// Ask the engine: the answer comes back as a [`HostEvent`] (`App::on_host`).
+    Host(Request),
+    /// Open this note (the host's answer: `NoteOpened`). Only the saving state machine makes
+    /// it (the [`Cleared`] proof), once the open note is saved or the person chose to drop its
+    /// changes: to open a note, call [`App::open_note`].
     OpenNote(String, Cleared),
-    /// List the vault's notes (with their modification times) and call `set_notes`.
-    LoadFiles,
-    /// Create an empty note with this name (never replacing a file) and call `on_note_created`.
-    CreateNote(String),
-    /// Plan moving the note `from` to `to` with its link fixes and call `propose_move`.
-    PlanMove {
-        from: String,
-        to: String,
-    },
-    /// Apply an approved move (only the hunks flagged true, when given) and call `on_moved`.
-    ApplyMove(Box<crate::tools::workspace::Plan>, Option<Vec<bool>>),
-    /// Plan the note of session `session` (`/save`; `last`: only the last question and reply).
-    PlanChatNote {
-        session: String,
-        last: bool,
-    },
-    /// Create the approved note of the chat, with the hunks kept.
-    ApplyChatNote(Box<crate::tools::workspace::Plan>, Option<Vec<bool>>),
     /// Resolve a wikilink target to a note and open it (made like `OpenNote`).
     OpenLink(String, Cleared),
     /// Write `text` to the note (atomic, refused if the file no longer matches `read`, the note
-    /// as it was read or last saved) and call `on_save_finished`.
+    /// as it was read or last saved); the host answers `Saved`.
     SaveNote {
         path: String,
         text: String,
@@ -99,30 +85,8 @@ pub enum Effect {
         /// /rewind can undo it), never folded into the person's run of saves.
         agent_edit: bool,
     },
-    /// Suspend the app, run `$EDITOR` on the note, reload it.
+    /// Suspend the app, run `$EDITOR` on the note, then check it for changes.
     OpenExternal(String),
-    /// Load the picker's items and call `show_picker`.
-    LoadPicker,
-    /// Query the sessions (all, or matching the text) and call `show_sessions` / `set_sessions`.
-    LoadSessions(Option<String>),
-    LoadUsage,
-    LoadTools,
-    /// Load the revisions of the open note and call `show_rewind`.
-    LoadRewind(String),
-    /// Restore the text stored in a revision of the open note (into the editor buffer).
-    Rewind(i64),
-    /// Resume a stored session (a new agent on its log) and show its transcript.
-    ResumeSession(String),
-    DeleteSession(String),
-    RenameSession(String, String),
-    /// Start a new session (a new agent).
-    NewSession,
-    /// Start a new session seeded with the summary of session `id`, linked to it.
-    ContinueNew(String),
-    /// Switch the model for the next turns (and find its context window).
-    SetModel(String),
-    /// List the provider's models with their windows (off the loop) and call `show_models`.
-    LoadModels,
     Copy(String),
     /// Read the clipboard off the UI thread and call `on_clipboard`: an image becomes an
     /// attachment of the message being written, text is pasted into it.
@@ -131,11 +95,53 @@ pub enum Effect {
     /// and call `on_clipboard` with each, as if pasted.
     AttachImageFiles(Vec<std::path::PathBuf>),
     SetMouseCapture(bool),
-    /// The person answered the vault plugins question: record it and start (or keep stopped)
-    /// the plugins.
-    AnswerPluginTrust(TrustChoice),
     Suspend,
     Quit,
+}
+
+/// Where an effect is carried out.
+#[derive(Debug)]
+pub enum Route {
+    /// By the host: the engine's work.
+    Host(Request),
+    /// By the terminal loop itself.
+    Terminal(Effect),
+}
+
+impl Effect {
+    /// The host's request this effect is, or the effect when it is the terminal's own work.
+    pub fn route(self) -> Route {
+        Route::from(self)
+    }
+}
+
+impl From<Effect> for Route {
+    fn from(effect: Effect) -> Route {
+        let request = match effect {
+            Effect::Agent(op) => Request::Agent(op),
+            Effect::Host(request) => request,
+            Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => Request::OpenNote(name),
+            Effect::SaveNote {
+                path,
+                text,
+                read,
+                agent_edit,
+            } => Request::SaveNote {
+                path,
+                text,
+                read,
+                agent_edit,
+            },
+            effect @ (Effect::OpenExternal(_)
+            | Effect::Copy(_)
+            | Effect::ReadClipboardImage
+            | Effect::AttachImageFiles(_)
+            | Effect::SetMouseCapture(_)
+            | Effect::Suspend
+            | Effect::Quit) => return Route::Terminal(effect),
+        };
+        Route::Host(request)
+    }
 }
 
 /// Which pane has the keyboard.
@@ -228,12 +234,10 @@ pub struct App {
     trust_prompt: Option<TrustPrompt>,
     mouse_captured: bool,
     effects: Vec<Effect>,
-    /// A /rewind waiting in the banner: its request id and the text it restores.
-    local_rewind: Option<(u64, String)>,
-    /// The person's move from the file pane while the banner shows it.
-    local_move: Option<Box<crate::tools::workspace::Plan>>,
-    /// The chat's note `/save` planned, while the banner asks about it.
-    local_save: Option<Box<crate::tools::workspace::Plan>>,
+    /// The person's own changes the banner asks about (moves, `/save`, `/rewind`).
+    local: local::LocalChanges,
+    /// The generation of the agent in use: events of an agent it replaced are dropped.
+    agent_generation: u64,
     /// The file pane, and whether the person showed or hid it (`None`: by the width).
     pub files: FilePane,
     files_shown: Option<bool>,
@@ -288,9 +292,8 @@ impl App {
             trust_prompt: None,
             mouse_captured: true,
             effects: Vec::new(),
-            local_rewind: None,
-            local_move: None,
-            local_save: None,
+            local: local::LocalChanges::default(),
+            agent_generation: 0,
             files,
             files_shown: None,
             completion: None,
@@ -412,7 +415,7 @@ impl App {
     /// The vault was opened, or the index took in changes to it: list the notes (again) for the
     /// file pane and the `[[` list.
     pub fn on_vault_changed(&mut self) {
-        self.effects.push(Effect::LoadFiles);
+        self.effects.push(Effect::Host(Request::ListFiles));
     }
 
     /// The open note was saved: it moves up in the file pane's "Recent". A save changes no other
@@ -498,7 +501,8 @@ impl App {
         self.last_context_tokens = 0;
         self.last_context_estimated = false;
         self.info.session_id = None;
-        self.effects.push(Effect::NewSession);
+        self.effects
+            .push(Effect::Host(Request::StartAgent(Resume::New)));
         self.transcript.push_system("new session");
     }
 
@@ -537,7 +541,10 @@ impl App {
         self.usage = Usage::default();
         self.last_context_tokens = 0;
         self.info.session_id = None;
-        self.effects.push(Effect::ContinueNew(id.clone()));
+        self.effects
+            .push(Effect::Host(Request::StartAgent(Resume::ContinueNew(
+                Some(id.clone()),
+            ))));
         self.transcript.push_system(&format!(
             "new session continuing {id}: its summary is made with your first message"
         ));
@@ -617,12 +624,14 @@ impl App {
             "new" => self.new_session(),
             "compact" => self.compact(),
             "continue-new" => self.continue_new(),
-            "sessions" => self.effects.push(Effect::LoadSessions(None)),
-            "usage" => self.effects.push(Effect::LoadUsage),
+            "sessions" => self.effects.push(Effect::Host(Request::ListSessions(None))),
+            "usage" => self.effects.push(Effect::Host(Request::Usage)),
             "help" => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
-            "mcp" | "tools" => self.effects.push(Effect::LoadTools),
+            "mcp" | "tools" => self.load_tools(),
             "rewind" => match self.editor.path() {
-                Some(path) => self.effects.push(Effect::LoadRewind(path.to_string())),
+                Some(path) => self
+                    .effects
+                    .push(Effect::Host(Request::Revisions(path.to_string()))),
                 None => self.flash(
                     "/rewind restores the open note; open one first (Ctrl+P)",
                     Role::Notice,
@@ -630,7 +639,9 @@ impl App {
             },
             "model" if arg.is_empty() => {
                 self.flash("asking the provider for its models…", Role::Notice);
-                self.effects.push(Effect::LoadModels);
+                self.effects.push(Effect::Host(Request::ListModels {
+                    current: self.info.model.clone(),
+                }));
             }
             "model" => self.set_model(arg),
             "save" => self.save_chat(arg),
@@ -655,19 +666,23 @@ impl App {
                 if self.busy() {
                     self.flash("a turn is running; interrupt it first", Role::Notice);
                 } else {
-                    self.effects.push(Effect::ResumeSession(id));
+                    self.effects
+                        .push(Effect::Host(Request::StartAgent(Resume::Session(id))));
                 }
             }
-            ViewOutcome::DeleteSession(id) => self.effects.push(Effect::DeleteSession(id)),
-            ViewOutcome::RenameSession(id, title) => {
-                self.effects.push(Effect::RenameSession(id, title))
+            ViewOutcome::DeleteSession(id) => {
+                self.effects.push(Effect::Host(Request::DeleteSession(id)))
             }
-            ViewOutcome::SearchSessions(query) => {
-                self.effects.push(Effect::LoadSessions(Some(query)))
-            }
+            ViewOutcome::RenameSession(id, title) => self
+                .effects
+                .push(Effect::Host(Request::RenameSession { id, title })),
+            ViewOutcome::SearchSessions(query) => self
+                .effects
+                .push(Effect::Host(Request::ListSessions(Some(query)))),
             ViewOutcome::Rewind { revision } => {
                 self.overlay = None;
-                self.effects.push(Effect::Rewind(revision));
+                self.effects
+                    .push(Effect::Host(Request::RevisionText(revision)));
             }
             ViewOutcome::SetModel(model) => {
                 self.overlay = None;
@@ -679,7 +694,10 @@ impl App {
     /// Use `model` from the next turn on (a running turn keeps its model).
     fn set_model(&mut self, model: &str) {
         self.info.model = model.to_string();
-        self.effects.push(Effect::SetModel(model.to_string()));
+        self.effects
+            .push(Effect::Agent(Op::SetModel(model.to_string())));
+        self.effects
+            .push(Effect::Host(Request::ContextWindow(model.to_string())));
         self.transcript
             .push_system(&format!("model set to {model} for the next turns"));
     }
@@ -726,38 +744,6 @@ impl App {
         self.on_error(
             "there is no agent to answer: check [provider] in the config and the API key (vaultchat doctor), then /new",
         );
-    }
-
-    /// /rewind chose a revision: show the change back to its text as a diff; applied to the
-    /// buffer (one undo step, unsaved) only when approved.
-    pub fn rewind_to(&mut self, revision: i64, text: String) {
-        let Some(path) = self.editor.path().map(str::to_string) else {
-            return;
-        };
-        let current = self.editor.text();
-        let diff = crate::text::diff::TextDiff::new(&current, &text);
-        if diff.is_empty() {
-            self.flash("the note already has that text", Role::Notice);
-            return;
-        }
-        let id = LOCAL_REQUESTS + revision.unsigned_abs();
-        self.local_rewind = Some((id, text));
-        self.banner.push(crate::agent::PermissionRequest {
-            id,
-            call_id: format!("rewind-{revision}"),
-            tool: "rewind".into(),
-            input: serde_json::json!({ "note": path, "revision": revision }),
-            paths: vec![path.clone()],
-            proposal: Some(crate::agent::Proposal {
-                summary: format!("restore {path} to the text before revision {revision}"),
-                path,
-                diff,
-                files: Vec::new(),
-            }),
-            offer_session: false,
-            offer_always: false,
-            reason: "/rewind restores the text before an agent edit".into(),
-        });
     }
 
     pub fn on_note_opened(&mut self, path: &str, note: NoteText) {
@@ -845,7 +831,7 @@ impl App {
     /// still starting, so it is loaded again with their tools and states.
     pub fn on_mcp_started(&mut self) {
         if matches!(self.overlay, Some(Overlay::Tools(_))) {
-            self.effects.push(Effect::LoadTools);
+            self.load_tools();
         }
     }
 
@@ -857,6 +843,14 @@ impl App {
     /// Whether the plugins question is open.
     pub fn asking_plugin_trust(&self) -> bool {
         self.trust_prompt.is_some()
+    }
+
+    /// Ask the host for every tool and what the model in use is offered.
+    fn load_tools(&mut self) {
+        self.effects.push(Effect::Host(Request::ListTools {
+            model: self.info.model.clone(),
+            window: self.info.context_window,
+        }));
     }
 
     pub fn show_tools(&mut self, view: ToolsView) {

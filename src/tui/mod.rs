@@ -18,9 +18,7 @@ pub mod highlight;
 mod image_paste_tests;
 pub mod keymap;
 pub mod link_completion;
-pub mod models_list;
 pub mod picker;
-mod plugin_gate;
 #[cfg(test)]
 mod plugin_screens;
 pub mod run;

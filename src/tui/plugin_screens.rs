@@ -68,7 +68,11 @@ fn button_style(app: &mut App, label: &str) -> Option<ratatui::style::Style> {
 
 fn answer_of(app: &mut App) -> Option<TrustChoice> {
     app.take_effects().into_iter().find_map(|e| match e {
-        Effect::AnswerPluginTrust(choice) => Some(choice),
+        Effect::Host(crate::host::Request::AnswerPluginTrust { trusted }) => Some(if trusted {
+            TrustChoice::Trust
+        } else {
+            TrustChoice::NotNow
+        }),
         _ => None,
     })
 }

@@ -158,7 +158,7 @@ fn opening_another_note_with_the_picker_saves_first() {
     ctrl(&mut app, 'p');
     assert!(matches!(
         app.take_effects().as_slice(),
-        [Effect::LoadPicker]
+        [Effect::Host(crate::host::Request::ListNames)]
     ));
     app.show_picker(vec![PickerItem {
         path: "Seeds.md".into(),

@@ -407,7 +407,10 @@ fn an_open_tools_view_is_reloaded_when_the_mcp_servers_have_started() {
     );
     app.show_tools(crate::tui::views::tools::ToolsView::new(vec![], vec![]));
     app.on_mcp_started();
-    assert!(matches!(app.take_effects().as_slice(), [Effect::LoadTools]));
+    assert!(matches!(
+        app.take_effects().as_slice(),
+        [Effect::Host(crate::host::Request::ListTools { .. })]
+    ));
 }
 
 #[test]

@@ -4,26 +4,11 @@
 
 use super::chat::Transcript;
 use crate::agent::{CallDecision, StoredConversation, ToolCallRecord};
-use crate::llm::{Block, ResultPart, Role as MessageRole, Usage};
-use crate::store::Store;
-
-/// A transcript from a stored session (read by [`crate::agent::load_conversation`], as the
-/// agent reads it); a session that cannot be read is said in the transcript, not shown with holes.
-pub(super) fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
-    match crate::agent::load_conversation(store, id) {
-        Ok(conversation) => (transcript_of(&conversation), conversation.usage),
-        Err(e) => {
-            tracing::warn!("session {id} cannot be shown: {e}");
-            let mut transcript = Transcript::new();
-            transcript.push_error(&e.to_string());
-            (transcript, Usage::default())
-        }
-    }
-}
+use crate::llm::{Block, ResultPart, Role as MessageRole};
 
 /// The cells of a stored conversation: the person's text (not the note context that follows
 /// it), the replies, and each tool call with its result and how it was decided.
-fn transcript_of(conversation: &StoredConversation) -> Transcript {
+pub fn transcript_of(conversation: &StoredConversation) -> Transcript {
     let mut transcript = Transcript::new();
     let mut calls: std::collections::HashMap<&str, (&str, &serde_json::Value)> = Default::default();
     // A summary replaces the first `count` messages that are sent upstream (failed turns are not).
@@ -141,9 +126,16 @@ fn result_text(content: &[ResultPart]) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::store::NewSession;
+    use crate::llm::Usage;
+    use crate::store::{NewSession, Store};
     use crate::tui::chat::{Cell, ToolStatus};
     use crate::tui::theme::Theme;
+
+    /// The transcript of stored session `id`, read as the host reads it for a resume.
+    fn rebuild_transcript(store: &Store, id: &str) -> (Transcript, Usage) {
+        let conversation = crate::agent::load_conversation(store, id).unwrap();
+        (transcript_of(&conversation), conversation.usage)
+    }
 
     fn session_with_a_denied_call() -> (tempfile::TempDir, Store, String) {
         let dir = tempfile::tempdir().unwrap();
@@ -266,7 +258,14 @@ mod tests {
         store
             .append_message(&id, "assistant", "{not json", "", 4)
             .unwrap();
-        let (transcript, _) = rebuild_transcript(&store, &id);
+        // As the host answers a resume: the conversation, or why it cannot be read.
+        let conversation = crate::agent::load_conversation(&store, &id).map_err(|e| e.to_string());
+        let mut app = crate::tui::testing::app_with(crate::tui::keymap::Keymap::default_map());
+        app.on_host(crate::host::HostEvent::AgentStarted {
+            generation: 1,
+            resumed: Some((id, conversation)),
+        });
+        let transcript = &app.transcript;
         let errors: Vec<&str> = (0..transcript.len())
             .filter_map(|i| match transcript.cell(i) {
                 Some(Cell::Error { text }) => Some(text.as_str()),

@@ -138,3 +138,126 @@ pub fn note_text(text: &str) -> crate::vault::note_io::NoteText {
         },
     }
 }
+
+/// A real host on a temporary vault, for tests that drive the app through the engine the way
+/// the runner does: the app's effects go to the host as requests, its events come back to the
+/// app. Nothing is faked: the vault, its index and the app database are real files.
+pub struct LiveHost {
+    pub dir: tempfile::TempDir,
+    pub root: std::path::PathBuf,
+    /// The app database's file (a test may store a session in it before the host opens it).
+    pub database: std::path::PathBuf,
+    runtime: tokio::runtime::Runtime,
+    host: Option<crate::host::Host>,
+    /// The effects that are the terminal's own work (not the host's), in order.
+    pub terminal_effects: Vec<crate::tui::app::Effect>,
+}
+
+impl LiveHost {
+    /// A vault with these notes (path, text); the host is started by [`LiveHost::start`].
+    #[allow(clippy::unwrap_used)]
+    pub fn new(notes: &[(&str, &str)]) -> LiveHost {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("vault");
+        std::fs::create_dir_all(&root).unwrap();
+        for (path, text) in notes {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        }
+        let paths = crate::config::Paths::under(&dir.path().join("data"));
+        let database = paths.database_file();
+        std::fs::create_dir_all(database.parent().unwrap()).unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        LiveHost {
+            dir,
+            root,
+            database,
+            runtime,
+            host: None,
+            terminal_effects: Vec::new(),
+        }
+    }
+
+    /// Start the host (no provider: no agent) and carry events until the vault is open.
+    #[allow(clippy::unwrap_used)]
+    pub fn start(&mut self, app: &mut crate::tui::app::App) {
+        let launch = crate::host::Launch {
+            vault: crate::vault::Vault::open(&self.root).unwrap(),
+            paths: crate::config::Paths::under(&self.dir.path().join("data")),
+            config: crate::config::Config::default(),
+            provider: None,
+            provider_problem: None,
+            provider_name: "none".into(),
+            model: app.info.model.clone(),
+            theme: "dark".into(),
+            keymap: "default".into(),
+        };
+        let host = {
+            let _runtime = self.runtime.enter();
+            crate::host::Host::start(std::sync::Arc::new(launch))
+        };
+        self.host = Some(host);
+        let mut ready = false;
+        assert!(
+            self.pump_until(app, |_, event| {
+                ready |= matches!(event, Some(crate::host::HostEvent::Ready(Ok(()))));
+                ready
+            }),
+            "the host did not open the vault"
+        );
+    }
+
+    /// Carry the app's effects to the host and its events to the app until `done` (called
+    /// with each event before the app gets it, and with `None` whenever the app is idle) says
+    /// so; `false` after 10 s without it.
+    pub fn pump_until(
+        &mut self,
+        app: &mut crate::tui::app::App,
+        mut done: impl FnMut(&crate::tui::app::App, Option<&crate::host::HostEvent>) -> bool,
+    ) -> bool {
+        let Some(host) = self.host.as_mut() else {
+            return false;
+        };
+        let terminal = &mut self.terminal_effects;
+        self.runtime.block_on(async {
+            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                carry_effects(app, host, terminal);
+                if done(app, None) {
+                    return true;
+                }
+                match tokio::time::timeout_at(deadline, host.events.recv()).await {
+                    Ok(Some(event)) => {
+                        let stop = done(app, Some(&event));
+                        app.on_host(event);
+                        if stop {
+                            // The answer's own effects go out too (a reload after a move).
+                            carry_effects(app, host, terminal);
+                            return true;
+                        }
+                    }
+                    Ok(None) | Err(_) => return false,
+                }
+            }
+        })
+    }
+}
+
+/// The app's queued effects: the host's to the host, the terminal's kept for the test.
+fn carry_effects(
+    app: &mut crate::tui::app::App,
+    host: &crate::host::Host,
+    terminal: &mut Vec<crate::tui::app::Effect>,
+) {
+    for effect in app.take_effects() {
+        match effect.route() {
+            crate::tui::app::Route::Host(request) => host.send(request),
+            crate::tui::app::Route::Terminal(effect) => terminal.push(effect),
+        }
+    }
+}

@@ -21,7 +21,7 @@ use super::{
     schema_of,
 };
 pub use moves::{FileEdit, MovePlan};
-pub use plan::{Applied, Change, FileDiff, Plan, record_hunks};
+pub use plan::{Applied, Change, FileDiff, Plan, Written, record_hunks};
 
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};

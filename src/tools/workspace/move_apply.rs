@@ -15,6 +15,7 @@
 //! docs/decisions.md ("Link-safe moves") says why roll-back rather than roll-forward.
 
 use super::moves::{FileEdit, MovePlan};
+use super::plan::Written;
 use super::{Workspace, WriteRecord, internal, note_error, read_text};
 use crate::text::diff::{TextDiff, apply_hunks};
 use crate::tools::ToolError;
@@ -71,7 +72,7 @@ impl Workspace {
         mv: &MovePlan,
         accepted: Option<&[bool]>,
         out: &mut Map<String, Value>,
-    ) -> Result<(), ToolError> {
+    ) -> Result<Written, ToolError> {
         let writes = accepted_writes(mv, accepted);
         check_unchanged(mv)?;
         let journal = Journal {
@@ -105,8 +106,7 @@ impl Workspace {
         if let Err(e) = remove_durably(&self.journal_path()) {
             return Err(self.undo(&journal, internal(format!("finishing the move: {e}"))));
         }
-        self.record_move(mv, &writes, out);
-        Ok(())
+        Ok(self.record_move(mv, &writes, out))
     }
 
     /// Writes the other notes, then renames the moved note into place (and writes its fixed
@@ -154,7 +154,12 @@ impl Workspace {
     }
 
     /// Index, revision log and the tool result for a finished move.
-    fn record_move(&self, mv: &MovePlan, writes: &[FileWrite<'_>], out: &mut Map<String, Value>) {
+    fn record_move(
+        &self,
+        mv: &MovePlan,
+        writes: &[FileWrite<'_>],
+        out: &mut Map<String, Value>,
+    ) -> Written {
         let mut warnings = Vec::new();
         let mut changed = vec![mv.to.rel().to_string()];
         for w in writes {
@@ -200,6 +205,10 @@ impl Workspace {
         out.insert("files_changed".into(), json!(changed));
         if !warnings.is_empty() {
             out.insert("warning".into(), json!(warnings.join("; ")));
+        }
+        Written {
+            files_changed: changed,
+            warnings,
         }
     }
 

@@ -191,6 +191,18 @@ pub struct Applied {
     pub output: ToolOutput,
     pub added: u64,
     pub removed: u64,
+    /// The facts a caller acts on, typed (the same as in `output`, which is the tool's result).
+    pub written: Written,
+}
+
+/// What an applied plan wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The files written, the planned note first (at its new path for a move).
+    pub files_changed: Vec<String>,
+    /// What could not follow a write that happened (the index, the revision log): said to the
+    /// person, never mistaken for a failed write.
+    pub warnings: Vec<String>,
 }
 
 impl Workspace {
@@ -215,6 +227,7 @@ impl Workspace {
     ) -> Result<Applied, ToolError> {
         let mut out = plan.extra.clone();
         out.insert("path".into(), json!(plan.path().rel()));
+        let mut written = Written::default();
         let done = match &plan.change {
             Change::Write {
                 path,
@@ -228,7 +241,7 @@ impl Workspace {
             } => apply_update(plan, path, before, after, accepted, &mut out)?,
             Change::Delete { path, before } => apply_delete(path, before, &mut out)?,
             Change::Move(mv) => {
-                self.apply_move(mv, accepted, &mut out)?;
+                written = self.apply_move(mv, accepted, &mut out)?;
                 out.insert(
                     "links_rewritten".into(),
                     serde_json::to_value(mv.counts).map_err(super::internal)?,
@@ -249,6 +262,7 @@ impl Workspace {
             }
         };
         if let Some(record) = done.record {
+            written.files_changed.push(record.rel.clone());
             // The caller knows what it wrote: a whole-body replacement after it needs no re-read.
             if let Some(revision) = &record.after_rev {
                 self.note_read(&record.rel, revision);
@@ -265,11 +279,13 @@ impl Workspace {
             if !warnings.is_empty() {
                 out.insert("warning".into(), json!(warnings.join("; ")));
             }
+            written.warnings = warnings;
         }
         Ok(Applied {
             output: ToolOutput::json(Value::Object(out))?,
             added: done.added,
             removed: done.removed,
+            written,
         })
     }
 }

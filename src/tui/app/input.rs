@@ -105,8 +105,14 @@ impl App {
     pub(super) fn on_file_outcome(&mut self, outcome: FileOutcome) {
         match outcome {
             FileOutcome::Open(path) => self.open_note(path),
-            FileOutcome::Create(name) => self.effects.push(Effect::CreateNote(name)),
-            FileOutcome::Move { from, to } => self.effects.push(Effect::PlanMove { from, to }),
+            FileOutcome::Create(name) => self.effects.push(Effect::Host(Request::CreateNote(name))),
+            FileOutcome::Move { from, to } => {
+                self.effects
+                    .push(Effect::Host(Request::PlanChange(ChangeRequest::Move {
+                        from,
+                        to,
+                    })))
+            }
             FileOutcome::Leave => self.focus = self.text_pane(),
         }
     }
@@ -155,10 +161,7 @@ impl App {
             // Leaving the note waits until the agent delivered it (approve, then quit).
             self.saver.expect_edit(outcome.request);
         }
-        if self.answer_local_rewind(&outcome)
-            || self.answer_local_move(&outcome)
-            || self.answer_local_save(&outcome)
-        {
+        if self.answer_local(&outcome) {
             return;
         }
         self.effects.push(Effect::Agent(Op::Decision {
@@ -169,36 +172,6 @@ impl App {
         if !self.banner.is_active() {
             self.state = AgentState::Thinking;
         }
-    }
-
-    /// The banner's answer when it was about the local rewind (no agent behind it): the
-    /// approved hunks go into the editor. `true` when the answer was the rewind's.
-    pub(super) fn answer_local_rewind(
-        &mut self,
-        outcome: &crate::tui::banner::BannerOutcome,
-    ) -> bool {
-        let Some((id, text)) = self.local_rewind.take() else {
-            return false;
-        };
-        if outcome.request != id {
-            self.local_rewind = Some((id, text));
-            return false;
-        }
-        if !matches!(outcome.answer, crate::permission::Answer::Deny { .. }) {
-            let current = self.editor.text();
-            let diff = crate::text::diff::TextDiff::new(&current, &text);
-            let restored = match &outcome.hunks {
-                Some(flags) => crate::text::diff::apply_hunks(&current, &text, &diff, flags),
-                None => text,
-            };
-            self.editor.apply_edit(&restored);
-            if self.saver.autosave() {
-                self.flash("restored in the editor", Role::Notice);
-            } else {
-                self.flash("restored in the editor — save to keep it", Role::Notice);
-            }
-        }
-        true
     }
 
     /// The plugins question: Enter answers with the focused button, Esc is "Not now".
@@ -218,7 +191,9 @@ impl App {
                 Role::Notice,
             ),
         }
-        self.effects.push(Effect::AnswerPluginTrust(choice));
+        self.effects.push(Effect::Host(Request::AnswerPluginTrust {
+            trusted: choice == TrustChoice::Trust,
+        }));
     }
 
     pub(super) fn on_prompt_key(&mut self, key: &KeyEvent) {
@@ -423,10 +398,10 @@ impl App {
             Action::FocusChat => self.focus = Pane::Chat,
             Action::FocusFiles => self.focus_files(),
             Action::ToggleFiles => self.toggle_files(),
-            Action::OpenPicker => self.effects.push(Effect::LoadPicker),
+            Action::OpenPicker => self.effects.push(Effect::Host(Request::ListNames)),
             Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
-            Action::ShowSessions => self.effects.push(Effect::LoadSessions(None)),
-            Action::ShowUsage => self.effects.push(Effect::LoadUsage),
+            Action::ShowSessions => self.effects.push(Effect::Host(Request::ListSessions(None))),
+            Action::ShowUsage => self.effects.push(Effect::Host(Request::Usage)),
             Action::NewSession => self.new_session(),
             Action::ToggleMaximize => {
                 self.maximized = match self.maximized {

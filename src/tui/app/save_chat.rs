@@ -1,16 +1,10 @@
-//! `/save` (and `/save last`): the chat as a note in the vault (`agent::export`). The runner
+//! `/save` (and `/save last`): the chat as a note in the vault (`agent::export`). The host
 //! plans the new note from the stored session; the banner shows it as a diff like any write, and
 //! only an approval creates it.
 
-use super::{App, Effect, LOCAL_REQUESTS};
-use crate::agent::{PermissionRequest, Proposal, ProposalFile};
-use crate::tools::workspace::Plan;
-use crate::tui::banner::BannerOutcome;
+use super::{App, Effect};
+use crate::host::{ChangeRequest, Request};
 use crate::tui::theme::Role;
-
-/// The banner id of a saved chat (one at a time): a local request, beside the person's move.
-const LOCAL_SAVE: u64 = u64::MAX - 1;
-const _: () = assert!(LOCAL_SAVE > LOCAL_REQUESTS);
 
 impl App {
     /// `/save [last]`: ask the runner for the note of this session.
@@ -38,46 +32,10 @@ impl App {
             return;
         }
         self.effects
-            .push(Effect::PlanChatNote { session: id, last });
-    }
-
-    /// The planned note of the chat: shown in the banner for the person to answer.
-    pub fn propose_chat_note(&mut self, plan: Plan) {
-        let path = plan.path().rel().to_string();
-        self.banner.push(PermissionRequest {
-            id: LOCAL_SAVE,
-            call_id: "save-chat".into(),
-            tool: "create_note".into(),
-            input: serde_json::json!({ "path": path }),
-            paths: vec![path.clone()],
-            proposal: Some(Proposal {
-                summary: plan.describe(),
-                path,
-                diff: plan.diff(),
-                files: ProposalFile::of_plan(&plan),
-            }),
-            offer_session: false,
-            offer_always: false,
-            reason: "the chat is saved as a new note (/save)".into(),
-        });
-        self.local_save = Some(Box::new(plan));
-    }
-
-    /// The banner's answer when it was about a saved chat. `true` when the answer was its.
-    pub(super) fn answer_local_save(&mut self, outcome: &BannerOutcome) -> bool {
-        if outcome.request != LOCAL_SAVE {
-            return false;
-        }
-        let Some(plan) = self.local_save.take() else {
-            return true;
-        };
-        if matches!(outcome.answer, crate::permission::Answer::Deny { .. }) {
-            self.flash("the chat was not saved", Role::Notice);
-        } else {
-            self.effects
-                .push(Effect::ApplyChatNote(plan, outcome.hunks.clone()));
-        }
-        true
+            .push(Effect::Host(Request::PlanChange(ChangeRequest::ChatNote {
+                session: id,
+                last,
+            })));
     }
 
     /// A saved chat was written (`Ok(path)`) or not (`Err(why)`).
@@ -85,7 +43,7 @@ impl App {
         match result {
             Ok(path) => {
                 self.flash(format!("chat saved as {path}"), Role::Notice);
-                self.effects.push(Effect::LoadFiles);
+                self.effects.push(Effect::Host(Request::ListFiles));
             }
             Err(why) => self.on_error(format!("the chat was not saved: {why}")),
         }

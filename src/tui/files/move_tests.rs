@@ -1,16 +1,13 @@
 //! The move key of the file pane, through the whole loop a person sees: `m` asks for the new
-//! path, the runner plans the move on a real workspace, the banner shows every file it changes,
+//! path, the host plans the move on a real workspace, the banner shows every file it changes,
 //! and only `y` moves the note and fixes the links on disk.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::config::{Config, Paths};
-use crate::store::Actor;
-use crate::tools::workspace::Workspace;
+use crate::host::{HostEvent, Request};
 use crate::tui::app::{App, Effect};
 use crate::tui::keymap::Keymap;
 use crate::tui::testing::draw_app as draw;
-use crate::tui::testing::{app_with, note_text, sample_notes};
-use crate::vault::Vault;
+use crate::tui::testing::{LiveHost, app_with, note_text, sample_notes};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use std::fs;
 
@@ -30,23 +27,20 @@ fn type_text(app: &mut App, text: &str) {
     }
 }
 
+fn planned(_: &App, event: Option<&HostEvent>) -> bool {
+    matches!(event, Some(HostEvent::Planned { .. }))
+}
+
 #[test]
 fn m_asks_for_a_new_path_and_the_move_is_shown_then_applied() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("vault");
-    fs::create_dir_all(root.join("Projects")).unwrap();
-    fs::write(root.join("Projects/Garden Planner.md"), PLANNER).unwrap();
-    fs::write(root.join("Projects/Budget.md"), BUDGET).unwrap();
-    fs::write(root.join("Welcome.md"), WELCOME).unwrap();
-    let ws = Workspace::open(
-        Vault::open(&root).unwrap(),
-        &Paths::under(&tmp.path().join("data")),
-        &Config::default(),
-        Actor::Agent,
-    )
-    .unwrap();
-
+    let mut live = LiveHost::new(&[
+        ("Projects/Garden Planner.md", PLANNER),
+        ("Projects/Budget.md", BUDGET),
+        ("Welcome.md", WELCOME),
+    ]);
+    let root = live.root.clone();
     let mut app = app_with(Keymap::default_map());
+    live.start(&mut app);
     app.set_notes(sample_notes());
     app.on_note_opened("Projects/Garden Planner.md", note_text(PLANNER));
     let _ = app.take_effects();
@@ -57,17 +51,10 @@ fn m_asks_for_a_new_path_and_the_move_is_shown_then_applied() {
     type_text(&mut app, "Archive/Old garden");
     insta::assert_snapshot!("files_move_prompt_80x24", draw(&mut app, 80, 24));
     press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
-    let effects = app.take_effects();
-    let [Effect::PlanMove { from, to }] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    assert_eq!(
-        (from.as_str(), to.as_str()),
-        ("Projects/Garden Planner.md", "Archive/Old garden")
+    assert!(
+        live.pump_until(&mut app, planned),
+        "the host planned no move"
     );
-
-    // The runner's part: plan on the workspace, show it.
-    app.propose_move(ws.plan_user_move(from, to).unwrap());
     let screen = draw(&mut app, 80, 24);
     insta::assert_snapshot!("files_move_banner_80x24", screen);
     assert!(screen.contains("■ Welcome.md"), "{screen}");
@@ -77,14 +64,17 @@ fn m_asks_for_a_new_path_and_the_move_is_shown_then_applied() {
     );
 
     press(&mut app, KeyCode::Char('y'), KeyModifiers::NONE);
-    let effects = app.take_effects();
-    let [Effect::ApplyMove(plan, hunks)] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    let applied = ws.apply(plan, hunks.as_deref()).unwrap();
+    let mut changed = Vec::new();
+    assert!(live.pump_until(&mut app, |_, event| match event {
+        Some(HostEvent::Applied { result, .. }) => {
+            changed = result.as_ref().unwrap().files_changed.clone();
+            true
+        }
+        _ => false,
+    }));
     assert_eq!(
-        applied.output.structured["files_changed"],
-        serde_json::json!(["Archive/Old garden.md", "Projects/Budget.md", "Welcome.md"])
+        changed,
+        ["Archive/Old garden.md", "Projects/Budget.md", "Welcome.md"]
     );
     assert_eq!(
         fs::read_to_string(root.join("Welcome.md")).unwrap(),
@@ -99,40 +89,45 @@ fn m_asks_for_a_new_path_and_the_move_is_shown_then_applied() {
         "# Garden Planner\n\nPlant the beds in spring; costs in [the budget](../Projects/Budget.md).\n"
     );
     assert!(!root.join("Projects/Garden Planner.md").exists());
-    app.on_moved(
-        "Projects/Garden Planner.md",
-        Ok(vec![
-            "Archive/Old garden.md".into(),
-            "Projects/Budget.md".into(),
-            "Welcome.md".into(),
-        ]),
-    );
-    let effects = app.take_effects();
+    // The list is reloaded and the moved note reopened at its new path.
     assert!(
-        effects.iter().any(|e| matches!(e, Effect::LoadFiles))
-            && effects
-                .iter()
-                .any(|e| matches!(e, Effect::OpenNote(p, _) if p == "Archive/Old garden.md")),
-        "the list is reloaded and the moved note reopened at its new path: {effects:?}"
+        live.pump_until(&mut app, |app, _| app.editor.path()
+            == Some("Archive/Old garden.md")),
+        "the editor did not follow the move"
+    );
+    let screen = draw(&mut app, 80, 24);
+    assert!(
+        screen.contains("links fixed in 2 other notes")
+            || screen.contains("opened Archive/Old garden.md"),
+        "{screen}"
     );
 }
 
 #[test]
 fn a_denied_move_writes_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("vault");
-    fs::create_dir_all(&root).unwrap();
-    fs::write(root.join("A.md"), "# A\n").unwrap();
-    fs::write(root.join("B.md"), "[[A]]\n").unwrap();
-    let ws = Workspace::open(
-        Vault::open(&root).unwrap(),
-        &Paths::under(&tmp.path().join("data")),
-        &Config::default(),
-        Actor::Agent,
-    )
-    .unwrap();
+    let mut live = LiveHost::new(&[("A.md", "# A\n"), ("B.md", "[[A]]\n")]);
+    let root = live.root.clone();
     let mut app = app_with(Keymap::default_map());
-    app.propose_move(ws.plan_user_move("A.md", "Z/A2").unwrap());
+    live.start(&mut app);
+    let entry = |path: &str| crate::tui::files::NoteEntry {
+        path: path.into(),
+        title: String::new(),
+        aliases: Vec::new(),
+        modified_ns: 1,
+    };
+    app.set_notes(vec![entry("A.md"), entry("B.md")]);
+    app.on_note_opened("A.md", note_text("# A\n"));
+    let _ = app.take_effects();
+    press(&mut app, KeyCode::Char('0'), KeyModifiers::ALT);
+    press(&mut app, KeyCode::Char('m'), KeyModifiers::NONE);
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    type_text(&mut app, "Z/A2");
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    assert!(
+        live.pump_until(&mut app, planned),
+        "the host planned no move"
+    );
+    assert!(app.banner.is_active());
     press(&mut app, KeyCode::Esc, KeyModifiers::NONE);
     assert!(app.take_effects().is_empty());
     assert_eq!(fs::read_to_string(root.join("B.md")).unwrap(), "[[A]]\n");
@@ -169,7 +164,9 @@ fn the_editor_follows_a_note_the_agent_moved() {
     app.on_agent_event(finished("move_note", false));
     let effects = app.take_effects();
     assert!(
-        effects.iter().any(|e| matches!(e, Effect::LoadFiles))
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Host(Request::ListFiles)))
             && effects
                 .iter()
                 .any(|e| matches!(e, Effect::OpenNote(p, _) if p == "Archive/Old garden.md")),

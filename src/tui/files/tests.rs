@@ -221,7 +221,7 @@ fn n_asks_for_a_name_in_the_selected_folder_and_creates_through_an_effect() {
     press(&mut app, KeyCode::Enter);
     let effects = app.take_effects();
     assert!(
-        matches!(effects.as_slice(), [Effect::CreateNote(n)] if n == "Projects/Compost"),
+        matches!(effects.as_slice(), [Effect::Host(crate::host::Request::CreateNote(n))] if n == "Projects/Compost"),
         "{effects:?}"
     );
     assert!(!app.files.prompting());
@@ -241,7 +241,7 @@ fn n_asks_for_a_name_in_the_selected_folder_and_creates_through_an_effect() {
     press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
     assert!(matches!(
         app.take_effects().as_slice(),
-        [Effect::LoadPicker]
+        [Effect::Host(crate::host::Request::ListNames)]
     ));
     press(&mut app, KeyCode::Esc);
     assert!(!app.files.prompting());

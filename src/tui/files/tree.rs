@@ -13,33 +13,7 @@ use std::sync::Arc;
 /// How many notes the "Recent" section lists.
 pub const RECENT_LIMIT: usize = 5;
 
-/// One note of the vault, as the index lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoteEntry {
-    /// Vault-relative, with `/` (`Projects/Plan.md`).
-    pub path: String,
-    /// The title (frontmatter title or first heading; may be empty).
-    pub title: String,
-    pub aliases: Vec<String>,
-    /// Last modification, in nanoseconds since the Unix epoch.
-    pub modified_ns: i64,
-}
-
-impl NoteEntry {
-    /// The file name without `.md`: what Obsidian shows and links by.
-    pub fn stem(&self) -> &str {
-        crate::vault::name::stem(&self.path)
-    }
-
-    /// The title, or the file name when the note has none.
-    pub fn display_title(&self) -> &str {
-        if self.title.trim().is_empty() {
-            self.stem()
-        } else {
-            &self.title
-        }
-    }
-}
+pub use crate::host::NoteEntry;
 
 /// What one row of the pane shows.
 #[derive(Debug, Clone, PartialEq, Eq)]

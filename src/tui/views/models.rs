@@ -6,7 +6,6 @@ use super::{
     Hint, ListCursor, View, ViewOutcome, compact, draw_box, draw_scrollbar, footer, is_release,
     nav_of, one_line, pad_left, pad_right, put_centered, put_line, style_row, text_width, truncate,
 };
-use crate::llm::window::ContextWindow;
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
@@ -15,17 +14,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-/// One model of the list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelRow {
-    pub id: String,
-    pub window: ContextWindow,
-    /// The length the model was trained for, when the server said it beside the smaller window
-    /// it runs the model with (Ollama's `/api/show` beside `/api/ps`): shown after the source.
-    pub trained: Option<u64>,
-    /// The model in use, which the server does not list (shown first, marked).
-    pub unlisted: bool,
-}
+pub use crate::host::ModelRow;
 
 /// The models overlay.
 #[derive(Debug, Clone)]
@@ -239,7 +228,7 @@ impl View for ModelsView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::window::WindowSource;
+    use crate::llm::window::{ContextWindow, WindowSource};
     use crate::tui::testing::{buffer, buffer_text, style_at};
     use crossterm::event::{KeyCode, KeyModifiers};
 

@@ -1,20 +1,65 @@
 //! What `/model` shows: the provider's models, each with its context window and where that came
-//! from, and the model in use first when the server does not list it. Runs off the UI loop (the
-//! calls are bounded by `llm::models::PROBE_TIMEOUT`).
+//! from, and the model in use first when the server does not list it; and the context window of
+//! the model in use, asked of its server. Runs as tasks (the calls are bounded by
+//! `llm::models::PROBE_TIMEOUT`).
 
-use super::views::models::{ModelRow, ModelsView};
+use super::core::Core;
+use super::{HostEvent, ModelRow, ModelsReport};
 use crate::config::ProviderConfig;
 use crate::llm::ProviderSettings;
 use crate::llm::models::parse::{ModelInfo, find_listed};
 use crate::llm::models::{Listing, ModelsClient, ServerFacts, probe_facts_once};
 use crate::llm::window::{self, ServerWindow};
+use std::sync::Arc;
+
+/// List the provider's models for `/model` (a task) and tell the app.
+pub(super) fn list_models(core: &Arc<Core>, current: String) {
+    let Some(choice) = core.launch.provider.as_ref() else {
+        return core.tell(HostEvent::Error(
+            "there is no provider to list models from: check [provider] in the config and the API key (vaultchat doctor)".into(),
+        ));
+    };
+    let (settings, core) = (choice.settings.clone(), Arc::clone(core));
+    tokio::spawn(async move {
+        let report = load(&settings, &core.launch.config.provider, &current).await;
+        core.tell(HostEvent::Models(report));
+    });
+}
+
+/// Tell the app the context window of `model`: the known one at once, then (once per model and
+/// run, not at all when the config sets it) what its server says.
+pub(super) fn find_window(core: &Arc<Core>, model: &str) {
+    let known = core.launch.known_window(model);
+    core.agent.offer_window(model, known);
+    core.tell(HostEvent::Window {
+        model: model.to_string(),
+        tokens: known,
+    });
+    let Some(choice) = core.launch.provider.as_ref() else {
+        return;
+    };
+    let Some(probe) =
+        crate::llm::models::spawn_probe(&core.launch.config.provider, &choice.settings, model)
+    else {
+        return;
+    };
+    let (model, core) = (model.to_string(), Arc::clone(core));
+    tokio::spawn(async move {
+        if let Err(e) = probe.await {
+            tracing::warn!("the context window probe ended early: {e}");
+        }
+        let tokens = core.launch.known_window(&model);
+        core.agent.offer_window(&model, tokens);
+        core.tell(HostEvent::Window { model, tokens });
+    });
+}
 
 /// The list for the view, or why there is none.
-pub async fn load(
+async fn load(
     settings: &ProviderSettings,
     provider: &ProviderConfig,
     current: &str,
-) -> Result<ModelsView, String> {
+) -> Result<ModelsReport, String> {
     let client = ModelsClient::new(settings).map_err(|e| e.to_string())?;
     let listing = client
         .list()
@@ -25,12 +70,12 @@ pub async fn load(
     let probed = facts.window;
     let label = format!("{} · {}", settings.kind.as_str(), settings.base_url);
     Ok(match listing {
-        Listing::Listed(models) => ModelsView::new(
-            &label,
-            current,
-            rows(&models, current, &facts, provider),
-            true,
-        ),
+        Listing::Listed(models) => ModelsReport {
+            label,
+            current: current.to_string(),
+            rows: rows(&models, current, &facts, provider),
+            listed: true,
+        },
         Listing::NotListed => {
             let row = ModelRow {
                 id: current.to_string(),
@@ -38,7 +83,12 @@ pub async fn load(
                 trained: facts.trained.map(|t| t.tokens),
                 unlisted: false,
             };
-            ModelsView::new(&label, current, vec![row], false)
+            ModelsReport {
+                label,
+                current: current.to_string(),
+                rows: vec![row],
+                listed: false,
+            }
         }
     })
 }

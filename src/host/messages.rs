@@ -1,0 +1,260 @@
+//! What the app asks of the host ([`Request`]) and what the host tells the app ([`HostEvent`]):
+//! typed both ways, so that a screen is written against these and never against the engine.
+
+use super::changes::{AppliedChange, ChangeKind, LocalChange};
+use crate::agent::{AgentEvent, Op, Resume, StoredConversation};
+
+/// The app → host.
+#[derive(Debug)]
+pub enum Request {
+    /// Send this to the running agent (in order); without one the host says so.
+    Agent(Op),
+    /// Start an agent: a new session, a stored one (its conversation comes back for the chat),
+    /// or a new one continuing a stored one. The running agent, if any, is asked to end.
+    StartAgent(Resume),
+    /// Resolve a note name or wikilink target and read the note.
+    OpenNote(String),
+    /// The open note as the editor knows it: read it again and report it if it changed on disk.
+    CheckNote {
+        path: String,
+        known: crate::vault::note_io::Fingerprint,
+    },
+    /// Write the open note (atomic; refused if the file no longer matches `read`).
+    SaveNote {
+        path: String,
+        text: String,
+        read: crate::vault::note_io::NoteText,
+        /// The text holds an agent edit the person approved (the revision is the agent's).
+        agent_edit: bool,
+    },
+    /// Create an empty note with this name (never replacing a file).
+    CreateNote(String),
+    /// The vault's notes with their modification times (the file pane).
+    ListFiles,
+    /// The notes' names, titles and aliases (the picker).
+    ListNames,
+    /// Plan a change the person asked for (a move, the chat as a note), for the banner.
+    PlanChange(ChangeRequest),
+    /// Apply an approved change with the hunks kept (all when `None`).
+    ApplyChange {
+        change: Box<LocalChange>,
+        hunks: Option<Vec<bool>>,
+    },
+    /// The vault's sessions, all or those matching the text.
+    ListSessions(Option<String>),
+    DeleteSession(String),
+    RenameSession {
+        id: String,
+        title: String,
+    },
+    /// The last 30 days of usage.
+    Usage,
+    /// The stored revisions of a note (`/rewind`).
+    Revisions(String),
+    /// The text a revision replaced (what `/rewind` restores).
+    RevisionText(i64),
+    /// Every tool the agent can use and what the model in use is offered.
+    ListTools {
+        model: String,
+        window: u64,
+    },
+    /// The provider's models for `/model`.
+    ListModels {
+        current: String,
+    },
+    /// The context window of a model: the known one at once, the server's when it answers.
+    ContextWindow(String),
+    /// The person's answer to the vault plugins question.
+    AnswerPluginTrust {
+        trusted: bool,
+    },
+}
+
+/// A change the person asked for, to be planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeRequest {
+    /// Move (rename) a note, fixing every link to it.
+    Move { from: String, to: String },
+    /// The chat of a stored session as a new note (`/save`; `last`: the last reply only).
+    ChatNote { session: String, last: bool },
+}
+
+/// The host → app.
+#[derive(Debug)]
+pub enum HostEvent {
+    /// What start-up found before anything ran: problems to show, how plugin tools render,
+    /// and the plugins question when the vault's plugins file has no answer yet.
+    Started(StartUp),
+    /// The workspace is open (the index synced) or could not be opened.
+    Ready(Result<(), String>),
+    /// The person's MCP servers are done starting: the ones that failed, with why.
+    McpStarted {
+        failed: Vec<(String, String)>,
+    },
+    /// The index synced a batch; with `listing_changed` notes came, went or moved.
+    Synced {
+        listing_changed: bool,
+    },
+    /// An agent started (`generation` numbers them; events of older ones are stale).
+    AgentStarted {
+        generation: u64,
+        /// For a resumed session: its id and its conversation (or why it cannot be shown).
+        resumed: Option<(String, Result<StoredConversation, String>)>,
+    },
+    /// An event of agent `generation`.
+    Agent {
+        generation: u64,
+        event: AgentEvent,
+    },
+    /// Agent `generation` ended (it failed): nothing it promised will arrive.
+    AgentGone {
+        generation: u64,
+    },
+    /// An op was asked for with no agent running (no provider, a failed start).
+    AgentUnavailable,
+    NoteOpened {
+        path: String,
+        note: crate::vault::note_io::NoteText,
+    },
+    /// The open note is not what the editor read: the disk's text.
+    NoteChanged {
+        path: String,
+        note: crate::vault::note_io::NoteText,
+    },
+    /// A save finished: the note as written, or (changed on disk, why not).
+    Saved {
+        path: String,
+        result: Result<crate::vault::note_io::NoteText, (bool, String)>,
+    },
+    NoteCreated {
+        path: String,
+        modified_ns: i64,
+    },
+    Files(Vec<NoteEntry>),
+    Names(Vec<NoteName>),
+    /// A planned change for the banner, or why it cannot be made.
+    Planned {
+        kind: ChangeKind,
+        result: Result<Box<LocalChange>, String>,
+    },
+    /// An applied change: the files written (and what could not follow), or why nothing was.
+    Applied {
+        kind: ChangeKind,
+        result: Result<AppliedChange, String>,
+    },
+    Sessions(Vec<crate::store::SessionSummary>),
+    Usage(UsageReport),
+    Revisions {
+        path: String,
+        revisions: Vec<crate::store::Revision>,
+    },
+    /// The text before `revision`; `None` when the revision created the note.
+    RevisionText {
+        revision: i64,
+        text: Option<String>,
+    },
+    Tools(ToolsReport),
+    Models(Result<ModelsReport, String>),
+    Window {
+        model: String,
+        tokens: u64,
+    },
+    /// Something failed; the text says what, for the person.
+    Error(String),
+    /// Something the person should know that is not a failure (the vault is still opening).
+    Notice(String),
+}
+
+/// What start-up found.
+#[derive(Debug, Default)]
+pub struct StartUp {
+    pub problems: Vec<String>,
+    pub renders: std::collections::HashMap<String, crate::mcp::plugins::Render>,
+    /// The vault's plugins wait for this answer.
+    pub trust_question: Option<TrustQuestion>,
+}
+
+/// The plugins question: the file and the commands it would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustQuestion {
+    pub file: String,
+    pub command_lines: Vec<(String, Vec<String>)>,
+}
+
+/// A note in the file pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteEntry {
+    /// Vault-relative, with `/` (`Projects/Plan.md`).
+    pub path: String,
+    /// The title (frontmatter title or first heading; may be empty).
+    pub title: String,
+    pub aliases: Vec<String>,
+    /// Last modification, in nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
+}
+
+impl NoteEntry {
+    /// The file name without `.md`: what Obsidian shows and links by.
+    pub fn stem(&self) -> &str {
+        crate::vault::name::stem(&self.path)
+    }
+
+    /// The title, or the file name when the note has none.
+    pub fn display_title(&self) -> &str {
+        if self.title.trim().is_empty() {
+            self.stem()
+        } else {
+            &self.title
+        }
+    }
+}
+
+/// A note in the picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteName {
+    pub path: String,
+    pub title: String,
+    pub aliases: Vec<String>,
+}
+
+/// The last days of usage, with their cost where every model has a price.
+#[derive(Debug, Clone)]
+pub struct UsageReport {
+    pub days: Vec<crate::store::DayUsage>,
+    /// (session id, title, totals), the biggest first.
+    pub by_session: Vec<(String, String, crate::store::TokenTotals)>,
+    pub cost_usd: Option<f64>,
+    pub period_days: u32,
+    pub end_ms: i64,
+}
+
+/// Every tool and what the model in use is offered.
+#[derive(Debug, Clone)]
+pub struct ToolsReport {
+    pub tools: Vec<crate::tools::ToolSpec>,
+    pub servers: Vec<crate::mcp::McpServerStatus>,
+    /// What the model is sent when it is not every tool.
+    pub offer: Option<String>,
+}
+
+/// The provider's models for `/model`.
+#[derive(Debug, Clone)]
+pub struct ModelsReport {
+    /// "openai · http://…".
+    pub label: String,
+    pub current: String,
+    pub rows: Vec<ModelRow>,
+    /// The server listed its models (else only the one in use is shown).
+    pub listed: bool,
+}
+
+/// One model of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelRow {
+    pub id: String,
+    pub window: crate::llm::window::ContextWindow,
+    /// The length the model was trained for, when the server said it beside a smaller window.
+    pub trained: Option<u64>,
+    /// The model in use, not listed by the server.
+    pub unlisted: bool,
+}

@@ -1,0 +1,244 @@
+//! The host: everything the app asks of the engine, as typed [`Request`]s answered by typed
+//! [`HostEvent`]s, carried out off the UI loop. It owns the workspace (vault, index, live
+//! watcher), the app database, the person's MCP servers and the vault's plugins, and the running
+//! agent. The app (`tui`) is a client of this and of the agent's protocol; it does no I/O and
+//! names no engine module (docs/architecture.md draws the arrows).
+//!
+//! Requests run as they come: the agent's ops in order on the host's task (a turn's ops must
+//! arrive as sent), everything that touches the disk or the database on the blocking pool, the
+//! provider's HTTP calls as tasks. Each answer is an event on one channel.
+
+mod agent_link;
+mod changes;
+mod messages;
+mod models;
+mod notes;
+mod servers;
+mod sessions;
+mod tools_list;
+
+pub use changes::{AppliedChange, ChangeKind, LocalChange};
+pub use messages::{
+    ChangeRequest, HostEvent, ModelRow, ModelsReport, NoteEntry, NoteName, Request, StartUp,
+    ToolsReport, TrustQuestion, UsageReport,
+};
+
+use crate::agent::ProviderChoice;
+use crate::config::{Config, Paths};
+use crate::vault::Vault;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// Everything the app and its host need to start.
+pub struct Launch {
+    pub vault: Vault,
+    pub paths: Paths,
+    pub config: Config,
+    pub provider: Option<ProviderChoice>,
+    /// Why there is no provider (no API key, …), shown in the chat.
+    pub provider_problem: Option<String>,
+    pub provider_name: String,
+    pub model: String,
+    pub theme: String,
+    pub keymap: String,
+}
+
+impl Launch {
+    /// The vault's folder name, for the status bar.
+    pub fn vault_name(&self) -> String {
+        self.vault
+            .root()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "vault".into())
+    }
+
+    /// The file of a vault-relative note path (for `$EDITOR`).
+    pub fn note_file(&self, rel: &str) -> std::path::PathBuf {
+        self.vault.root().join(rel)
+    }
+
+    /// The context window known for `model` without asking its server (config, table).
+    pub fn known_window(&self, model: &str) -> u64 {
+        crate::llm::window::for_model(&self.config.provider, model).tokens
+    }
+}
+
+/// The app's handle on its host: send requests, receive events.
+pub struct Host {
+    requests: mpsc::UnboundedSender<Request>,
+    pub events: mpsc::UnboundedReceiver<HostEvent>,
+    core: Arc<core::Core>,
+}
+
+impl Host {
+    /// Start the host on the current runtime: the MCP servers and plugins (or the question about
+    /// them), the app database and the workspace, each in the background. The first event is
+    /// [`HostEvent::Started`].
+    pub fn start(launch: Arc<Launch>) -> Host {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let (requests, requests_rx) = mpsc::unbounded_channel();
+        let core = core::Core::start(launch, events_tx);
+        tokio::spawn(core::serve(Arc::clone(&core), requests_rx));
+        Host {
+            requests,
+            events,
+            core,
+        }
+    }
+
+    /// Ask the host for something; the answer comes as an event.
+    pub fn send(&self, request: Request) {
+        if self.requests.send(request).is_err() {
+            tracing::debug!("the host has ended; a request was dropped");
+        }
+    }
+
+    /// End the agent and the MCP servers (each is asked to stop and waited for up to a second).
+    pub async fn shut_down(&self) {
+        self.core.shut_down().await;
+    }
+}
+
+mod core {
+    //! The host's state and the one place requests are dispatched.
+
+    use super::*;
+
+    pub(super) struct Core {
+        pub launch: Arc<Launch>,
+        pub events: mpsc::UnboundedSender<HostEvent>,
+        /// The workspace once open (the index synced).
+        pub ready: std::sync::OnceLock<notes::Ready>,
+        /// The app database (`None` while it opens, or when it could not be opened: said then).
+        pub store: Mutex<Option<crate::store::Store>>,
+        pub servers: servers::Servers,
+        pub agent: agent_link::AgentSlot,
+    }
+
+    impl Core {
+        pub fn start(launch: Arc<Launch>, events: mpsc::UnboundedSender<HostEvent>) -> Arc<Core> {
+            let (servers, start_up) = servers::Servers::start(&launch);
+            let agent = agent_link::AgentSlot::new(&launch.model);
+            let core = Arc::new(Core {
+                launch,
+                events,
+                ready: std::sync::OnceLock::new(),
+                store: Mutex::new(None),
+                servers,
+                agent,
+            });
+            core.tell(HostEvent::Started(start_up));
+            core.servers.report_when_started(&core);
+            notes::open_workspace(&core);
+            models::find_window(&core, &core.launch.model.clone());
+            core
+        }
+
+        /// Tell the app; a closed channel means the app has ended and nothing is lost.
+        pub fn tell(&self, event: HostEvent) {
+            if self.events.send(event).is_err() {
+                tracing::debug!("the app has ended; a host event was dropped");
+            }
+        }
+
+        /// The workspace, or a notice that it is still being opened.
+        pub fn ready(&self) -> Option<&notes::Ready> {
+            let ready = self.ready.get();
+            if ready.is_none() {
+                self.tell(HostEvent::Notice(
+                    "the vault is still being opened; try again in a moment".into(),
+                ));
+            }
+            ready
+        }
+
+        /// Run `job` with the app database; without one (it could not be opened, said at
+        /// start-up) nothing is done.
+        pub fn with_store<T>(&self, job: impl FnOnce(&mut crate::store::Store) -> T) -> Option<T> {
+            let mut guard = match self.store.lock() {
+                Ok(guard) => guard,
+                // A job that panicked left the connection as SQLite keeps it: still usable.
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            guard.as_mut().map(job)
+        }
+
+        pub async fn shut_down(&self) {
+            self.agent.shut_down();
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_secs(1),
+                self.servers.startup.shutdown(),
+            )
+            .await;
+        }
+    }
+
+    /// Take requests until the app ends.
+    pub(super) async fn serve(core: Arc<Core>, mut requests: mpsc::UnboundedReceiver<Request>) {
+        while let Some(request) = requests.recv().await {
+            dispatch(&core, request).await;
+        }
+    }
+
+    /// Where each request runs: the agent's ops in order here, disk and database work on the
+    /// blocking pool, the provider's HTTP calls as tasks.
+    async fn dispatch(core: &Arc<Core>, request: Request) {
+        match request {
+            Request::Agent(op) => core.agent.send(core, op).await,
+            Request::ListModels { current } => models::list_models(core, current),
+            Request::ContextWindow(model) => models::find_window(core, &model),
+            request @ (Request::StartAgent(_)
+            | Request::OpenNote(_)
+            | Request::CheckNote { .. }
+            | Request::SaveNote { .. }
+            | Request::CreateNote(_)
+            | Request::ListFiles
+            | Request::ListNames
+            | Request::PlanChange(_)
+            | Request::ApplyChange { .. }
+            | Request::ListSessions(_)
+            | Request::DeleteSession(_)
+            | Request::RenameSession { .. }
+            | Request::Usage
+            | Request::Revisions(_)
+            | Request::RevisionText(_)
+            | Request::ListTools { .. }
+            | Request::AnswerPluginTrust { .. }) => {
+                let core = Arc::clone(core);
+                tokio::task::spawn_blocking(move || blocking(&core, request));
+            }
+        }
+    }
+
+    /// The requests that read or write the disk or the database.
+    fn blocking(core: &Arc<Core>, request: Request) {
+        match request {
+            Request::StartAgent(resume) => agent_link::start(core, resume),
+            Request::OpenNote(name) => notes::open(core, &name),
+            Request::CheckNote { path, known } => notes::check(core, &path, &known),
+            Request::SaveNote {
+                path,
+                text,
+                read,
+                agent_edit,
+            } => notes::save(core, path, &text, &read, agent_edit),
+            Request::CreateNote(name) => notes::create(core, &name),
+            Request::ListFiles => notes::list_files(core),
+            Request::ListNames => notes::list_names(core),
+            Request::PlanChange(change) => changes::plan(core, change),
+            Request::ApplyChange { change, hunks } => changes::apply(core, *change, hunks),
+            Request::ListSessions(query) => sessions::list(core, query.as_deref()),
+            Request::DeleteSession(id) => sessions::delete(core, &id),
+            Request::RenameSession { id, title } => sessions::rename(core, &id, &title),
+            Request::Usage => sessions::usage(core),
+            Request::Revisions(path) => sessions::revisions(core, path),
+            Request::RevisionText(revision) => sessions::revision_text(core, revision),
+            Request::ListTools { model, window } => tools_list::list(core, &model, window),
+            Request::AnswerPluginTrust { trusted } => core.servers.answer(core, trusted),
+            Request::Agent(_) | Request::ListModels { .. } | Request::ContextWindow(_) => {
+                tracing::warn!("not a blocking request; ignored");
+            }
+        }
+    }
+}

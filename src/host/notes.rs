@@ -1,0 +1,199 @@
+//! The workspace and the notes: opening the vault (the index sync) and keeping it live, reading,
+//! checking, saving and creating notes, and the listings the file pane and the picker show.
+
+use super::core::Core;
+use super::{HostEvent, NoteEntry, NoteName};
+use crate::config::{Config, Paths};
+use crate::index::Index;
+use crate::index::watch::{LiveEvent, LiveIndex};
+use crate::store::{Actor, Store};
+use crate::tools::Registry;
+use crate::tools::workspace::{SavedBy, Workspace};
+use crate::vault::Vault;
+use crate::vault::note_io::{Fingerprint, NoteText};
+use std::sync::Arc;
+
+/// The open workspace.
+pub(super) struct Ready {
+    pub workspace: Arc<Workspace>,
+    pub registry: Registry,
+    /// Held only to keep the index live while the app runs (dropping it stops the watcher).
+    _live: Option<LiveIndex>,
+}
+
+/// Open the app database, then the workspace (index sync) and the live index, off the loop.
+pub(super) fn open_workspace(core: &Arc<Core>) {
+    let core = Arc::clone(core);
+    tokio::task::spawn_blocking(move || {
+        match Store::open(&core.launch.paths.database_file()) {
+            Ok(store) => {
+                if let Ok(mut slot) = core.store.lock() {
+                    *slot = Some(store);
+                }
+            }
+            Err(e) => core.tell(HostEvent::Error(format!(
+                "the app database cannot be opened: {e}"
+            ))),
+        }
+        let launch = &core.launch;
+        let opened = Workspace::open(
+            launch.vault.clone(),
+            &launch.paths,
+            &launch.config,
+            Actor::Agent,
+        );
+        let workspace = match opened {
+            Ok(workspace) => workspace,
+            Err(e) => return core.tell(HostEvent::Ready(Err(e.to_string()))),
+        };
+        let live = match watch_vault(&launch.vault, &launch.paths, &launch.config, &core) {
+            Ok(live) => Some(live),
+            Err(e) => {
+                tracing::warn!("the vault is not watched: {e}");
+                None
+            }
+        };
+        let ready = Ready {
+            registry: crate::agent::build::workspace_registry(&workspace),
+            workspace,
+            _live: live,
+        };
+        if core.ready.set(ready).is_err() {
+            tracing::warn!("the workspace was opened twice; the second is dropped");
+        }
+        // Without a provider the chat already says why (at start-up).
+        if launch.provider.is_some() {
+            super::agent_link::start(&core, crate::agent::Resume::New);
+        }
+        core.tell(HostEvent::Ready(Ok(())));
+    });
+}
+
+/// Why the vault is not watched (the app works on, without live updates).
+#[derive(Debug, thiserror::Error)]
+enum WatchError {
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+    #[error(transparent)]
+    Live(#[from] crate::index::watch::LiveError),
+}
+
+/// A live index of the vault: each synced batch is told to the app.
+fn watch_vault(
+    vault: &Vault,
+    paths: &Paths,
+    config: &Config,
+    core: &Arc<Core>,
+) -> Result<LiveIndex, WatchError> {
+    let index = Index::open(&paths.index_dir, vault, &config.index)?;
+    let events = core.events.clone();
+    let live = LiveIndex::start(index, vault, &config.index, move |event| match event {
+        LiveEvent::Synced(report) => {
+            // Notes came, went or moved: the file pane lists the vault again. A note's content
+            // changing (the person's own saves included) does not change the listing.
+            let listing_changed = report.added + report.removed + report.renamed > 0;
+            if events.send(HostEvent::Synced { listing_changed }).is_err() {
+                tracing::debug!("the app ended; a sync was not reported");
+            }
+        }
+        LiveEvent::Failed(message) => tracing::warn!(%message, "live index"),
+    })?;
+    Ok(live)
+}
+
+pub(super) fn open(core: &Core, name: &str) {
+    let Some(ready) = core.ready() else { return };
+    core.tell(match ready.workspace.read_note_named(name) {
+        Ok((path, note)) => HostEvent::NoteOpened { path, note },
+        Err(e) => HostEvent::Error(e.to_string()),
+    });
+}
+
+/// The open note changed on disk? Tell the app (it reloads a clean buffer or shows both).
+pub(super) fn check(core: &Core, path: &str, known: &Fingerprint) {
+    let Some(ready) = core.ready.get() else {
+        return;
+    };
+    match ready.workspace.read_path(path) {
+        Ok(now) if !now.fingerprint.matches_content(known) => core.tell(HostEvent::NoteChanged {
+            path: path.to_string(),
+            note: now,
+        }),
+        Ok(_) => {}
+        Err(e) => core.tell(HostEvent::Notice(format!("{path}: {e}"))),
+    }
+}
+
+/// Write the open note: the same path as every save (atomic, refused when the file changed
+/// since `read`).
+pub(super) fn save(core: &Core, path: String, text: &str, read: &NoteText, agent_edit: bool) {
+    let Some(ready) = core.ready.get() else {
+        return core.tell(HostEvent::Saved {
+            path,
+            result: Err((false, "the vault is still being opened".into())),
+        });
+    };
+    let workspace = &ready.workspace;
+    let by = if agent_edit {
+        SavedBy::AgentEdit
+    } else {
+        SavedBy::Person
+    };
+    let result = workspace
+        .save_user_edit(&path, read, text, by)
+        .map_err(|e| {
+            // Refused because the file is no longer what was read: the conflict state shows
+            // both; any other failure is only reported.
+            let changed = workspace
+                .read_path(&path)
+                .is_ok_and(|now| !now.fingerprint.matches_content(&read.fingerprint));
+            (changed, e.to_string())
+        });
+    core.tell(HostEvent::Saved { path, result });
+}
+
+pub(super) fn create(core: &Core, name: &str) {
+    let Some(ready) = core.ready() else { return };
+    core.tell(match ready.workspace.create_user_note(name) {
+        Ok((path, note)) => HostEvent::NoteCreated {
+            path,
+            modified_ns: note.fingerprint.mtime_ns,
+        },
+        Err(e) => HostEvent::Error(format!("the note was not created: {e}")),
+    });
+}
+
+pub(super) fn list_files(core: &Core) {
+    let Some(ready) = core.ready() else { return };
+    core.tell(match ready.workspace.note_listing() {
+        Ok(notes) => HostEvent::Files(
+            notes
+                .into_iter()
+                .map(|n| NoteEntry {
+                    path: n.path,
+                    title: n.title,
+                    aliases: n.aliases,
+                    modified_ns: n.mtime_ns,
+                })
+                .collect(),
+        ),
+        Err(e) => HostEvent::Error(e.to_string()),
+    });
+}
+
+pub(super) fn list_names(core: &Core) {
+    let Some(ready) = core.ready() else { return };
+    core.tell(match ready.workspace.note_names() {
+        Ok(names) => HostEvent::Names(
+            names
+                .into_iter()
+                .map(|n| NoteName {
+                    title: n.title.unwrap_or_default(),
+                    path: n.path,
+                    aliases: n.aliases,
+                })
+                .collect(),
+        ),
+        Err(e) => HostEvent::Error(e.to_string()),
+    });
+}

@@ -1,0 +1,102 @@
+//! What the app database answers for the app: the sessions (list, search, delete, rename),
+//! usage by day and by session, and the revisions `/rewind` restores.
+
+use super::core::Core;
+use super::{HostEvent, UsageReport};
+use crate::store::{DayUsage, Store, StoreError};
+
+/// How many sessions the list shows, and how many revisions `/rewind` offers.
+const SESSIONS_SHOWN: usize = 100;
+const REVISIONS_SHOWN: usize = 50;
+/// The days `/usage` covers, and how many sessions it names.
+const USAGE_DAYS: i64 = 30;
+const USAGE_SESSIONS: usize = 20;
+const DAY_MS: i64 = 86_400_000;
+
+/// Run a query on the app database and tell the app its answer (or the error).
+fn query(core: &Core, job: impl FnOnce(&mut Store, &str) -> Result<HostEvent, StoreError>) {
+    let vault_id = crate::index::vault_id(&core.launch.vault);
+    match core.with_store(|store| job(store, &vault_id)) {
+        Some(Ok(event)) => core.tell(event),
+        Some(Err(e)) => core.tell(HostEvent::Error(e.to_string())),
+        // The database could not be opened (said at start-up) or is still being opened.
+        None => core.tell(HostEvent::Notice(
+            "the app database is not open; sessions, usage and history are unavailable".into(),
+        )),
+    }
+}
+
+pub(super) fn list(core: &Core, search: Option<&str>) {
+    let search = search.filter(|q| !q.trim().is_empty());
+    query(core, |store, vault| {
+        let found = match search {
+            Some(q) => store.search_sessions(Some(vault), q, SESSIONS_SHOWN),
+            None => store.list_sessions(Some(vault), SESSIONS_SHOWN),
+        };
+        found.map(HostEvent::Sessions)
+    });
+}
+
+pub(super) fn delete(core: &Core, id: &str) {
+    query(core, |store, vault| {
+        store.delete_session(id)?;
+        store
+            .list_sessions(Some(vault), SESSIONS_SHOWN)
+            .map(HostEvent::Sessions)
+    });
+}
+
+pub(super) fn rename(core: &Core, id: &str, title: &str) {
+    query(core, |store, vault| {
+        store.set_session_title(id, title)?;
+        store
+            .list_sessions(Some(vault), SESSIONS_SHOWN)
+            .map(HostEvent::Sessions)
+    });
+}
+
+/// The last 30 days of usage, with their cost where every model has a price.
+pub(super) fn usage(core: &Core) {
+    let config = &core.launch.config;
+    query(core, |store, _| {
+        let now = crate::agent::SessionLog::now();
+        let since = (now / DAY_MS - (USAGE_DAYS - 1)) * DAY_MS;
+        let days = store.usage_by_day(since)?;
+        let by_session = store.usage_by_session(since, USAGE_SESSIONS)?;
+        Ok(HostEvent::Usage(UsageReport {
+            cost_usd: usage_cost(config, &days),
+            days,
+            by_session,
+            period_days: USAGE_DAYS as u32,
+            end_ms: now,
+        }))
+    });
+}
+
+/// Cost of the period from the configured prices (None when a model has no price).
+fn usage_cost(config: &crate::config::Config, days: &[DayUsage]) -> Option<f64> {
+    let mut cost = 0.0;
+    for day in days {
+        for (model, t) in &day.by_model {
+            cost += t.cost(&config.price_of(model)?);
+        }
+    }
+    Some(cost)
+}
+
+pub(super) fn revisions(core: &Core, path: String) {
+    query(core, |store, vault| {
+        let revisions = store.revisions_of(vault, &path, REVISIONS_SHOWN)?;
+        Ok(HostEvent::Revisions {
+            path: path.clone(),
+            revisions,
+        })
+    });
+}
+
+pub(super) fn revision_text(core: &Core, revision: i64) {
+    query(core, |store, _| {
+        let text = store.revision_text(revision)?;
+        Ok(HostEvent::RevisionText { revision, text })
+    });
+}
