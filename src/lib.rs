@@ -8,6 +8,7 @@ pub mod agent;
 pub mod attach;
 pub mod cli;
 pub mod config;
+pub mod id;
 pub mod index;
 pub mod llm;
 pub mod mcp;
