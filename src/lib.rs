@@ -9,6 +9,7 @@ pub mod attach;
 pub mod cli;
 pub mod config;
 pub mod host;
+pub mod id;
 pub mod index;
 pub mod llm;
 pub mod mcp;

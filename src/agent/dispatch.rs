@@ -12,8 +12,8 @@ use crate::text::diff::apply_hunks;
 use crate::tools::session::{EditorState, run_session_tool};
 use crate::tools::workspace::{Change, Plan};
 use crate::tools::{Tier, ToolError, ToolImage, ToolSpec};
-use crate::vault::Access;
-use crate::vault::note_io;
+use crate::vault::note_io::{self, NoteText};
+use crate::vault::{Access, VaultPath};
 use serde_json::{Map, Value};
 
 /// What a turn remembers between its tool calls.
@@ -623,12 +623,7 @@ impl Agent {
         let whole_body = call.name == "update_note"
             && call.input.get("body").is_some()
             && call.input.get("expected_revision").is_none();
-        let Change::Write {
-            path,
-            before: Some(current),
-            ..
-        } = &plan.change
-        else {
+        let Some((path, current)) = rewrite_of(&plan) else {
             return Ok(plan);
         };
         if !whole_body {
@@ -654,12 +649,7 @@ impl Agent {
     /// A write planned against the note's current text, while the agent last read an older
     /// text: re-base it (three-way) so that the change the person never saw is kept.
     fn rebase_on_what_was_read(&self, plan: Plan) -> Result<Plan, ToolError> {
-        let Change::Write {
-            path,
-            before: Some(current),
-            ..
-        } = &plan.change
-        else {
+        let Some((path, current)) = rewrite_of(&plan) else {
             return Ok(plan);
         };
         match self.seen.get(path.rel()) {
@@ -853,6 +843,22 @@ fn declined(reason: &Option<String>) -> String {
         None => {
             "The person declined this call. Nothing was changed; do not retry it unchanged.".into()
         }
+    }
+}
+
+/// The note `plan` rewrites and its text when the plan was made; `None` for any other change
+/// (a new note, a delete, a folder, a move), which has no earlier text to check against.
+fn rewrite_of(plan: &Plan) -> Option<(&VaultPath, &NoteText)> {
+    match &plan.change {
+        Change::Write {
+            path,
+            before: Some(current),
+            ..
+        } => Some((path, current)),
+        Change::Write { before: None, .. }
+        | Change::Delete { .. }
+        | Change::Folder { .. }
+        | Change::Move(_) => None,
     }
 }
 

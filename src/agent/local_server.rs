@@ -114,7 +114,7 @@ pub fn offered_tools(all: Vec<ToolSpec>, offer: ToolOffer) -> Vec<ToolSpec> {
 
 /// About how many tokens `tools` take in a request to `model`.
 pub fn tools_tokens(model: &str, tools: &[ToolSpec]) -> u64 {
-    let defs = super::turn::tool_defs(tools);
+    let defs = super::request::tool_defs(tools);
     tokens::estimate_request(&Request {
         model: model.to_string(),
         max_tokens: 0,

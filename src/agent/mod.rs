@@ -13,6 +13,7 @@ pub mod export;
 mod inbox;
 mod local_server;
 mod prompt;
+mod request;
 mod session;
 mod tool_list;
 mod turn;
@@ -391,7 +392,7 @@ pub struct Agent {
     /// The conversation as sent upstream (the stored one under the compaction in force).
     history: Vec<Message>,
     /// The compaction in force (the stored log keeps every message).
-    compaction: compact::CompactionState,
+    compaction: session::CompactionState,
     /// The last request's reported size, to estimate the next one from.
     calibration: Option<compact::Calibration>,
     /// Reported ÷ estimated tokens of the last reported request (1 until one is reported).

@@ -6,12 +6,25 @@
 //! The log holds no provider or model: the agent's settings hold the model (`/model` changes it
 //! mid-session) and pass it in with every row that names one.
 
-use super::CallDecision;
-use super::compact::CompactionState;
+use super::inbox::Inbox;
+use super::{Agent, CallDecision};
 use crate::llm::{Block, Message, Role, Usage};
 use crate::store::{FailedTurn, NewSession, Store, StoreError, StoredCompaction, UsageRecord};
 use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How the older part of a conversation is sent upstream (the stored messages never change):
+/// what a session stores of its compaction. Here, beside the log that stores it, so that the
+/// log needs nothing of `compact`, which chooses it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompactionState {
+    /// Messages `..summarised` (of the stored conversation) are replaced by `summary`.
+    pub summarised: usize,
+    /// The tool results of messages `..shortened` are shortened.
+    pub shortened: usize,
+    /// The summary of the replaced messages.
+    pub summary: Option<String>,
+}
 
 /// A session's log. A new session is created in the database when its first turn starts, so
 /// starting vaultchat and leaving leaves no empty sessions behind.
@@ -440,6 +453,25 @@ fn plain_text(message: &Message) -> String {
         .filter_map(Block::text)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+impl Agent {
+    /// A write to the session's record failed: logged every time, shown to the person once per
+    /// session (the turn goes on; the stored session misses it).
+    pub(super) fn unrecorded(
+        &mut self,
+        what: &str,
+        error: &dyn std::fmt::Display,
+        inbox: &Inbox<'_>,
+    ) {
+        tracing::warn!("{what} was not stored: {error}");
+        if !self.told_unrecorded {
+            self.told_unrecorded = true;
+            inbox.notice(format!(
+                "{what} could not be stored ({error}); the session's record may be incomplete"
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

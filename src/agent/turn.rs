@@ -3,25 +3,16 @@
 use super::compact::CompactReason;
 use super::dispatch::{Call, TurnState};
 use super::inbox::{BUSY, Inbox, WaitState};
-use super::prompt::{system_prompt, user_message};
+use super::prompt::user_message;
+use super::request::{Purpose, Sent, text_of, tool_defs};
 use super::{
     Agent, AgentEvent, Attachment, CallDecision, NoteContext, ToolCallRecord, TurnEnd, TurnOutcome,
     build_tool_list,
 };
-use crate::llm::{
-    Block, LlmError, Message, Request, ResultPart, Role, StopReason, StreamEvent, ToolDef, Usage,
-};
+use crate::llm::{Block, LlmError, Message, ResultPart, Role, StopReason, ToolDef, Usage};
 use crate::tools::{ToolImage, ToolSpec};
 use serde_json::Value;
 use std::ops::ControlFlow;
-use tokio::sync::mpsc;
-
-/// How a streamed request ended.
-enum Streamed {
-    Done(Result<crate::llm::Response, LlmError>),
-    /// Interrupted; the text that had streamed so far.
-    Interrupted(String),
-}
 
 /// What one turn carries from step to step.
 struct Steps {
@@ -104,7 +95,7 @@ impl Agent {
             outcome,
             tools: tool_defs(&offered),
             offered,
-            system: system_prompt(&self.workspace_name()),
+            system: self.system(),
             turn_start: self.history.len().saturating_sub(1),
             log_start,
             retried_fresh: false,
@@ -171,15 +162,18 @@ impl Agent {
                 .await;
         }
         let sent_messages = self.history.len();
-        let response = match self.stream(&request, inbox).await {
-            Streamed::Done(Ok(response)) => response,
-            Streamed::Done(Err(e)) if e.is_context_overflow() => {
+        let sent = self
+            .send_request(&request, Purpose::Step, &mut steps.outcome.usage, inbox)
+            .await;
+        let response = match sent {
+            Sent::Done(response) => response,
+            Sent::Failed(e) if e.is_context_overflow() => {
                 steps.outcome.steps -= 1;
                 return self
                     .compact_for_overflow(&e.to_string(), TurnEnd::Error, steps, inbox)
                     .await;
             }
-            Streamed::Done(Err(e))
+            Sent::Failed(e)
                 if e.is_rejected_history() && steps.turn_start > 0 && !steps.retried_fresh =>
             {
                 // A resumed conversation the provider no longer accepts (another model, an
@@ -194,12 +188,12 @@ impl Agent {
                 ));
                 return ControlFlow::Continue(());
             }
-            Streamed::Done(Err(e)) => {
+            Sent::Failed(e) => {
                 steps.outcome.stop_reason = TurnEnd::Error;
                 steps.outcome.error = Some(self.set_aside_failed_turn(steps.log_start, &e, inbox));
                 return ControlFlow::Break(Ok(()));
             }
-            Streamed::Interrupted(partial) => {
+            Sent::Interrupted(partial) => {
                 self.keep_interrupted_text(&partial, inbox);
                 if !partial.is_empty() {
                     steps.last_text = partial;
@@ -208,13 +202,6 @@ impl Agent {
                 return ControlFlow::Break(Ok(()));
             }
         };
-        self.count_usage(
-            &response.usage,
-            &request.model,
-            &mut steps.outcome.usage,
-            "the usage of a response",
-            inbox,
-        );
         if !self.check_truncation(&response.usage, &request, &mut steps.outcome, inbox) {
             self.calibrate(&response.usage, &request, sent_messages);
         }
@@ -306,26 +293,6 @@ impl Agent {
                 steps.outcome.error = Some(full(format!("compacting failed: {e}")));
                 ControlFlow::Break(Ok(()))
             }
-        }
-    }
-
-    /// A response's usage (a turn's step or a summary request): added to `total`, shown, stored
-    /// against the model that answered; `what` names it when it could not be stored.
-    pub(super) fn count_usage(
-        &mut self,
-        usage: &Usage,
-        model: &str,
-        total: &mut Usage,
-        what: &str,
-        inbox: &Inbox<'_>,
-    ) {
-        total.add(usage);
-        inbox.send(AgentEvent::Usage(*usage));
-        if let Err(e) = self
-            .log
-            .record_usage(usage, &self.settings.provider_name, model)
-        {
-            self.unrecorded(what, &e, inbox);
         }
     }
 
@@ -470,23 +437,6 @@ impl Agent {
         }
     }
 
-    /// A write to the session's record failed: logged every time, shown to the person once per
-    /// session (the turn goes on; the stored session misses it).
-    pub(super) fn unrecorded(
-        &mut self,
-        what: &str,
-        error: &dyn std::fmt::Display,
-        inbox: &Inbox<'_>,
-    ) {
-        tracing::warn!("{what} was not stored: {error}");
-        if !self.told_unrecorded {
-            self.told_unrecorded = true;
-            inbox.notice(format!(
-                "{what} could not be stored ({error}); the session's record may be incomplete"
-            ));
-        }
-    }
-
     /// Wait for the tools still being started and register them. `true` when the person
     /// interrupted (or shut down) first; the tools then stay pending for the next turn.
     async fn await_pending_tools(&mut self, inbox: &mut Inbox<'_>) -> bool {
@@ -538,43 +488,6 @@ impl Agent {
                     .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pending);
                 true
             }
-        }
-    }
-
-    /// Stream one request, forwarding text as it comes; an interrupt drops the request.
-    async fn stream(&mut self, request: &Request, inbox: &mut Inbox<'_>) -> Streamed {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut partial = String::new();
-        let events = inbox.events.clone();
-        let result = {
-            let provider = &self.provider;
-            let partial = &mut partial;
-            let rx = &mut rx;
-            let events = &events;
-            let work = async move {
-                let call = provider.complete(request, &tx);
-                tokio::pin!(call);
-                loop {
-                    tokio::select! {
-                        biased;
-                        Some(event) = rx.recv() => forward(event, partial, events),
-                        result = &mut call => break result,
-                    }
-                }
-            };
-            let state = WaitState {
-                model: &mut self.settings.model,
-                shutting_down: &mut self.shutting_down,
-            };
-            inbox.wait(work, state, BUSY, |_| None).await
-        };
-        // Events sent just before the response completed.
-        while let Ok(event) = rx.try_recv() {
-            forward(event, &mut partial, &events);
-        }
-        match result {
-            Some(result) => Streamed::Done(result),
-            None => Streamed::Interrupted(partial),
         }
     }
 
@@ -637,34 +550,6 @@ impl Agent {
         }
         blocks
     }
-
-    pub(super) fn workspace_name(&self) -> String {
-        self.workspace
-            .vault()
-            .root()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "vault".into())
-    }
-}
-
-fn forward(event: StreamEvent, partial: &mut String, events: &mpsc::UnboundedSender<AgentEvent>) {
-    match event {
-        StreamEvent::TextDelta(text) => {
-            partial.push_str(&text);
-            if events.send(AgentEvent::TextDelta(text)).is_err() {
-                tracing::debug!("the front end is gone");
-            }
-        }
-        // Shown as it comes, never part of the reply (nor of the partial text an interrupt keeps).
-        StreamEvent::ThinkingDelta(text) => {
-            if events.send(AgentEvent::ThinkingDelta(text)).is_err() {
-                tracing::debug!("the front end is gone");
-            }
-        }
-        // The call is announced when it is complete and about to run.
-        StreamEvent::ToolUseStarted { .. } => {}
-    }
 }
 
 /// End the turn for `end`, telling the person why.
@@ -672,18 +557,6 @@ fn stop(steps: &mut Steps, end: TurnEnd, message: String, inbox: &Inbox<'_>) {
     inbox.notice(message.clone());
     steps.outcome.stop_reason = end;
     steps.outcome.error = Some(message);
-}
-
-/// The tools offered, as the provider wants them.
-pub(super) fn tool_defs(offered: &[ToolSpec]) -> Vec<ToolDef> {
-    offered
-        .iter()
-        .map(|t| ToolDef {
-            name: t.name.clone(),
-            description: t.description.clone(),
-            input_schema: t.input_schema.clone(),
-        })
-        .collect()
 }
 
 /// The tool calls of a response, in order.
@@ -732,72 +605,5 @@ fn result_block_with_images(record: &ToolCallRecord, images: &[ToolImage]) -> Bl
         tool_use_id: record.id.clone(),
         content,
         is_error: record.is_error,
-    }
-}
-
-/// The text blocks of a response, joined.
-fn text_of(content: &[Block]) -> String {
-    // Reasoning is never part of the reply (`Block::text` leaves it out).
-    content
-        .iter()
-        .filter_map(Block::text)
-        .collect::<Vec<_>>()
-        .join("")
-}
-
-/// The history with consecutive messages of one role merged (after an interrupted turn the
-/// next message follows a user message; providers want roles to alternate). Tool results stay
-/// first in a merged user message, as Anthropic requires.
-pub(super) fn merged(history: &[Message]) -> Vec<Message> {
-    let mut out: Vec<Message> = Vec::with_capacity(history.len());
-    for message in history {
-        match out.last_mut() {
-            Some(last) if last.role == message.role => {
-                last.content.extend(message.content.iter().cloned());
-                // Stable: tool results before anything else.
-                last.content
-                    .sort_by_key(|b| !matches!(b, Block::ToolResult { .. }));
-            }
-            _ => out.push(message.clone()),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn text(role: Role, t: &str) -> Message {
-        Message {
-            role,
-            content: vec![Block::Text { text: t.into() }],
-        }
-    }
-
-    #[test]
-    fn consecutive_user_messages_merge_with_results_first() {
-        let history = vec![
-            text(Role::User, "a"),
-            Message {
-                role: Role::User,
-                content: vec![Block::ToolResult {
-                    tool_use_id: "t".into(),
-                    content: vec![],
-                    is_error: true,
-                }],
-            },
-            text(Role::Assistant, "b"),
-        ];
-        let merged = merged(&history);
-        assert_eq!(merged.len(), 2);
-        assert!(matches!(merged[0].content[0], Block::ToolResult { .. }));
-        assert!(matches!(&merged[0].content[1], Block::Text { text } if text == "a"));
-    }
-
-    #[test]
-    fn alternating_history_is_unchanged() {
-        let history = vec![text(Role::User, "a"), text(Role::Assistant, "b")];
-        assert_eq!(merged(&history), history);
     }
 }

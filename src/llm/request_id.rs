@@ -3,25 +3,15 @@
 //! may send none; OpenAI logs the client's id beside its own).
 
 use reqwest::header::HeaderMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The header vaultchat sends its own id in (the name OpenAI documents for it).
 pub(crate) const CLIENT_REQUEST_ID_HEADER: &str = "X-Client-Request-Id";
 
-/// A fresh id for one HTTP attempt: `vaultchat-` and 32 hex digits. Unique, not secret: made from
-/// the clock, the process id and a counter, so it needs no random source.
+/// A fresh id for one HTTP attempt: `vaultchat-` and 32 hex digits (a random v4 UUID without its
+/// dashes, from [`crate::id::hex128`]). The prefix says in a server's log whose id it is; the
+/// length is the one these ids have always had, so log searches and the tests keep working.
 pub(crate) fn new_client_request_id() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut seed = Vec::with_capacity(28);
-    seed.extend_from_slice(&nanos.to_le_bytes());
-    seed.extend_from_slice(&std::process::id().to_le_bytes());
-    seed.extend_from_slice(&count.to_le_bytes());
-    format!("vaultchat-{:032x}", xxhash_rust::xxh3::xxh3_128(&seed))
+    format!("vaultchat-{}", crate::id::hex128())
 }
 
 /// The server's own id for the request: Anthropic sends `request-id`, OpenAI and most compatible

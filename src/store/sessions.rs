@@ -110,33 +110,12 @@ fn fts_prefix_query(words: &[&str]) -> String {
         .join(" ")
 }
 
-/// Sixteen lower-case hex digits: random from the kernel, or derived from the clock, the process
-/// id and a counter when `/dev/urandom` cannot be read.
+/// Sixteen lower-case hex digits, random ([`crate::id::hex64`]). The format is the one stored
+/// sessions already have: `ask --session` and `vaultchat sessions` accept a prefix of at least
+/// `MIN_SESSION_PREFIX` digits and look it up lower-cased, so a new id stays short, all digits
+/// random (people type its start) and lower-case.
 fn new_session_id() -> String {
-    use std::io::Read;
-    let mut bytes = [0u8; 8];
-    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    match random {
-        Ok(()) => format!("{:016x}", u64::from_be_bytes(bytes)),
-        Err(_) => fallback_session_id(),
-    }
-}
-
-/// An id from the clock, the process id and a per-process counter, hashed so that ids made in the
-/// same millisecond still differ in their first characters (people type prefixes).
-fn fallback_session_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut seed = Vec::with_capacity(28);
-    seed.extend_from_slice(&nanos.to_le_bytes());
-    seed.extend_from_slice(&std::process::id().to_le_bytes());
-    seed.extend_from_slice(&count.to_le_bytes());
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&seed))
+    crate::id::hex64()
 }
 
 fn is_primary_key_clash(err: &rusqlite::Error) -> bool {
@@ -166,8 +145,8 @@ impl Store {
     }
 
     /// [`Store::create_session`] with the id source as a parameter, so that tests can force a
-    /// collision. A clash with an existing id (vanishingly rare with 64 random bits, possible with
-    /// the clock fallback) draws a new id.
+    /// collision. A clash with an existing id (vanishingly rare with 64 random bits) draws a new
+    /// id.
     fn create_session_with_ids(
         &self,
         s: &NewSession<'_>,
@@ -533,12 +512,7 @@ mod tests {
 
     #[test]
     fn ids_are_sixteen_hex_digits_and_differ() {
-        for id in [
-            new_session_id(),
-            new_session_id(),
-            fallback_session_id(),
-            fallback_session_id(),
-        ] {
+        for id in [new_session_id(), new_session_id()] {
             assert_eq!(id.len(), 16, "{id}");
             assert!(
                 id.chars()
@@ -547,7 +521,6 @@ mod tests {
             );
         }
         assert_ne!(new_session_id(), new_session_id());
-        assert_ne!(fallback_session_id(), fallback_session_id());
     }
 
     #[test]

@@ -9,13 +9,14 @@
 mod plan;
 mod summary;
 
-pub use plan::{CompactionState, upstream};
+pub use plan::upstream;
 
-use super::inbox::{BUSY, Inbox, WaitState};
+use super::inbox::Inbox;
+use super::request::{Purpose, Sent, text_of, tool_defs};
+use super::session::CompactionState;
 use super::{Agent, AgentEvent};
-use crate::llm::{Block, LlmError, Message, Request, Response, ToolDef, Usage, tokens};
+use crate::llm::{Message, Request, ToolDef, Usage, tokens};
 use serde::Serialize;
-use tokio::sync::mpsc;
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,7 +111,7 @@ impl ContextSettings {
 impl Default for ContextSettings {
     fn default() -> Self {
         Self {
-            window: super::build::DEFAULT_CONTEXT_WINDOW,
+            window: crate::llm::window::DEFAULT_CONTEXT_WINDOW,
             threshold: 0.8,
             auto: true,
         }
@@ -276,8 +277,8 @@ impl Agent {
     pub(super) async fn compact_on_request(&mut self, inbox: &mut Inbox<'_>) {
         let specs: Vec<crate::tools::ToolSpec> = self.registry.specs().cloned().collect();
         let offered = super::build_tool_list(&specs, &super::NoteContext::default());
-        let tools = super::turn::tool_defs(&offered);
-        let system = super::prompt::system_prompt(&self.workspace_name());
+        let tools = tool_defs(&offered);
+        let system = self.system();
         let mut usage = Usage::default();
         match self
             .compact(CompactReason::Command, &system, &tools, &mut usage, inbox)
@@ -369,19 +370,15 @@ impl Agent {
             let request =
                 summary::request(&self.settings.model, max_tokens, summary.as_deref(), &piece);
             requests += 1;
-            let response = match self.complete_quietly(&request, inbox).await {
-                Some(Ok(response)) => response,
-                Some(Err(e)) => return Err(format!("the summary request failed: {e}")),
-                None => return Err("interrupted".into()),
+            let response = match self
+                .send_request(&request, Purpose::Summary, usage, inbox)
+                .await
+            {
+                Sent::Done(response) => response,
+                Sent::Failed(e) => return Err(format!("the summary request failed: {e}")),
+                Sent::Interrupted(_) => return Err("interrupted".into()),
             };
-            self.count_usage(
-                &response.usage,
-                &request.model,
-                usage,
-                "the usage of a summary request",
-                inbox,
-            );
-            let text = text_of(&response);
+            let text = text_of(&response.content);
             if text.trim().is_empty() {
                 return Err("the model answered the summary request with no text".into());
             }
@@ -389,53 +386,4 @@ impl Agent {
         }
         Ok((summary.unwrap_or_default(), requests))
     }
-
-    /// One request whose text is not shown as it streams (a summary is not a reply). `None`
-    /// when the person interrupted it.
-    async fn complete_quietly(
-        &mut self,
-        request: &Request,
-        inbox: &mut Inbox<'_>,
-    ) -> Option<Result<Response, LlmError>> {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let provider = &self.provider;
-        let work = async move {
-            let call = provider.complete(request, &tx);
-            tokio::pin!(call);
-            loop {
-                tokio::select! {
-                    biased;
-                    // Drained so the channel never grows; the text arrives in the response.
-                    Some(_) = rx.recv() => {}
-                    result = &mut call => break result,
-                }
-            }
-        };
-        let state = WaitState {
-            model: &mut self.settings.model,
-            shutting_down: &mut self.shutting_down,
-        };
-        inbox.wait(work, state, BUSY, |_| None).await
-    }
-
-    /// The request the history makes now, with `system` and `tools`.
-    pub(super) fn request_of(&self, system: &str, tools: &[ToolDef]) -> Request {
-        Request {
-            model: self.settings.model.clone(),
-            max_tokens: self.settings.max_tokens,
-            system: system.to_string(),
-            tools: tools.to_vec(),
-            messages: super::turn::merged(&self.history),
-        }
-    }
-}
-
-/// The text blocks of a response, joined.
-fn text_of(response: &Response) -> String {
-    response
-        .content
-        .iter()
-        .filter_map(Block::text)
-        .collect::<Vec<_>>()
-        .join("")
 }

@@ -5,21 +5,11 @@
 //! Cuts fall only at the start of a turn (a user message that holds no tool result), so a tool
 //! call is never separated from its result: both are either summarised or both kept.
 
+use super::super::session::CompactionState;
 use crate::llm::{Block, Message, ResultPart, Role};
 
 /// The characters of a tool result kept when it is shortened.
 pub const SHORTENED_KEEP_CHARS: usize = 600;
-
-/// How the older part of a conversation is sent upstream (the stored messages never change).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CompactionState {
-    /// Messages `..summarised` (of the stored conversation) are replaced by `summary`.
-    pub summarised: usize,
-    /// The tool results of messages `..shortened` are shortened.
-    pub shortened: usize,
-    /// The summary of the replaced messages.
-    pub summary: Option<String>,
-}
 
 /// What to do before the next request.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -205,10 +205,16 @@ impl ModelsClient {
         self.json(&url, request).await
     }
 
-    /// Ollama's `/api/ps`: the models it has loaded, each with the context it allocated.
-    async fn ollama_ps(&self) -> Result<Option<Value>, ModelsError> {
+    /// The context Ollama allocated for `model`, from `/api/ps` (the models it has loaded); `None`
+    /// when it is not loaded or the server cannot say (a failed probe is logged).
+    async fn allocated_window(&self, model: &str) -> Option<ServerWindow> {
         let url = format!("{}/api/ps", self.root());
-        self.json(&url, self.client.get(&url)).await
+        self.json(&url, self.client.get(&url))
+            .await
+            .map_err(log_probe_failure)
+            .ok()
+            .flatten()
+            .and_then(|ps| parse::parse_ollama_ps(&ps, model))
     }
 
     /// What the server says about `model`'s window (see [`ModelsClient::server_facts`]).
@@ -294,13 +300,7 @@ impl ModelsClient {
         if let Some(show) = show {
             facts.tools = parse::parse_ollama_tools(&show);
             let shown = parse::parse_ollama_show(&show);
-            let running = self
-                .ollama_ps()
-                .await
-                .map_err(log_probe_failure)
-                .ok()
-                .flatten()
-                .and_then(|ps| parse::parse_ollama_ps(&ps, model));
+            let running = self.allocated_window(model).await;
             match running {
                 Some(running) => {
                     facts.window = Some(running);
@@ -416,13 +416,7 @@ async fn recheck_ollama(
             return known;
         }
     };
-    let running = client
-        .ollama_ps()
-        .await
-        .map_err(log_probe_failure)
-        .ok()
-        .flatten()
-        .and_then(|ps| parse::parse_ollama_ps(&ps, model));
+    let running = client.allocated_window(model).await;
     match running {
         Some(running) => ServerFacts {
             window: Some(running),
