@@ -10,8 +10,8 @@ use super::CallDecision;
 use super::compact::CompactionState;
 use crate::llm::{Block, Message, Role, Usage};
 use crate::store::{FailedTurn, NewSession, Store, StoreError, StoredCompaction, UsageRecord};
+use crate::time::now_ms;
 use std::collections::HashMap;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A session's log. A new session is created in the database when its first turn starts, so
 /// starting vaultchat and leaving leaves no empty sessions behind.
@@ -70,19 +70,7 @@ pub enum SessionError {
     },
 }
 
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 impl SessionLog {
-    /// Now, in Unix milliseconds (the store's clock).
-    pub fn now() -> i64 {
-        now_ms()
-    }
-
     /// A session that does not exist yet.
     pub fn new(store: Store, vault_id: &str) -> Self {
         Self {

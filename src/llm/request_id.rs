@@ -12,6 +12,8 @@ pub(crate) const CLIENT_REQUEST_ID_HEADER: &str = "X-Client-Request-Id";
 /// the clock, the process id and a counter, so it needs no random source.
 pub(crate) fn new_client_request_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // A uniqueness seed, not "what time is it": the real clock, never `crate::time`'s, which a
+    // test may fix or start at the same instant in every process.
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

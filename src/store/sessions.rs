@@ -127,6 +127,8 @@ fn new_session_id() -> String {
 fn fallback_session_id() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // A uniqueness seed, not "what time is it": the real clock, never `crate::time`'s, which a
+    // test may fix or start at the same instant in every process.
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

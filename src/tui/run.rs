@@ -1082,8 +1082,8 @@ fn tool_offer(
 
 /// The last 30 days of usage, with their cost where every model has a price.
 fn load_usage(app: &mut App, launch: &Launch, store: &Store) {
-    let now = crate::agent::SessionLog::now();
-    let since = (now / 86_400_000 - 29) * 86_400_000;
+    let now = crate::time::now_ms();
+    let since = crate::time::period_start_ms(now, 30);
     let days = store.usage_by_day(since);
     let by_session = store.usage_by_session(since, 20);
     match (days, by_session) {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The module map, top to bottom (docs/architecture.md). A module may use only modules after it.
-const LAYERS: [&str; 14] = [
+const LAYERS: [&str; 15] = [
     "cli",
     "tui",
     "agent",
@@ -26,6 +26,7 @@ const LAYERS: [&str; 14] = [
     "config",
     "quote",
     "text",
+    "time",
 ];
 
 /// Only `tui` may depend on the terminal UI crates.
