@@ -17,6 +17,7 @@ pub mod permission;
 pub mod quote;
 pub mod store;
 pub mod text;
+pub mod time;
 pub mod tools;
 pub mod tui;
 pub mod vault;

@@ -253,7 +253,7 @@ impl<'a> SessionBuilder<'a> {
         let rules = load_rules(self.config, &store, &vault_id)?;
         // The vault's root beside its id: a session of this vault asked for from another one is
         // refused naming this folder (`StoreError::SessionOfAnotherVault`).
-        let now_unix = crate::agent::SessionLog::now() / 1000;
+        let now_unix = crate::time::now_ms() / 1000;
         store.touch_vault(&vault_id, self.workspace.vault().root(), now_unix)?;
         let log = match resume {
             Resume::New => SessionLog::new(store, &vault_id),

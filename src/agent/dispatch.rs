@@ -556,7 +556,7 @@ impl Agent {
                     &rule.tool,
                     rule.path_glob.as_deref(),
                     "allow",
-                    super::session::now_ms(),
+                    crate::time::now_ms(),
                 )
             {
                 tracing::warn!("an always rule was not stored: {e}");

@@ -34,7 +34,7 @@ const CHANGING_TOOLS: [&str; 5] = [
 /// The vault path a chat is saved at by default: `Chats/YYYY-MM-DD Title.md`, the title cut to
 /// what a file name may hold.
 pub fn default_note_path(session: &SessionSummary) -> String {
-    let day = crate::store::dates::day_of(session.created_ms);
+    let day = crate::time::format_day(session.created_ms);
     let title: String = session
         .title
         .chars()
@@ -102,7 +102,7 @@ pub fn chat_markdown(
     out.push_str(&format!("title: {}\n", yaml_string(title)));
     out.push_str(&format!(
         "date: {}\n",
-        crate::store::dates::day_of(session.created_ms)
+        crate::time::format_day(session.created_ms)
     ));
     if let Some(model) = &session.model {
         out.push_str(&format!("model: {}\n", yaml_string(model)));

@@ -10,8 +10,8 @@ use super::inbox::Inbox;
 use super::{Agent, CallDecision};
 use crate::llm::{Block, Message, Role, Usage};
 use crate::store::{FailedTurn, NewSession, Store, StoreError, StoredCompaction, UsageRecord};
+use crate::time::now_ms;
 use std::collections::HashMap;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// How the older part of a conversation is sent upstream (the stored messages never change):
 /// what a session stores of its compaction. Here, beside the log that stores it, so that the
@@ -83,19 +83,7 @@ pub enum SessionError {
     },
 }
 
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 impl SessionLog {
-    /// Now, in Unix milliseconds (the store's clock).
-    pub fn now() -> i64 {
-        now_ms()
-    }
-
     /// A session that does not exist yet.
     pub fn new(store: Store, vault_id: &str) -> Self {
         Self {

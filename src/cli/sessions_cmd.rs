@@ -113,7 +113,7 @@ fn list(
             outln!(
                 "{}  {}  {:>3} messages  {:>8} tokens  {}{continues}",
                 s.id,
-                super::usage_cmd::day_of(s.updated_ms),
+                crate::time::format_day(s.updated_ms),
                 s.messages,
                 // `~`: some of the counts are estimates (the provider reported none).
                 format!("{}{tokens}", if s.usage.is_estimated() { "~" } else { "" }),

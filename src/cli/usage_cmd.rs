@@ -17,13 +17,10 @@ pub struct UsageArgs {
     pub json: bool,
 }
 
-use crate::store::dates::DAY_MS;
-
 pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
     let store = Store::open(&ctx.paths.database_file())?;
-    let now = crate::agent::SessionLog::now();
     // Midnight UTC of the first day shown.
-    let since = (now / DAY_MS - i64::from(args.days) + 1) * DAY_MS;
+    let since = crate::time::period_start_ms(crate::time::now_ms(), i64::from(args.days));
     let totals = store.usage_totals(since)?;
     let days = store.usage_by_day(since)?;
     let sessions = store.usage_by_session(since, 20)?;
@@ -138,8 +135,6 @@ fn cache_hit_percent(t: &TokenTotals) -> f64 {
 fn round_cents(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
-
-pub use crate::store::dates::day_of;
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,6 @@ const REVISIONS_SHOWN: usize = 50;
 /// The days `/usage` covers, and how many sessions it names.
 const USAGE_DAYS: i64 = 30;
 const USAGE_SESSIONS: usize = 20;
-const DAY_MS: i64 = 86_400_000;
 
 /// Run a query on the app database and tell the app its answer (or the error).
 fn query(core: &Core, job: impl FnOnce(&mut Store, &str) -> Result<HostEvent, StoreError>) {
@@ -59,8 +58,8 @@ pub(super) fn rename(core: &Core, id: &str, title: &str) {
 pub(super) fn usage(core: &Core) {
     let config = &core.launch.config;
     query(core, |store, _| {
-        let now = crate::agent::SessionLog::now();
-        let since = (now / DAY_MS - (USAGE_DAYS - 1)) * DAY_MS;
+        let now = crate::time::now_ms();
+        let since = crate::time::period_start_ms(now, USAGE_DAYS);
         let days = store.usage_by_day(since)?;
         let by_session = store.usage_by_session(since, USAGE_SESSIONS)?;
         Ok(HostEvent::Usage(UsageReport {

@@ -83,7 +83,10 @@ struct Loaded {
     doc: Option<Document>,
 }
 
-fn now_ns() -> i64 {
+/// The kernel's clock, not `crate::time`'s: the racy cutoff is compared with file modification
+/// times, which the kernel stamps with its real clock, so a clock a test fixed or started
+/// elsewhere would mark every file racy (or none).
+fn file_clock_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
@@ -271,7 +274,7 @@ struct Pending {
 impl Pending {
     fn new() -> Pending {
         Pending {
-            racy_cutoff: now_ns() - RACY_WINDOW_NS,
+            racy_cutoff: file_clock_ns() - RACY_WINDOW_NS,
             work: Vec::new(),
             gone_by_hash: HashMap::new(),
         }
@@ -558,7 +561,7 @@ fn has_sync_time(tx: &Transaction<'_>) -> Result<bool, IndexError> {
 
 /// Remember when the index last took in changes (`doctor` and `has_synced` read it).
 fn record_sync_time(tx: &Transaction<'_>) -> Result<(), IndexError> {
-    let now = now_ns() / 1_000_000_000;
+    let now = crate::time::now_ms().div_euclid(1000);
     tx.execute(
         "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_sync_unix', ?1)",
         [now.to_string()],

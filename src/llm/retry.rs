@@ -52,6 +52,8 @@ pub(crate) fn retry_wait(retries_done: u32, headers: Option<&HeaderMap>, jitter:
 /// A number in [0, 1) that differs from call to call; random enough to spread retries out, with
 /// no random-number crate.
 pub(crate) fn jitter_sample() -> f64 {
+    // A random seed, not "what time is it": the real clock's nanoseconds, never `crate::time`'s,
+    // which a test may fix (every sample would be the same, retries in step again).
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.subsec_nanos());

@@ -237,7 +237,7 @@ impl VaultPlugins {
             &self.sha256,
             &self.covered.to_text(),
             answer,
-            now_ms(),
+            crate::time::now_ms(),
         )?;
         Ok(())
     }
@@ -411,12 +411,6 @@ pub fn spec_rows(spec: &McpServerSpec) -> Vec<String> {
         ));
     }
     rows
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! client's model needs no tool call to start.
 
 use super::note_uri::note_uri;
-use super::resources::{MARKDOWN, NoteCatalog, format_utc_ns, tool_error};
+use super::resources::{MARKDOWN, NoteCatalog, tool_error};
 use crate::tools::Registry;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
@@ -12,7 +12,6 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 pub const SUMMARIZE_NOTE: &str = "summarize_note";
 pub const DAILY_REVIEW: &str = "daily_review";
@@ -237,11 +236,8 @@ async fn search_candidates(registry: &Registry, title: &str, rel: &str) -> Strin
 }
 
 fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, McpError> {
-    let now_ns = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
-    let since_ns = now_ns.saturating_sub(i64::try_from(days * 86_400 * 1_000_000_000).unwrap_or(0));
+    let days = i64::try_from(days).unwrap_or(i64::MAX);
+    let since_ns = crate::time::now_ns().saturating_sub(days.saturating_mul(crate::time::DAY_NS));
     let mut recent: Vec<_> = catalog
         .notes()
         .into_iter()
@@ -279,7 +275,13 @@ fn daily_review(catalog: &NoteCatalog, days: u64) -> Result<GetPromptResult, Mcp
     }
     let changed: Vec<String> = recent
         .iter()
-        .map(|n| format!("- {} (changed {})", n.rel, format_utc_ns(n.mtime_ns)))
+        .map(|n| {
+            format!(
+                "- {} (changed {})",
+                n.rel,
+                crate::time::format_rfc3339_ns(n.mtime_ns)
+            )
+        })
         .collect();
     let instructions = if recent.is_empty() {
         format!(

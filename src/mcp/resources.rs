@@ -325,7 +325,8 @@ fn to_resource(rel: &str, size: u64, mtime_ns: i64, title: Option<String>) -> Re
     let stem = rel.rsplit('/').next().unwrap_or(rel);
     let stem = stem.get(..stem.len().saturating_sub(3)).unwrap_or(stem);
     let annotations: Option<Annotations> =
-        serde_json::from_value(json!({ "lastModified": format_utc_ns(mtime_ns) })).ok();
+        serde_json::from_value(json!({ "lastModified": crate::time::format_rfc3339_ns(mtime_ns) }))
+            .ok();
     let resource = Resource::new(note_uri(rel), rel)
         .with_title(title.unwrap_or_else(|| stem.to_string()))
         .with_mime_type(MARKDOWN)
@@ -342,20 +343,6 @@ pub fn tool_error(e: ToolError) -> McpError {
         ToolError::Invalid(message) => McpError::invalid_params(message, None),
         ToolError::Internal(message) => McpError::internal_error(message, None),
     }
-}
-
-/// `2026-11-30T09:15:00Z` from nanoseconds since the epoch (UTC), without a date library.
-pub fn format_utc_ns(ns: i64) -> String {
-    let secs = ns.div_euclid(1_000_000_000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, month, day) = crate::store::dates::civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
 
 /// Standard base64 with padding (RFC 4648), for the rare note that is not UTF-8.
@@ -423,14 +410,5 @@ mod tests {
         assert_eq!(last.1, None);
         let error = cut_page(&listing, Some("page-2")).unwrap_err();
         assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
-    }
-
-    #[test]
-    fn timestamps_are_rfc_3339_utc() {
-        assert_eq!(format_utc_ns(0), "1970-01-01T00:00:00Z");
-        assert_eq!(
-            format_utc_ns(1_795_000_000_123_456_789),
-            "2026-11-18T11:06:40Z"
-        );
     }
 }

@@ -3,7 +3,6 @@
 //! the tables themselves arrive with the features that use them, each as a new migration.
 
 mod compactions;
-pub mod dates;
 mod failed_turns;
 mod migrate;
 mod plugin_trust;

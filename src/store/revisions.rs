@@ -302,7 +302,7 @@ impl Store {
         retention: Retention,
         now_ms: i64,
     ) -> Result<Pruned, StoreError> {
-        let cutoff_ms = now_ms.saturating_sub(i64::from(retention.keep_days) * 86_400_000);
+        let cutoff_ms = now_ms.saturating_sub(i64::from(retention.keep_days) * crate::time::DAY_MS);
         let by_age: Option<i64> = self.conn.query_row(
             "SELECT MAX(id) FROM revisions WHERE vault_id = ?1 AND at_unix_ms < ?2",
             params![vault_id, cutoff_ms],

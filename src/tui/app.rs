@@ -421,7 +421,7 @@ impl App {
     /// The open note was saved: it moves up in the file pane's "Recent". A save changes no other
     /// note, so the vault is not listed again (on a large vault that listing runs on the loop).
     pub fn on_note_written(&mut self, path: &str) {
-        self.files.touch(path, now_ns());
+        self.files.touch(path, crate::time::now_ns());
     }
 
     /// The vault's notes, for the file pane and the `[[` completion list.
@@ -749,7 +749,7 @@ impl App {
     pub fn on_note_opened(&mut self, path: &str, note: NoteText) {
         self.editor.open(path, note);
         self.completion = None;
-        self.files.follow(Some(path), Some(now_ns()));
+        self.files.follow(Some(path), Some(crate::time::now_ns()));
         self.saver.on_opened(&self.editor);
         self.focus = Pane::Editor;
         self.flash(format!("opened {path}"), Role::Notice);
@@ -971,12 +971,4 @@ impl App {
         self.saver
             .on_edit_applied(id, self.editor.text(), &self.editor, &mut self.effects);
     }
-}
-
-/// Now, in nanoseconds since the Unix epoch (when a note was opened, for "Recent").
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }

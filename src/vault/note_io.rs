@@ -572,6 +572,8 @@ fn create_temp_in(folder: &Folder, note_name: &str) -> io::Result<(String, File)
     let mut last = None;
     for _ in 0..16 {
         let seed = COUNTER.fetch_add(1, Ordering::Relaxed);
+        // A uniqueness seed, not "what time is it": the real clock, never `crate::time`'s, which
+        // a test may fix or start at the same instant in every process.
         let nanos = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -630,6 +632,8 @@ pub fn stale_temps(
     older_than: Duration,
     remove: bool,
 ) -> io::Result<Vec<String>> {
+    // Compared with the temp files' modification times, which the kernel stamps with its real
+    // clock: so the real clock here, never `crate::time`'s (a fixed clock would age them wrongly).
     let now = SystemTime::now();
     let mut removed = Vec::new();
     let top = root

@@ -145,3 +145,54 @@ fn a_second_export_of_one_session_writes_the_next_free_name() {
         "the same session, the same text"
     );
 }
+
+/// `VAULTCHAT_NOW_MS` starts the clock of a process (src/time.rs): a session asked on
+/// 2021-03-14 11:04 UTC is counted on that day, listed with it and exported under it, and the
+/// last 30 days seen from then hold it while the last 30 days seen from today do not.
+#[test]
+fn a_started_clock_dates_sessions_usage_and_exports() {
+    const NOW: &str = "1615719845123"; // 2021-03-14T11:04:05.123Z
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    let fake = FakeLlm::start(vec![reply("The answer.")]);
+    let at_now = |args: &[&str]| {
+        let out = common::cmd(&data, &vault)
+            .args(["--provider", "anthropic", "--base-url", &fake.base_url])
+            .env("ANTHROPIC_API_KEY", "sk-ant-test")
+            .env("VAULTCHAT_NOW_MS", NOW)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let asked: serde_json::Value =
+        serde_json::from_str(&at_now(&["ask", "Which plan?", "--json"])).unwrap();
+    let session = asked["session_id"].as_str().unwrap().to_string();
+
+    let usage: serde_json::Value =
+        serde_json::from_str(&at_now(&["usage", "--days", "30", "--json"])).unwrap();
+    assert_eq!(usage["by_day"][0]["day"], "2021-03-14", "{usage}");
+    assert_eq!(usage["responses"], 1, "{usage}");
+
+    let listed = at_now(&["sessions"]);
+    assert!(
+        listed.contains(&format!("{session}  2021-03-14")),
+        "{listed}"
+    );
+
+    let exported: serde_json::Value =
+        serde_json::from_str(&at_now(&["sessions", "export", &session, "--json"])).unwrap();
+    let saved = exported["saved"].as_str().unwrap();
+    assert!(saved.starts_with("Chats/2021-03-14 "), "{saved}");
+    let note = std::fs::read_to_string(vault.join(saved)).unwrap();
+    assert!(note.contains("\ndate: 2021-03-14\n"), "{note}");
+
+    // Without the variable the clock is the real one, years after the session.
+    let out = vaultchat(&data, &vault, &fake, &["usage", "--days", "30", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let today: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(today["responses"], 0, "{today}");
+}

@@ -42,6 +42,8 @@ pub fn cmd(data: &Path, vault: &Path) -> Command {
         .env_remove("ANTHROPIC_BASE_URL")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
+        // The real clock unless a test starts it somewhere (src/time.rs).
+        .env_remove("VAULTCHAT_NOW_MS")
         .env("NO_COLOR", "1");
     c
 }

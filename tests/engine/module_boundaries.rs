@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The module map, top to bottom (docs/architecture.md). A module may use only modules after it.
-const LAYERS: [&str; 15] = [
+const LAYERS: [&str; 16] = [
     "cli",
     "tui",
     "agent",
@@ -27,6 +27,7 @@ const LAYERS: [&str; 15] = [
     "quote",
     "text",
     "id",
+    "time",
 ];
 
 /// Only `tui` may depend on the terminal UI crates.

@@ -322,7 +322,7 @@ fn get_block_history(ws: &Workspace, args: GetBlockHistoryArgs) -> Result<ToolOu
         };
         history.push(BlockRevision {
             id: rev.id,
-            at: format_utc(rev.at_unix_ms),
+            at: crate::time::format_rfc3339_ms(rev.at_unix_ms),
             at_unix_ms: rev.at_unix_ms,
             actor: rev.actor,
             tool: rev.tool.clone(),
@@ -359,32 +359,10 @@ fn get_block_history(ws: &Workspace, args: GetBlockHistoryArgs) -> Result<ToolOu
     ToolOutput::json(out)
 }
 
-/// `2026-11-30T09:15:00Z` from Unix milliseconds (UTC), without a date library.
-fn format_utc(unix_ms: i64) -> String {
-    let secs = unix_ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, month, day) = crate::store::dates::civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-
-    #[test]
-    fn utc_times() {
-        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(format_utc(951_782_400_000), "2000-02-29T00:00:00Z");
-        assert_eq!(format_utc(1_796_036_645_123), "2026-11-30T11:04:05Z");
-        assert_eq!(format_utc(-1000), "1969-12-31T23:59:59Z");
-    }
 
     #[test]
     fn block_hash_sees_info_and_body_only() {

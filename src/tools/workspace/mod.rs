@@ -34,7 +34,6 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What the workspace tools work on: the vault, its index and the app database.
 pub struct Workspace {
@@ -187,10 +186,7 @@ impl Workspace {
     /// Drops the history `[history]` does not keep. A failure only leaves more history behind,
     /// so it is logged rather than raised.
     fn prune_history(&self) {
-        let now_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0);
+        let now_ms = crate::time::now_ms();
         match self
             .store()
             .prune_history(&self.vault_id, self.retention, now_ms)
@@ -294,10 +290,7 @@ impl Workspace {
             ));
         }
         let (added, removed) = line_stats(change.before.unwrap_or(""), change.after.unwrap_or(""));
-        let now_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0);
+        let now_ms = crate::time::now_ms();
         let revision = NewRevision {
             vault_id: &self.vault_id,
             path: change.rel,

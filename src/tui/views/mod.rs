@@ -455,19 +455,6 @@ pub(crate) fn compact(n: u64) -> String {
     }
 }
 
-pub(crate) use crate::store::dates::{DAY_MS, civil_from_days, days_from_date};
-
-/// `YYYY-MM-DD HH:MM` (UTC) of a Unix time in milliseconds.
-pub(crate) fn utc_minute(unix_ms: i64) -> String {
-    let (y, m, d) = civil_from_days(unix_ms.div_euclid(DAY_MS));
-    let minutes = unix_ms.rem_euclid(DAY_MS) / 60_000;
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
-        minutes / 60,
-        minutes % 60
-    )
-}
-
 /// A bold variant of a role's style, for values that should stand out from their labels.
 pub(crate) fn strong(theme: &Theme, role: Role) -> Style {
     theme.style(role).add_modifier(Modifier::BOLD)
@@ -634,21 +621,6 @@ mod tests {
         for (n, text) in cases {
             assert_eq!(compact(n), text, "{n}");
         }
-    }
-
-    #[test]
-    fn dates_convert_both_ways() {
-        assert_eq!(utc_minute(0), "1970-01-01 00:00");
-        assert_eq!(utc_minute(1_796_036_645_123), "2026-11-30 11:04");
-        assert_eq!(utc_minute(-60_000), "1969-12-31 23:59");
-        assert_eq!(days_from_date("1970-01-01"), Some(0));
-        assert_eq!(days_from_date("2000-03-01"), Some(11_017));
-        for days in [-1, 0, 59, 60, 11_016, 19_783, 20_000] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_date(&format!("{y:04}-{m:02}-{d:02}")), Some(days));
-        }
-        assert_eq!(days_from_date("2024-13-01"), None);
-        assert_eq!(days_from_date("yesterday"), None);
     }
 
     #[test]

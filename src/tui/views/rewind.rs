@@ -4,7 +4,7 @@
 
 use super::{
     Hint, Nav, View, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of, one_line,
-    pad_left, pad_right, put_centered, put_line, style_row, truncate, utc_minute,
+    pad_left, pad_right, put_centered, put_line, style_row, truncate,
 };
 use crate::store::{Actor, Revision};
 use crate::tui::keymap::{Action, Keymap};
@@ -285,7 +285,7 @@ fn row_line(revision: &Revision, selected: bool, width: usize, theme: &Theme) ->
     Line::from(vec![
         Span::styled(if selected { "› " } else { "  " }, with(Role::TitleFocused)),
         Span::styled(
-            pad_right(&utc_minute(revision.at_unix_ms), TIME),
+            pad_right(&crate::time::format_minute(revision.at_unix_ms), TIME),
             with(Role::Dim),
         ),
         Span::styled("  ", base),

@@ -5,7 +5,7 @@
 use super::{
     Hint, ListCursor, View, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of,
     one_line, pad_left, pad_right, put_centered, put_line, strong, style_row, text_width, truncate,
-    typed_char, utc_minute,
+    typed_char,
 };
 use crate::store::SessionSummary;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
@@ -359,7 +359,7 @@ impl SessionsView {
             ));
         }
         if columns.updated > 0 {
-            let when = utc_minute(session.updated_ms);
+            let when = crate::time::format_minute(session.updated_ms);
             let when = if columns.updated >= 20 {
                 format!("{when} UTC")
             } else {

@@ -2,9 +2,8 @@
 //! totals with the cache-hit rate and the estimated cost, and the sessions that used the most.
 
 use super::{
-    DAY_MS, Hint, Scroll, View, ViewOutcome, civil_from_days, compact, days_from_date, draw_box,
-    draw_scrollbar, footer, one_line, pad_left, pad_right, put_centered, put_line, strong,
-    text_width,
+    Hint, Scroll, View, ViewOutcome, compact, draw_box, draw_scrollbar, footer, one_line, pad_left,
+    pad_right, put_centered, put_line, strong, text_width,
 };
 use crate::store::{DayUsage, TokenTotals};
 use crate::tui::keymap::{Action, Keymap};
@@ -150,13 +149,13 @@ impl UsageView {
     /// The period ends on `day` (`YYYY-MM-DD`, today in UTC), so that days without usage at the
     /// end of the period show as empty bars. Ignored when it is not such a date.
     pub fn with_end_day(mut self, day: &str) -> Self {
-        self.end_day = days_from_date(day);
+        self.end_day = crate::time::parse_day(day);
         self
     }
 
     /// The same, from a Unix time in milliseconds (now).
     pub fn with_end_ms(mut self, unix_ms: i64) -> Self {
-        self.end_day = Some(unix_ms.div_euclid(DAY_MS));
+        self.end_day = Some(crate::time::day_number(unix_ms));
         self
     }
 
@@ -165,7 +164,7 @@ impl UsageView {
         let parsed: Vec<(i64, TokenTotals)> = self
             .days
             .iter()
-            .filter_map(|d| Some((days_from_date(&d.day)?, d.totals)))
+            .filter_map(|d| Some((crate::time::parse_day(&d.day)?, d.totals)))
             .collect();
         let Some(end) = self
             .end_day
@@ -328,7 +327,7 @@ impl UsageView {
                 );
             }
             // Day labels from the newest back, skipping any that would touch the next one.
-            let (_, month, day_of_month) = civil_from_days(*day);
+            let (_, month, day_of_month) = crate::time::calendar_date(*day);
             let label = if label_width == 5 {
                 format!("{month:02}-{day_of_month:02}")
             } else {
@@ -782,13 +781,13 @@ mod tests {
     fn the_chart_covers_every_day_of_the_period() {
         let days = view().chart_days();
         assert_eq!(days.len(), 7);
-        assert_eq!(days[0].0, days_from_date("2026-03-08").unwrap());
+        assert_eq!(days[0].0, crate::time::parse_day("2026-03-08").unwrap());
         assert_eq!(days[3].1.all_tokens(), 0, "03-11 had no usage");
         assert_eq!(days[6].1.input_tokens, 9_900);
         // Without an end day the period ends on the last day with usage.
         let days = UsageView::new(week(), vec![], None, 3).chart_days();
         assert_eq!(days.len(), 3);
-        assert_eq!(days[2].0, days_from_date("2026-03-14").unwrap());
+        assert_eq!(days[2].0, crate::time::parse_day("2026-03-14").unwrap());
         assert!(
             UsageView::new(vec![], vec![], None, 7)
                 .chart_days()
