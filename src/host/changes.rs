@@ -15,6 +15,8 @@ pub enum ChangeKind {
     Move { from: String, to: String },
     /// The chat saved as a new note.
     ChatNote,
+    /// An empty note created from the file pane.
+    Create,
 }
 
 /// A planned change: what the banner shows, and the plan only the host can apply.
@@ -57,6 +59,7 @@ pub(super) fn plan(core: &Core, change: ChangeRequest) {
                 .map_err(|e| format!("the chat was not saved: {e}"));
             (ChangeKind::ChatNote, planned)
         }
+        ChangeRequest::Create { name } => return create(core, ws, &name),
     };
     core.tell(HostEvent::Planned {
         kind,
@@ -142,6 +145,21 @@ fn question(
         offer_always: false,
         reason: reason.into(),
     }
+}
+
+/// A new empty note: made at once (the person asked for it by name), recorded as theirs.
+fn create(core: &Core, ws: &Workspace, name: &str) {
+    let result = ws
+        .create_user_note(name)
+        .map(|(path, _)| AppliedChange {
+            files_changed: vec![path],
+            warning: None,
+        })
+        .map_err(|e| e.to_string());
+    core.tell(HostEvent::Applied {
+        kind: ChangeKind::Create,
+        result,
+    });
 }
 
 /// Apply an approved change with the hunks kept.

@@ -27,13 +27,12 @@ pub enum Request {
         /// The text holds an agent edit the person approved (the revision is the agent's).
         agent_edit: bool,
     },
-    /// Create an empty note with this name (never replacing a file).
-    CreateNote(String),
     /// The vault's notes with their modification times (the file pane).
     ListFiles,
     /// The notes' names, titles and aliases (the picker).
     ListNames,
-    /// Plan a change the person asked for (a move, the chat as a note), for the banner.
+    /// Plan a change the person asked for (a move, the chat as a note) for the banner, or make
+    /// one that needs no question (a new empty note).
     PlanChange(ChangeRequest),
     /// Apply an approved change with the hunks kept (all when `None`).
     ApplyChange {
@@ -77,6 +76,9 @@ pub enum ChangeRequest {
     Move { from: String, to: String },
     /// The chat of a stored session as a new note (`/save`; `last`: the last reply only).
     ChatNote { session: String, last: bool },
+    /// An empty note with this name from the file pane (never replacing a file). The person's
+    /// own action: applied at once, without the banner, and answered as `Applied`.
+    Create { name: String },
 }
 
 /// The host → app.
@@ -125,10 +127,6 @@ pub enum HostEvent {
     Saved {
         path: String,
         result: Result<crate::vault::note_io::NoteText, (bool, String)>,
-    },
-    NoteCreated {
-        path: String,
-        modified_ns: i64,
     },
     Files(Vec<NoteEntry>),
     Names(Vec<NoteName>),

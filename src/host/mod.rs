@@ -192,7 +192,6 @@ mod core {
             | Request::OpenNote(_)
             | Request::CheckNote { .. }
             | Request::SaveNote { .. }
-            | Request::CreateNote(_)
             | Request::ListFiles
             | Request::ListNames
             | Request::PlanChange(_)
@@ -223,7 +222,6 @@ mod core {
                 read,
                 agent_edit,
             } => notes::save(core, path, &text, &read, agent_edit),
-            Request::CreateNote(name) => notes::create(core, &name),
             Request::ListFiles => notes::list_files(core),
             Request::ListNames => notes::list_names(core),
             Request::PlanChange(change) => changes::plan(core, change),

@@ -152,17 +152,6 @@ pub(super) fn save(core: &Core, path: String, text: &str, read: &NoteText, agent
     core.tell(HostEvent::Saved { path, result });
 }
 
-pub(super) fn create(core: &Core, name: &str) {
-    let Some(ready) = core.ready() else { return };
-    core.tell(match ready.workspace.create_user_note(name) {
-        Ok((path, note)) => HostEvent::NoteCreated {
-            path,
-            modified_ns: note.fingerprint.mtime_ns,
-        },
-        Err(e) => HostEvent::Error(format!("the note was not created: {e}")),
-    });
-}
-
 pub(super) fn list_files(core: &Core) {
     let Some(ready) = core.ready() else { return };
     core.tell(match ready.workspace.note_listing() {

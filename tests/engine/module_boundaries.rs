@@ -11,9 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The module map, top to bottom (docs/architecture.md). A module may use only modules after it.
-const LAYERS: [&str; 16] = [
+const LAYERS: [&str; 17] = [
     "cli",
     "tui",
+    "host",
     "agent",
     "mcp",
     "llm",

@@ -36,6 +36,32 @@ impl App {
                     self.on_vault_changed();
                 }
             }
+            event @ (HostEvent::AgentStarted { .. }
+            | HostEvent::Agent { .. }
+            | HostEvent::AgentGone { .. }
+            | HostEvent::AgentUnavailable) => self.on_agent_news(event),
+            event @ (HostEvent::NoteOpened { .. }
+            | HostEvent::NoteChanged { .. }
+            | HostEvent::Saved { .. }
+            | HostEvent::Files(_)
+            | HostEvent::Names(_)
+            | HostEvent::Planned { .. }
+            | HostEvent::Applied { .. }) => self.on_note_news(event),
+            event @ (HostEvent::Sessions(_)
+            | HostEvent::Usage(_)
+            | HostEvent::Revisions { .. }
+            | HostEvent::RevisionText { .. }
+            | HostEvent::Tools(_)
+            | HostEvent::Models(_)
+            | HostEvent::Window { .. }) => self.on_listing(event),
+            HostEvent::Error(message) => self.on_error(message),
+            HostEvent::Notice(message) => self.flash(message, Role::Notice),
+        }
+    }
+
+    /// The running agent: started (resumed), its events, its end; stale generations dropped.
+    fn on_agent_news(&mut self, event: HostEvent) {
+        match event {
             HostEvent::AgentStarted {
                 generation,
                 resumed,
@@ -56,6 +82,13 @@ impl App {
                 }
             }
             HostEvent::AgentUnavailable => self.on_agent_unavailable(),
+            other => tracing::warn!(?other, "not news of the agent; ignored"),
+        }
+    }
+
+    /// Notes read, written, listed, planned and changed.
+    fn on_note_news(&mut self, event: HostEvent) {
+        match event {
             HostEvent::NoteOpened { path, note } => self.on_note_opened(&path, note),
             HostEvent::NoteChanged { path, note } => {
                 // The editor may have moved on since it asked.
@@ -72,9 +105,6 @@ impl App {
                 }
                 self.on_note_written(&path);
             }
-            HostEvent::NoteCreated { path, modified_ns } => {
-                self.on_note_created(&path, modified_ns)
-            }
             HostEvent::Files(notes) => self.set_notes(notes),
             HostEvent::Names(names) => self.show_picker(
                 names
@@ -86,8 +116,15 @@ impl App {
                     })
                     .collect(),
             ),
-            HostEvent::Planned { kind: _, result } => self.on_planned(result),
+            HostEvent::Planned { result, .. } => self.on_planned(result),
             HostEvent::Applied { kind, result } => self.on_applied(kind, result),
+            other => tracing::warn!(?other, "not news of a note; ignored"),
+        }
+    }
+
+    /// The lists and facts the overlays show.
+    fn on_listing(&mut self, event: HostEvent) {
+        match event {
             HostEvent::Sessions(sessions) => self.show_sessions(sessions),
             HostEvent::Usage(report) => self.show_usage(
                 UsageView::new(
@@ -117,8 +154,7 @@ impl App {
             )),
             HostEvent::Models(Err(message)) => self.on_error(message),
             HostEvent::Window { model, tokens } => self.set_context_window(&model, tokens),
-            HostEvent::Error(message) => self.on_error(message),
-            HostEvent::Notice(message) => self.flash(message, Role::Notice),
+            other => tracing::warn!(?other, "not a listing; ignored"),
         }
     }
 

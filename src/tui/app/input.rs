@@ -105,7 +105,12 @@ impl App {
     pub(super) fn on_file_outcome(&mut self, outcome: FileOutcome) {
         match outcome {
             FileOutcome::Open(path) => self.open_note(path),
-            FileOutcome::Create(name) => self.effects.push(Effect::Host(Request::CreateNote(name))),
+            FileOutcome::Create(name) => {
+                self.effects
+                    .push(Effect::Host(Request::PlanChange(ChangeRequest::Create {
+                        name,
+                    })))
+            }
             FileOutcome::Move { from, to } => {
                 self.effects
                     .push(Effect::Host(Request::PlanChange(ChangeRequest::Move {

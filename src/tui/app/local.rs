@@ -97,6 +97,8 @@ impl App {
             (Pending::Vault(change), true) => match change.kind {
                 ChangeKind::Move { .. } => self.flash("not moved", Role::Notice),
                 ChangeKind::ChatNote => self.flash("the chat was not saved", Role::Notice),
+                // Never asked about: made at once.
+                ChangeKind::Create => {}
             },
             (Pending::Vault(change), false) => {
                 self.effects.push(Effect::Host(Request::ApplyChange {
@@ -148,6 +150,13 @@ impl App {
                     self.on_error(format!("the move was made, but {warning}"));
                 }
             }
+            ChangeKind::Create => match result {
+                Ok(applied) => {
+                    let path = applied.files_changed.into_iter().next().unwrap_or_default();
+                    self.on_note_created(&path, crate::time::now_ns());
+                }
+                Err(why) => self.on_error(format!("the note was not created: {why}")),
+            },
             ChangeKind::ChatNote => {
                 let path = result.map(|a| a.files_changed.into_iter().next().unwrap_or_default());
                 self.on_chat_saved(path);

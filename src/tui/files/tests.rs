@@ -221,7 +221,7 @@ fn n_asks_for_a_name_in_the_selected_folder_and_creates_through_an_effect() {
     press(&mut app, KeyCode::Enter);
     let effects = app.take_effects();
     assert!(
-        matches!(effects.as_slice(), [Effect::Host(crate::host::Request::CreateNote(n))] if n == "Projects/Compost"),
+        matches!(effects.as_slice(), [Effect::Host(crate::host::Request::PlanChange(crate::host::ChangeRequest::Create { name }))] if name == "Projects/Compost"),
         "{effects:?}"
     );
     assert!(!app.files.prompting());
