@@ -167,32 +167,7 @@ impl Agent {
             .await;
         let response = match sent {
             Sent::Done(response) => response,
-            Sent::Failed(e) if e.is_context_overflow() => {
-                steps.outcome.steps -= 1;
-                return self
-                    .compact_for_overflow(&e.to_string(), TurnEnd::Error, steps, inbox)
-                    .await;
-            }
-            Sent::Failed(e)
-                if e.is_rejected_history() && steps.turn_start > 0 && !steps.retried_fresh =>
-            {
-                // A resumed conversation the provider no longer accepts (another model, an
-                // expired image): keep the local log, start the upstream context afresh.
-                steps.retried_fresh = true;
-                steps.outcome.steps -= 1;
-                self.history.drain(..steps.turn_start);
-                // The last reported size counted what was just dropped.
-                self.calibration = None;
-                inbox.notice(format!(
-                    "the provider did not accept the stored conversation ({e}); continuing with a fresh context (the session keeps its history)"
-                ));
-                return ControlFlow::Continue(());
-            }
-            Sent::Failed(e) => {
-                steps.outcome.stop_reason = TurnEnd::Error;
-                steps.outcome.error = Some(self.set_aside_failed_turn(steps.log_start, &e, inbox));
-                return ControlFlow::Break(Ok(()));
-            }
+            Sent::Failed(e) => return self.after_failed_request(e, steps, inbox).await,
             Sent::Interrupted(partial) => {
                 self.keep_interrupted_text(&partial, inbox);
                 if !partial.is_empty() {
@@ -241,6 +216,39 @@ impl Agent {
             Next::Again => ControlFlow::Continue(()),
             Next::End => ControlFlow::Break(Ok(())),
         }
+    }
+
+    /// A request the provider failed: compact once when the conversation did not fit, start the
+    /// upstream context afresh once when a resumed one was refused, else end the turn as failed
+    /// (the turn set aside, the log kept).
+    async fn after_failed_request(
+        &mut self,
+        e: LlmError,
+        steps: &mut Steps,
+        inbox: &mut Inbox<'_>,
+    ) -> ControlFlow<Result<(), String>> {
+        if e.is_context_overflow() {
+            steps.outcome.steps -= 1;
+            return self
+                .compact_for_overflow(&e.to_string(), TurnEnd::Error, steps, inbox)
+                .await;
+        }
+        if e.is_rejected_history() && steps.turn_start > 0 && !steps.retried_fresh {
+            // A resumed conversation the provider no longer accepts (another model, an expired
+            // image): keep the local log, start the upstream context afresh.
+            steps.retried_fresh = true;
+            steps.outcome.steps -= 1;
+            self.history.drain(..steps.turn_start);
+            // The last reported size counted what was just dropped.
+            self.calibration = None;
+            inbox.notice(format!(
+                "the provider did not accept the stored conversation ({e}); continuing with a fresh context (the session keeps its history)"
+            ));
+            return ControlFlow::Continue(());
+        }
+        steps.outcome.stop_reason = TurnEnd::Error;
+        steps.outcome.error = Some(self.set_aside_failed_turn(steps.log_start, &e, inbox));
+        ControlFlow::Break(Ok(()))
     }
 
     /// The provider said the conversation does not fit: compact once and ask again, or end the

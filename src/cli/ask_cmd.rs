@@ -8,7 +8,8 @@ use super::outln;
 use super::{Context, Failure};
 use crate::agent::{
     Agent, AgentEvent, Attachment, BuildError, CompactionInfo, FocusedNote, NoteContext, Op,
-    PendingTools, PermissionRequest, ProviderFlags, Resume, SessionBuilder, TurnEnd, TurnOutcome,
+    PendingTools, PermissionRequest, Proposal, ProviderFlags, Resume, SessionBuilder, TurnEnd,
+    TurnOutcome,
 };
 use crate::mcp::plugins::ServerPlan;
 use crate::mcp::{McpServerState, McpStartup};
@@ -77,23 +78,10 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         Ok(choice) => choice,
         Err(problem) => return usage(problem.0),
     };
-    if args.images.len() > crate::attach::MAX_IMAGES_PER_MESSAGE {
-        return usage(format!(
-            "{} images given; a message takes at most {}",
-            args.images.len(),
-            crate::attach::MAX_IMAGES_PER_MESSAGE
-        ));
-    }
-    let mut attachments = Vec::new();
-    for path in &args.images {
-        match crate::attach::load_image(path, ctx.config.attachments.max_file_bytes()) {
-            Ok(image) => attachments.push(Attachment {
-                media_type: image.media_type.to_string(),
-                data: image.data,
-            }),
-            Err(e) => return usage(e.to_string()),
-        }
-    }
+    let attachments = match attachments(ctx, args) {
+        Ok(attachments) => attachments,
+        Err(message) => return usage(message),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -145,6 +133,34 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         mcp.shutdown().await;
         driven
     })?;
+    report(args, outcome)
+}
+
+/// `--image` files as attachments: at most a message's worth, each read within the size limit.
+fn attachments(ctx: &Context, args: &AskArgs) -> Result<Vec<Attachment>, String> {
+    if args.images.len() > crate::attach::MAX_IMAGES_PER_MESSAGE {
+        return Err(format!(
+            "{} images given; a message takes at most {}",
+            args.images.len(),
+            crate::attach::MAX_IMAGES_PER_MESSAGE
+        ));
+    }
+    args.images
+        .iter()
+        .map(|path| {
+            crate::attach::load_image(path, ctx.config.attachments.max_file_bytes())
+                .map(|image| Attachment {
+                    media_type: image.media_type.to_string(),
+                    data: image.data,
+                })
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// The turn's result: the JSON document with `--json`, the error on stderr unless a notice said
+/// it already, and the exit code (1 for an error or an interruption).
+fn report(args: &AskArgs, outcome: Driven) -> Result<ExitCode, Failure> {
     let Driven {
         outcome,
         thinking,
@@ -248,10 +264,7 @@ async fn drive(
         match event {
             AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) | AgentEvent::CompactDone => {}
             AgentEvent::Compacted(info) => {
-                eprintln!(
-                    "vaultchat: {}",
-                    crate::quote::terminal_text(&crate::agent::compaction_line(&info))
-                );
+                notice(&crate::agent::compaction_line(&info));
                 compactions.push(info);
             }
             // Kept out of the printed reply; `--json` reports it in its own field.
@@ -262,28 +275,19 @@ async fn drive(
                 }
                 thinking.push_str(&text);
             }
-            AgentEvent::TextDelta(text) => {
-                if chatty {
-                    let mut out = std::io::stdout().lock();
-                    // The model may repeat what a note or a tool result said, escapes and all.
-                    let _ = out.write_all(crate::quote::terminal_text(&text).as_bytes());
-                    let _ = out.flush();
-                }
-            }
-            AgentEvent::ToolCallStarted { name, input, .. } => {
-                if show_tools {
-                    eprintln!(
-                        "\n· {} {}",
-                        crate::quote::terminal(&name),
-                        crate::quote::terminal(&input.to_string())
-                    );
-                }
-            }
+            AgentEvent::TextDelta(text) if chatty => print_reply(&text),
+            AgentEvent::TextDelta(_) => {}
+            AgentEvent::ToolCallStarted { name, input, .. } if show_tools => eprintln!(
+                "\n· {} {}",
+                crate::quote::terminal(&name),
+                crate::quote::terminal(&input.to_string())
+            ),
+            AgentEvent::ToolCallStarted { .. } => {}
             AgentEvent::ToolCallFinished(record) => {
                 tracing::info!(tool = %record.name, is_error = record.is_error, decision = ?record.decision, "tool call");
             }
             AgentEvent::Notice(text) => {
-                eprintln!("vaultchat: {}", crate::quote::terminal_text(&text));
+                notice(&text);
                 said.push(text);
             }
             // `ask` opens no editor (its --note is not `in_editor`), so no edit is addressed to one.
@@ -323,6 +327,19 @@ async fn drive(
         .ok_or_else(|| Failure::new("the agent stopped without finishing the turn"))
 }
 
+/// A line on stderr, escaped (it may quote the model, a note or a server).
+fn notice(text: &str) {
+    eprintln!("vaultchat: {}", crate::quote::terminal_text(text));
+}
+
+/// Part of the reply on stdout as it streams. The model may repeat what a note or a tool result
+/// said, escapes and all, so it is escaped too.
+fn print_reply(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(crate::quote::terminal_text(text).as_bytes());
+    let _ = out.flush();
+}
+
 /// The `--approve` policy's answer; `ask` asks on the terminal (and denies without one).
 async fn answer_for(approve: Approve, request: &PermissionRequest) -> (Answer, Option<Vec<bool>>) {
     match approve {
@@ -356,13 +373,6 @@ async fn answer_for(approve: Approve, request: &PermissionRequest) -> (Answer, O
 /// Show the request with its coloured diff on stderr and read the answer from stdin.
 fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>) {
     let colour = std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
-    let paint = |code: &str, text: &str| {
-        if colour {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    };
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
@@ -375,64 +385,7 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
         crate::quote::terminal(&request.reason)
     );
     match &request.proposal {
-        Some(proposal) => {
-            let _ = writeln!(
-                err,
-                "  {}  {}",
-                crate::quote::terminal(&proposal.summary),
-                paint("1", &proposal.diff.summary())
-            );
-            // A change to several files (a move) names each file before its first hunk.
-            let mut file_starts = Vec::new();
-            let mut first = 0;
-            for file in &proposal.files {
-                file_starts.push((first, file));
-                first += file.hunks;
-            }
-            for (index, hunk) in proposal.diff.hunks.iter().enumerate() {
-                for (_, file) in file_starts.iter().filter(|(start, _)| *start == index) {
-                    let name = if file.path == file.path_after {
-                        file.path.clone()
-                    } else {
-                        format!("{} → {}", file.path, file.path_after)
-                    };
-                    let _ = writeln!(
-                        err,
-                        "{}",
-                        paint("1", &format!("■ {}", crate::quote::terminal(&name)))
-                    );
-                }
-                let _ = writeln!(
-                    err,
-                    "{}",
-                    paint(
-                        "36",
-                        &format!(
-                            "@@ -{},{} +{},{} @@",
-                            hunk.old_start + 1,
-                            hunk.old_len,
-                            hunk.new_start + 1,
-                            hunk.new_len
-                        )
-                    )
-                );
-                for line in &hunk.lines {
-                    let (mark, code) = match line.kind {
-                        LineKind::Added => ("+", "32"),
-                        LineKind::Removed => ("-", "31"),
-                        LineKind::Context => (" ", "2"),
-                    };
-                    let _ = writeln!(
-                        err,
-                        "{}",
-                        paint(
-                            code,
-                            &format!("{mark}{}", crate::quote::terminal(&line.text))
-                        )
-                    );
-                }
-            }
-        }
+        Some(proposal) => write_proposal(&mut err, proposal, colour),
         None => {
             let _ = writeln!(
                 err,
@@ -441,6 +394,66 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
             );
         }
     }
+    (read_answer(&mut err, request), None)
+}
+
+/// `text` in the SGR colour `code` when `colour` is on.
+fn paint(colour: bool, code: &str, text: &str) -> String {
+    if colour {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// A proposed change: its summary, then each hunk (a change to several files, a move, names each
+/// file before its first hunk). Text from the model or the note is escaped for the terminal.
+fn write_proposal(err: &mut impl Write, proposal: &Proposal, colour: bool) {
+    let _ = writeln!(
+        err,
+        "  {}  {}",
+        crate::quote::terminal(&proposal.summary),
+        paint(colour, "1", &proposal.diff.summary())
+    );
+    let mut file_starts = Vec::new();
+    let mut first = 0;
+    for file in &proposal.files {
+        file_starts.push((first, file));
+        first += file.hunks;
+    }
+    for (index, hunk) in proposal.diff.hunks.iter().enumerate() {
+        for (_, file) in file_starts.iter().filter(|(start, _)| *start == index) {
+            let name = if file.path == file.path_after {
+                file.path.clone()
+            } else {
+                format!("{} → {}", file.path, file.path_after)
+            };
+            let name = format!("■ {}", crate::quote::terminal(&name));
+            let _ = writeln!(err, "{}", paint(colour, "1", &name));
+        }
+        let header = format!(
+            "@@ -{},{} +{},{} @@",
+            hunk.old_start + 1,
+            hunk.old_len,
+            hunk.new_start + 1,
+            hunk.new_len
+        );
+        let _ = writeln!(err, "{}", paint(colour, "36", &header));
+        for line in &hunk.lines {
+            let (mark, code) = match line.kind {
+                LineKind::Added => ("+", "32"),
+                LineKind::Removed => ("-", "31"),
+                LineKind::Context => (" ", "2"),
+            };
+            let text = format!("{mark}{}", crate::quote::terminal(&line.text));
+            let _ = writeln!(err, "{}", paint(colour, code, &text));
+        }
+    }
+}
+
+/// The options the request allows, then the person's answer from stdin: Enter alone (or anything
+/// unknown) denies, with an optional reason for the model.
+fn read_answer(err: &mut impl Write, request: &PermissionRequest) -> Answer {
     let mut options = vec!["[y] once"];
     if request.offer_session {
         options.push("[s] this session");
@@ -453,25 +466,21 @@ fn prompt_on_terminal(request: &PermissionRequest) -> (Answer, Option<Vec<bool>>
     let _ = err.flush();
     let mut line = String::new();
     if std::io::stdin().read_line(&mut line).is_err() {
-        return (Answer::Deny { reason: None }, None);
+        return Answer::Deny { reason: None };
     }
-    // Enter alone (or anything unknown) denies.
     match line.trim() {
-        "y" | "Y" => (Answer::Once, None),
-        "s" | "S" if request.offer_session => (Answer::Session, None),
-        "a" | "A" if request.offer_always => (Answer::Always { with_path: false }, None),
+        "y" | "Y" => Answer::Once,
+        "s" | "S" if request.offer_session => Answer::Session,
+        "a" | "A" if request.offer_always => Answer::Always { with_path: false },
         _ => {
             let _ = write!(err, "reason for the model (optional): ");
             let _ = err.flush();
             let mut reason = String::new();
             let _ = std::io::stdin().read_line(&mut reason);
             let reason = reason.trim().to_string();
-            (
-                Answer::Deny {
-                    reason: (!reason.is_empty()).then_some(reason),
-                },
-                None,
-            )
+            Answer::Deny {
+                reason: (!reason.is_empty()).then_some(reason),
+            }
         }
     }
 }

@@ -106,38 +106,11 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
              Use 127.0.0.1:PORT, or add --allow-remote if that is really what you want"
         )));
     }
-    let mut token_from_env = false;
-    let auth = if args.no_auth {
-        HttpAuth::None
-    } else {
-        HttpAuth::Bearer(match std::env::var("VAULTCHAT_MCP_TOKEN") {
-            Ok(token) if token.len() >= 16 => {
-                token_from_env = true;
-                token
-            }
-            Ok(_) => {
-                return Err(Failure::new(
-                    "VAULTCHAT_MCP_TOKEN is shorter than 16 characters; use a longer token",
-                ));
-            }
-            Err(_) => generate_token()?,
-        })
-    };
+    let (auth, token_from_env) = http_auth(args)?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let bound = listener.local_addr()?;
-        // Printed once, on stdout, so scripts can read it; never logged.
-        match &auth {
-            HttpAuth::Bearer(_) if token_from_env => {
-                outln!("MCP endpoint: http://{bound}/mcp");
-                outln!("Bearer token: the value of VAULTCHAT_MCP_TOKEN");
-            }
-            HttpAuth::Bearer(token) => {
-                outln!("MCP endpoint: http://{bound}/mcp");
-                outln!("Bearer token: {token}");
-            }
-            HttpAuth::None => outln!("MCP endpoint: http://{bound}/mcp (no token: --no-auth)"),
-        }
+        print_endpoint(bound, &auth, token_from_env)?;
         use std::io::Write;
         std::io::stdout().flush()?;
         let served = serve_http(server, listener, auth, args.allow_remote).await;
@@ -145,6 +118,42 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         served
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The HTTP server's authentication: none with `--no-auth`, else a bearer token from
+/// `VAULTCHAT_MCP_TOKEN` (at least 16 characters; `true` says it came from there) or a fresh one.
+fn http_auth(args: &McpArgs) -> Result<(HttpAuth, bool), Failure> {
+    if args.no_auth {
+        return Ok((HttpAuth::None, false));
+    }
+    match std::env::var("VAULTCHAT_MCP_TOKEN") {
+        Ok(token) if token.len() >= 16 => Ok((HttpAuth::Bearer(token), true)),
+        Ok(_) => Err(Failure::new(
+            "VAULTCHAT_MCP_TOKEN is shorter than 16 characters; use a longer token",
+        )),
+        Err(_) => Ok((HttpAuth::Bearer(generate_token()?), false)),
+    }
+}
+
+/// The endpoint and the token, printed once on stdout so scripts can read them; never logged. A
+/// token from the environment is not echoed.
+fn print_endpoint(
+    bound: std::net::SocketAddr,
+    auth: &HttpAuth,
+    token_from_env: bool,
+) -> std::io::Result<()> {
+    match auth {
+        HttpAuth::Bearer(_) if token_from_env => {
+            outln!("MCP endpoint: http://{bound}/mcp");
+            outln!("Bearer token: the value of VAULTCHAT_MCP_TOKEN");
+        }
+        HttpAuth::Bearer(token) => {
+            outln!("MCP endpoint: http://{bound}/mcp");
+            outln!("Bearer token: {token}");
+        }
+        HttpAuth::None => outln!("MCP endpoint: http://{bound}/mcp (no token: --no-auth)"),
+    }
+    Ok(())
 }
 
 /// The vault's plugins, re-exported: only when the person trusts the plugins file as it is, and

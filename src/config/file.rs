@@ -854,6 +854,19 @@ impl Config {
                 hint,
             }
         };
+        self.validate_limits(&invalid)?;
+        self.validate_provider(&invalid)?;
+        self.validate_rules(&invalid)?;
+        self.validate_mcp(&invalid)?;
+        self.validate_urls(&invalid)?;
+        Ok(())
+    }
+
+    /// The index, editor, context and attachment limits.
+    fn validate_limits(
+        &self,
+        invalid: &impl Fn(&str, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
         for folder in &self.index.exclude_folders {
             if folder.is_empty() || folder.starts_with('/') || folder.split('/').any(|c| c == "..")
             {
@@ -899,6 +912,14 @@ impl Config {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// `[provider]` numbers the API would refuse or that could never answer.
+    fn validate_provider(
+        &self,
+        invalid: &impl Fn(&str, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
         if self.provider.max_steps == Some(0) {
             return Err(invalid(
                 "provider.max_steps",
@@ -922,6 +943,14 @@ impl Config {
                 "a response of 0 tokens says nothing; use at least 1".to_string(),
             ));
         }
+        Ok(())
+    }
+
+    /// `[permissions]` rules: `tool` or `tool:vault-relative glob`.
+    fn validate_rules(
+        &self,
+        invalid: &impl Fn(&str, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
         for (key, specs) in [
             ("permissions.allow", &self.permissions.allow),
             ("permissions.deny", &self.permissions.deny),
@@ -938,7 +967,14 @@ impl Config {
                 ));
             }
         }
-        self.validate_mcp(&invalid)?;
+        Ok(())
+    }
+
+    /// The provider's and the embeddings' base URLs are http(s).
+    fn validate_urls(
+        &self,
+        invalid: &impl Fn(&str, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
         let urls = [
             ("provider.base_url", self.provider.base_url.as_deref()),
             (

@@ -91,23 +91,7 @@ impl TrustPrompt {
             .iter()
             .map(|(name, rows)| command_rows(name, rows, text_width, theme))
             .collect();
-        let rows_each: Vec<u16> = laid_out
-            .iter()
-            .map(|lines| u16::try_from(lines.len()).unwrap_or(u16::MAX))
-            .collect();
-        let mut shown = 0;
-        let mut command_rows = 0u16;
-        for (i, rows) in rows_each.iter().enumerate() {
-            let more_row = u16::from(i + 1 < rows_each.len());
-            if command_rows + rows + more_row > room {
-                break;
-            }
-            command_rows += rows;
-            shown += 1;
-        }
-        if shown < self.commands.len() {
-            command_rows += 1;
-        }
+        let (shown, command_rows) = fitting(&laid_out, room);
         let height = (intro_rows + command_rows + outro_rows + 6).min(area.height);
         let x = area.x + (area.width - width) / 2;
         let y = area.y + area.height.saturating_sub(height) / 2;
@@ -133,26 +117,7 @@ impl TrustPrompt {
         let intro = Line::styled(intro, theme.style(Role::Text));
         paragraph(intro, intro_rows, &mut row, inner, buf);
         row += 1;
-        for lines in laid_out.iter().take(shown) {
-            for line in lines {
-                if row < bottom {
-                    Paragraph::new(line.clone())
-                        .render(Rect::new(inner.x, row, inner.width, 1), buf);
-                }
-                row += 1;
-            }
-        }
-        if shown < self.commands.len() {
-            let more = self.commands.len() - shown;
-            let line = Line::styled(
-                format!("  … and {more} more: `vaultchat trust` lists them all"),
-                theme.style(Role::Dim),
-            );
-            if row < bottom {
-                Paragraph::new(line).render(Rect::new(inner.x, row, inner.width, 1), buf);
-            }
-            row += 1;
-        }
+        self.render_commands(&laid_out, shown, &mut row, inner, buf, theme);
         row += 1;
         paragraph(
             Line::styled(outro, theme.style(Role::Dim)),
@@ -166,6 +131,38 @@ impl TrustPrompt {
         if row <= last {
             Paragraph::new(Line::from(buttons))
                 .render(Rect::new(inner.x, last, inner.width, 1), buf);
+        }
+    }
+
+    /// The first `shown` commands' rows from `row` down, then the count of those left out.
+    fn render_commands(
+        &self,
+        laid_out: &[Vec<Line<'static>>],
+        shown: usize,
+        row: &mut u16,
+        inner: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+    ) {
+        let bottom = inner.y + inner.height;
+        let mut put = |line: Line<'static>, row: &mut u16| {
+            if *row < bottom {
+                Paragraph::new(line).render(Rect::new(inner.x, *row, inner.width, 1), buf);
+            }
+            *row += 1;
+        };
+        for lines in laid_out.iter().take(shown) {
+            for line in lines {
+                put(line.clone(), row);
+            }
+        }
+        if shown < self.commands.len() {
+            let more = self.commands.len() - shown;
+            let line = Line::styled(
+                format!("  … and {more} more: `vaultchat trust` lists them all"),
+                theme.style(Role::Dim),
+            );
+            put(line, row);
         }
     }
 
@@ -206,6 +203,29 @@ impl TrustPrompt {
 /// environment, folder) on rows of their own, wrapped under themselves (a long path is split
 /// rather than cut). Every character is escaped again here, so even a caller's raw text cannot
 /// move the cursor or draw a row of its own.
+/// How many commands fit whole in `room` rows, keeping a row for "… and N more" when some do
+/// not, and how many rows they take (that row included).
+fn fitting(laid_out: &[Vec<Line<'static>>], room: u16) -> (usize, u16) {
+    let rows_each: Vec<u16> = laid_out
+        .iter()
+        .map(|lines| u16::try_from(lines.len()).unwrap_or(u16::MAX))
+        .collect();
+    let mut shown = 0;
+    let mut command_rows = 0u16;
+    for (i, rows) in rows_each.iter().enumerate() {
+        let more_row = u16::from(i + 1 < rows_each.len());
+        if command_rows.saturating_add(*rows).saturating_add(more_row) > room {
+            break;
+        }
+        command_rows += rows;
+        shown += 1;
+    }
+    if shown < laid_out.len() {
+        command_rows += 1;
+    }
+    (shown, command_rows)
+}
+
 fn command_rows(name: &str, rows: &[String], width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(vec![
         Span::raw("  "),

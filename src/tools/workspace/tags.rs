@@ -104,43 +104,68 @@ fn list_tags(ws: &Workspace, args: ListTagsArgs) -> Result<ToolOutput, ToolError
                 continue;
             }
         };
-        let parsed = markdown::parse(&text);
-        // (in frontmatter, inline) per lower-cased tag of this note.
-        let mut here: HashMap<String, (bool, bool)> = HashMap::new();
-        let fm_tags = parsed
-            .frontmatter
-            .as_ref()
-            .map(|f| f.tags.as_slice())
-            .unwrap_or_default();
-        let occurrences = fm_tags
-            .iter()
-            .map(|t| (t.as_str(), true))
-            .chain(parsed.inline_tags.iter().map(|t| (t.name.as_str(), false)));
-        for (tag, in_frontmatter) in occurrences {
-            let key = tag.to_lowercase();
-            if !key.starts_with(&prefix) {
-                continue;
-            }
-            let seen = here.entry(key.clone()).or_default();
-            if in_frontmatter {
-                seen.0 = true;
-            } else {
-                seen.1 = true;
-            }
-            *tags
-                .entry(key)
-                .or_default()
-                .spellings
-                .entry(tag.to_string())
-                .or_default() += 1;
-        }
-        for (key, (fm, inline)) in here {
-            let count = tags.entry(key).or_default();
-            count.notes += 1;
-            count.frontmatter_notes += usize::from(fm);
-            count.inline_notes += usize::from(inline);
-        }
+        count_note_tags(&text, &prefix, &mut tags);
     }
+    let mut listed = ranked(tags);
+    let total = listed.len();
+    listed.truncate(limit as usize);
+    let mut out = json!({
+        "tags": listed,
+        "total": total,
+        "truncated": total > limit as usize,
+    });
+    if !prefix.is_empty() {
+        out["prefix"] = json!(prefix);
+    }
+    if !skipped.is_empty() {
+        out["skipped"] = json!(skipped);
+    }
+    ToolOutput::json(out)
+}
+
+/// Adds one note's tags (frontmatter and inline, those under `prefix`) to `tags`: each spelling
+/// once per occurrence, the note once per tag and per place.
+fn count_note_tags(text: &str, prefix: &str, tags: &mut HashMap<String, TagCount>) {
+    let parsed = markdown::parse(text);
+    // (in frontmatter, inline) per lower-cased tag of this note.
+    let mut here: HashMap<String, (bool, bool)> = HashMap::new();
+    let fm_tags = parsed
+        .frontmatter
+        .as_ref()
+        .map(|f| f.tags.as_slice())
+        .unwrap_or_default();
+    let occurrences = fm_tags
+        .iter()
+        .map(|t| (t.as_str(), true))
+        .chain(parsed.inline_tags.iter().map(|t| (t.name.as_str(), false)));
+    for (tag, in_frontmatter) in occurrences {
+        let key = tag.to_lowercase();
+        if !key.starts_with(prefix) {
+            continue;
+        }
+        let seen = here.entry(key.clone()).or_default();
+        if in_frontmatter {
+            seen.0 = true;
+        } else {
+            seen.1 = true;
+        }
+        *tags
+            .entry(key)
+            .or_default()
+            .spellings
+            .entry(tag.to_string())
+            .or_default() += 1;
+    }
+    for (key, (fm, inline)) in here {
+        let count = tags.entry(key).or_default();
+        count.notes += 1;
+        count.frontmatter_notes += usize::from(fm);
+        count.inline_notes += usize::from(inline);
+    }
+}
+
+/// The tags, most used first, each under its most common spelling.
+fn ranked(tags: HashMap<String, TagCount>) -> Vec<ListedTag> {
     let mut listed: Vec<ListedTag> = tags
         .into_values()
         .map(|count| {
@@ -163,20 +188,7 @@ fn list_tags(ws: &Workspace, args: ListTagsArgs) -> Result<ToolOutput, ToolError
             .then_with(|| a.tag.to_lowercase().cmp(&b.tag.to_lowercase()))
             .then_with(|| a.tag.cmp(&b.tag))
     });
-    let total = listed.len();
-    listed.truncate(limit as usize);
-    let mut out = json!({
-        "tags": listed,
-        "total": total,
-        "truncated": total > limit as usize,
-    });
-    if !prefix.is_empty() {
-        out["prefix"] = json!(prefix);
-    }
-    if !skipped.is_empty() {
-        out["skipped"] = json!(skipped);
-    }
-    ToolOutput::json(out)
+    listed
 }
 
 // ---------------------------------------------------------------------------------------------
