@@ -14,6 +14,7 @@ pub mod index;
 pub mod llm;
 pub mod mcp;
 pub mod permission;
+pub mod protocol;
 pub mod quote;
 pub mod store;
 pub mod text;

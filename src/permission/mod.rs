@@ -109,20 +109,7 @@ pub fn decide(facts: &CallFacts, rules: &RuleSet, tainted: bool) -> Decision {
     }
 }
 
-/// The answer a person gives to an Ask.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Answer {
-    /// Run this call only.
-    Once,
-    /// Run it, and every later call of this tool in this session.
-    Session,
-    /// Run it, and later calls of this tool in this vault for good; `with_path`: only on this
-    /// call's path.
-    Always { with_path: bool },
-    /// Refuse it, with an optional reason for the model.
-    Deny { reason: Option<String> },
-}
+pub use crate::protocol::Answer;
 
 /// The allow rule a *session* or *always* answer creates for this call: the tool, with the
 /// call's path as a literal glob when the answer is *always* with `with_path`.

@@ -3,17 +3,7 @@
 use super::{Store, StoreError};
 use rusqlite::{OptionalExtension, params};
 
-/// Who changed a note.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Actor {
-    /// The person, in vaultchat's editor.
-    User,
-    /// The agent, or an MCP client through vaultchat's tools.
-    Agent,
-    /// Another program, seen by the watcher.
-    External,
-}
+pub use crate::protocol::Actor;
 
 impl Actor {
     fn as_str(self) -> &'static str {
@@ -48,19 +38,7 @@ pub struct NewRevision<'a> {
     pub before_text: Option<&'a str>,
 }
 
-/// A recorded revision (without the stored text, which [`Store::revision_text`] returns).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Revision {
-    pub id: i64,
-    pub path: String,
-    pub at_unix_ms: i64,
-    pub actor: Actor,
-    pub tool: Option<String>,
-    pub added: u64,
-    pub removed: u64,
-    pub before_rev: Option<String>,
-    pub after_rev: Option<String>,
-}
+pub use crate::protocol::Revision;
 
 /// Deltas since the last whole copy before a revision is stored whole again: bounds the work of
 /// reading an old revision (at most this many deltas applied).

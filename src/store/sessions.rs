@@ -37,26 +37,7 @@ pub struct StoredMessage {
     pub at_ms: i64,
 }
 
-/// A session with its counts, for `vaultchat sessions` and the session picker.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct SessionSummary {
-    pub id: String,
-    pub vault_id: String,
-    pub title: String,
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    /// Unix milliseconds.
-    pub created_ms: i64,
-    /// Unix milliseconds of the last message (the creation time before any).
-    pub updated_ms: i64,
-    /// How many messages the session holds.
-    pub messages: u64,
-    /// The tokens of every response in the session.
-    pub usage: TokenTotals,
-    /// The session this one continues (`/continue-new`, `ask --continue-new`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_id: Option<String>,
-}
+pub use crate::protocol::SessionSummary;
 
 /// The columns of a [`SessionSummary`], for every query that returns one (`s` is `sessions`).
 /// The counts are correlated subqueries so that a `LIMIT` bounds the work to the rows returned.

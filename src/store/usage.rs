@@ -19,18 +19,7 @@ pub struct UsageRecord<'a> {
     pub estimated: bool,
 }
 
-/// Summed token counts over a set of responses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct TokenTotals {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub cache_write_tokens: u64,
-    /// How many responses the sums cover.
-    pub responses: u64,
-    /// How many of those responses have estimated counts (the provider reported none).
-    pub estimated_responses: u64,
-}
+pub use crate::protocol::TokenTotals;
 
 impl TokenTotals {
     /// What these tokens cost at `price`, in dollars.
@@ -64,15 +53,7 @@ impl TokenTotals {
     }
 }
 
-/// The usage of one calendar day (UTC).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct DayUsage {
-    /// `YYYY-MM-DD`, UTC.
-    pub day: String,
-    pub totals: TokenTotals,
-    /// Per `provider/model`, sorted by that name.
-    pub by_model: Vec<(String, TokenTotals)>,
-}
+pub use crate::protocol::DayUsage;
 
 /// The sums of a [`TokenTotals`], in its field order, for queries over `usage`.
 const TOTALS_COLUMNS: &str = "ifnull(sum(input_tokens), 0), ifnull(sum(output_tokens), 0),

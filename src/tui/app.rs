@@ -811,7 +811,7 @@ impl App {
         self.overlay = Some(Overlay::Picker(Picker::new(items)));
     }
 
-    pub fn show_sessions(&mut self, sessions: Vec<crate::store::SessionSummary>) {
+    pub fn show_sessions(&mut self, sessions: Vec<crate::protocol::SessionSummary>) {
         match self.overlay.as_mut() {
             Some(Overlay::Sessions(view)) => view.set_sessions(sessions),
             _ => {

@@ -13,7 +13,7 @@
 //! border.
 
 use crate::agent::PermissionRequest;
-use crate::permission::Answer;
+use crate::protocol::Answer;
 use crate::text::diff::TextDiff;
 use crate::text::word_diff::HunkWords;
 use crate::tui::chat::wrap::{self, Breaks};

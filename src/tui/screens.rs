@@ -186,7 +186,7 @@ fn the_banner_answers_go_to_the_agent_and_enter_alone_denies() {
             effects.as_slice(),
             [Effect::Agent(crate::agent::Op::Decision {
                 request: 7,
-                answer: crate::permission::Answer::Deny { .. },
+                answer: crate::protocol::Answer::Deny { .. },
                 ..
             })]
         ),
@@ -198,7 +198,7 @@ fn the_banner_answers_go_to_the_agent_and_enter_alone_denies() {
         app.take_effects().as_slice(),
         [Effect::Agent(crate::agent::Op::Decision {
             request: 8,
-            answer: crate::permission::Answer::Once,
+            answer: crate::protocol::Answer::Once,
             hunks: None
         })]
     ));

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The module map, top to bottom (docs/architecture.md). A module may use only modules after it.
-const LAYERS: [&str; 17] = [
+const LAYERS: [&str; 18] = [
     "cli",
     "tui",
     "host",
@@ -26,6 +26,7 @@ const LAYERS: [&str; 17] = [
     "vault",
     "config",
     "quote",
+    "protocol",
     "text",
     "id",
     "time",

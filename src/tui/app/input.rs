@@ -160,7 +160,7 @@ impl App {
         let Some(outcome) = self.banner.handle(action, key) else {
             return;
         };
-        let approved = !matches!(outcome.answer, crate::permission::Answer::Deny { .. })
+        let approved = !matches!(outcome.answer, crate::protocol::Answer::Deny { .. })
             && outcome.hunks.as_ref().is_none_or(|h| h.iter().any(|a| *a));
         if approved && edits_open_note && outcome.request < LOCAL_REQUESTS {
             // Leaving the note waits until the agent delivered it (approve, then quit).

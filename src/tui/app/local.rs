@@ -92,7 +92,7 @@ impl App {
         let Some(pending) = self.local.take(outcome.request) else {
             return true;
         };
-        let denied = matches!(outcome.answer, crate::permission::Answer::Deny { .. });
+        let denied = matches!(outcome.answer, crate::protocol::Answer::Deny { .. });
         match (pending, denied) {
             (Pending::Vault(change), true) => match change.kind {
                 ChangeKind::Move { .. } => self.flash("not moved", Role::Notice),

@@ -6,7 +6,7 @@ use super::{
     Hint, Nav, View, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of, one_line,
     pad_left, pad_right, put_centered, put_line, style_row, truncate,
 };
-use crate::store::{Actor, Revision};
+use crate::protocol::{Actor, Revision};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;

@@ -7,7 +7,7 @@ use super::{
     one_line, pad_left, pad_right, put_centered, put_line, strong, style_row, text_width, truncate,
     typed_char,
 };
-use crate::store::SessionSummary;
+use crate::protocol::SessionSummary;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -466,7 +466,7 @@ impl View for SessionsView {
 
 /// A session's tokens in short form, with `~` when some are estimates (the provider reported
 /// no usage).
-fn tokens_of(usage: &crate::store::TokenTotals) -> String {
+fn tokens_of(usage: &crate::protocol::TokenTotals) -> String {
     let mark = if usage.is_estimated() { "~" } else { "" };
     format!("{mark}{}", super::compact(usage.all_tokens()))
 }
@@ -558,7 +558,7 @@ fn cursor_span(theme: &Theme) -> Span<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::TokenTotals;
+    use crate::protocol::TokenTotals;
     use crate::tui::testing::{buffer, buffer_text, style_at};
     use crossterm::event::KeyModifiers;
 

@@ -5,7 +5,7 @@ use super::{
     Hint, Scroll, View, ViewOutcome, compact, draw_box, draw_scrollbar, footer, one_line, pad_left,
     pad_right, put_centered, put_line, strong, text_width,
 };
-use crate::store::{DayUsage, TokenTotals};
+use crate::protocol::{DayUsage, TokenTotals};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
