@@ -3,9 +3,8 @@
 //! leaves behind are found and removed by `cleanup_stale_temps`.
 //!
 //! The writer is this test binary itself, re-executed with `VAULTCHAT_CRASH_CHILD` set and a filter
-//! selecting only [`crash_child`] (`--ignored`: it is not a test of its own, so a normal run skips
-//! it rather than count it as passed), so the kill lands in a real separate process at an arbitrary
-//! point.
+//! selecting only the test, which then runs as the writer ([`crash_writer`]) instead, so the kill
+//! lands in a real separate process at an arbitrary point.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
@@ -78,29 +77,25 @@ fn temp_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The test harness's name for [`crash_child`]: its module path without the binary's name
-/// (`crash_safety::crash_child`), so the filter still matches wherever this file is mounted.
-fn crash_child_name() -> String {
+/// The test harness's name for [`kill_9_during_writes_leaves_every_note_old_or_new`]: its module
+/// path without the binary's name, so the filter still matches wherever this file is mounted.
+fn parent_test_name() -> String {
+    const NAME: &str = "kill_9_during_writes_leaves_every_note_old_or_new";
     let module = module_path!()
         .split_once("::")
         .map_or("", |(_binary, module)| module);
     if module.is_empty() {
-        "crash_child".to_string()
+        NAME.to_string()
     } else {
-        format!("{module}::crash_child")
+        format!("{module}::{NAME}")
     }
 }
 
-/// The writer, run only by [`kill_9_during_writes_leaves_every_note_old_or_new`] in a process of
-/// its own; alone it is no test, and it fails if started without the parent.
-#[test]
-#[ignore = "the writer process of kill_9_during_writes_leaves_every_note_old_or_new, started by it"]
-fn crash_child() {
-    let Some(base) = std::env::var_os(CHILD_ENV) else {
-        panic!(
-            "crash_child is the writer of kill_9_during_writes_leaves_every_note_old_or_new; run that test"
-        );
-    };
+/// The writer: [`kill_9_during_writes_leaves_every_note_old_or_new`] runs itself again in a
+/// process of its own with `CHILD_ENV` set, and that process writes here until it is killed. It
+/// is a mode of the test rather than a test of its own, so the test list holds no test that
+/// proves nothing alone.
+fn crash_writer(base: PathBuf) {
     let base = PathBuf::from(base);
     let vault = Vault::open(base.join("vault")).unwrap();
     let paths = note_paths(&vault);
@@ -124,6 +119,10 @@ fn crash_child() {
 
 #[test]
 fn kill_9_during_writes_leaves_every_note_old_or_new() {
+    if let Some(base) = std::env::var_os(CHILD_ENV) {
+        crash_writer(PathBuf::from(base));
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().to_path_buf();
     let vault = Vault::open({
@@ -149,9 +148,8 @@ fn kill_9_during_writes_leaves_every_note_old_or_new() {
         let _ = fs::remove_file(base.join("ready"));
         let mut child = Command::new(&exe)
             .args([
-                &crash_child_name(),
+                &parent_test_name(),
                 "--exact",
-                "--ignored",
                 "--nocapture",
                 "--test-threads=1",
             ])
