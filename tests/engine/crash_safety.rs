@@ -96,7 +96,6 @@ fn parent_test_name() -> String {
 /// is a mode of the test rather than a test of its own, so the test list holds no test that
 /// proves nothing alone.
 fn crash_writer(base: PathBuf) {
-    let base = PathBuf::from(base);
     let vault = Vault::open(base.join("vault")).unwrap();
     let paths = note_paths(&vault);
     fs::write(base.join("ready"), "").unwrap();
