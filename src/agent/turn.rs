@@ -181,7 +181,12 @@ impl Agent {
             self.calibrate(&response.usage, &request, sent_messages);
         }
         self.recheck_window().await;
-        steps.compacted_for_overflow = false;
+        // A response that answers ends the overflow; one that stopped at the window again is the
+        // same overflow, and `compact_for_overflow` ends the turn instead of compacting twice.
+        let stopped_at_window = response.stop_reason == StopReason::ContextWindowExceeded;
+        if !stopped_at_window {
+            steps.compacted_for_overflow = false;
+        }
         let text_of_response = text_of(&response.content);
         if !text_of_response.is_empty() {
             steps.last_text = text_of_response;
@@ -198,9 +203,7 @@ impl Agent {
                 return ControlFlow::Break(Err(e));
             }
         }
-        if response.stop_reason == StopReason::ContextWindowExceeded
-            && !steps.compacted_for_overflow
-        {
+        if stopped_at_window {
             self.answer_unrun(&calls, "not run: the context window is full", inbox);
             return self
                 .compact_for_overflow(

@@ -530,3 +530,59 @@ fn a_response_stopped_at_the_window_compacts_and_asks_again() {
         "the first turn is summarised"
     );
 }
+
+/// A response that stops at the window again right after the compaction it caused ends the turn
+/// saying so: one compaction per overflow, not one per response until `max_steps`.
+#[test]
+fn a_second_stop_at_the_window_after_compacting_ends_the_turn() {
+    let s = setup(true);
+    let usage = FakeUsage {
+        input: 100,
+        output: 5,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    let sse = |body: Vec<u8>| Reply::Sse {
+        body,
+        chunking: Chunking::Fixed(32),
+    };
+    let stopped = |text: &str| {
+        String::from_utf8(anthropic_text(text, usage))
+            .unwrap()
+            .replace("\"end_turn\"", "\"model_context_window_exceeded\"")
+            .into_bytes()
+    };
+    let fake = FakeLlm::start(vec![
+        sse(anthropic_text("First answer.", usage)),
+        sse(stopped("Partial")),
+        sse(anthropic_text("SUMMARY-1: one question so far.", usage)),
+        sse(stopped("Partial again")),
+        sse(anthropic_text("SUMMARY-2: still one question.", usage)),
+        sse(anthropic_text(
+            "An answer after a second compaction.",
+            usage,
+        )),
+    ]);
+    let first = json_of(&ask(&s, &fake, P::Anthropic, &["First?", "--json"]));
+    assert_eq!(first["reply"], "First answer.");
+    let out = ask(
+        &s,
+        &fake,
+        P::Anthropic,
+        &["Second?", "--json", "--continue"],
+    );
+    let v = json_of(&out);
+    assert_eq!(v["stop_reason"], "context_window_exceeded", "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("still does not fit after compacting")),
+        "{v}"
+    );
+    assert_eq!(
+        v["compactions"].as_array().map(Vec::len),
+        Some(1),
+        "one compaction for the overflow: {v}"
+    );
+    assert_eq!(fake.requests().len(), 4, "no second summary request");
+}
