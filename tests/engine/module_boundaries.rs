@@ -1,10 +1,11 @@
 //! The module map of docs/architecture.md, checked against the source: each top-level module of
-//! `src/` imports only modules below it, only `tui` uses the terminal UI crates, and no module
-//! touches what its "may not touch" rule forbids (the file system, SQLite, HTTP, a protocol or a
-//! sibling module). The source is read as code: comments and literals are blanked, `use` trees are
-//! expanded (groups, `self`, `as`), `crate::`/`super::` paths written inline count as much as
-//! imports, and a name brought in by `use` (`use std::fs;` … `fs::read`) is followed back to its
-//! path. A violation fails CI with the file and line.
+//! `src/` imports exactly the modules the map's drawing gives it (an import not drawn fails, and so
+//! does a drawn arrow nothing uses or one that runs upward), only `tui` uses the terminal UI
+//! crates, and no module touches what its "may not touch" rule forbids (the file system, SQLite,
+//! HTTP, a protocol or a sibling module). The source is read as code: comments and literals are
+//! blanked, `use` trees are expanded (groups, `self`, `as`), `crate::`/`super::` paths written
+//! inline count as much as imports, and a name brought in by `use` (`use std::fs;` … `fs::read`)
+//! is followed back to its path. A violation fails CI with the file and line.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -613,6 +614,27 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+impl SourceFile {
+    /// The file at `key` (`src/`-relative, without `.rs`) with source text `text`. Whether the
+    /// whole file is test code (`#[cfg(test)] mod name;` in its parent) is decided by
+    /// [`source_files`], which sees the parent.
+    fn new(key: &str, text: &str) -> SourceFile {
+        let mut module_path: Vec<String> = key.split('/').map(str::to_string).collect();
+        if module_path.last().is_some_and(|l| l == "mod") {
+            module_path.pop();
+        }
+        let code = blank_non_code(text);
+        let (production, _) = blank_test_code(&code);
+        SourceFile {
+            top: module_path[0].clone(),
+            key: key.to_string(),
+            module_path,
+            code,
+            production,
+        }
+    }
+}
+
 fn source_files() -> Vec<SourceFile> {
     let mut paths = Vec::new();
     rust_files(&src(), &mut paths);
@@ -621,20 +643,10 @@ fn source_files() -> Vec<SourceFile> {
         .iter()
         .map(|path| {
             let rel = path.strip_prefix(src()).unwrap().with_extension("");
-            let key = rel.to_string_lossy().into_owned();
-            let mut module_path: Vec<String> = key.split('/').map(str::to_string).collect();
-            if module_path.last().is_some_and(|l| l == "mod") {
-                module_path.pop();
-            }
-            let code = blank_non_code(&std::fs::read_to_string(path).unwrap());
-            let (production, _) = blank_test_code(&code);
-            SourceFile {
-                top: module_path[0].clone(),
-                key,
-                module_path,
-                code,
-                production,
-            }
+            SourceFile::new(
+                &rel.to_string_lossy(),
+                &std::fs::read_to_string(path).unwrap(),
+            )
         })
         .collect();
     // Files declared as `#[cfg(test)] mod name;` are test code as a whole.
@@ -706,9 +718,7 @@ fn module_declarations(code: &str) -> Vec<(String, usize)> {
 
 #[test]
 fn the_module_map_in_the_docs_lists_the_layers_in_order() {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
-            .unwrap();
+    let doc = architecture_doc();
     let mapped: Vec<String> = doc
         .lines()
         .filter_map(|line| line.strip_prefix("| `"))
@@ -724,29 +734,6 @@ fn the_module_map_in_the_docs_lists_the_layers_in_order() {
         mapped, LAYERS,
         "docs/architecture.md's module map and LAYERS here must list the same modules in the same order"
     );
-}
-
-#[test]
-fn modules_only_import_modules_below_them() {
-    let files = source_files();
-    let mut offenders = Vec::new();
-    for file in layered(&files) {
-        let Some(rank) = LAYERS.iter().position(|l| *l == file.top) else {
-            continue; // every_top_level_module_is_in_the_module_map names it
-        };
-        for path in paths_in(&file.code) {
-            let resolved = resolve(&path.segments, &file.module_path);
-            for higher in &LAYERS[..rank] {
-                if starts_with_path(&resolved, &format!("crate::{higher}")) {
-                    offenders.push(format!(
-                        "src/{}.rs:{} ({}) uses {resolved}",
-                        file.key, path.line, file.top
-                    ));
-                }
-            }
-        }
-    }
-    assert!(offenders.is_empty(), "{offenders:#?}");
 }
 
 #[test]
@@ -843,6 +830,387 @@ fn no_module_touches_what_its_rule_forbids() {
         }
     }
     assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The drawing: which top-level module imports which
+
+/// Where the drawing lives, for messages.
+const ARCHITECTURE: &str = "docs/architecture.md";
+
+/// The drawing of the allowed arrows under "## Modules" in docs/architecture.md: the first
+/// ```` ```text ```` block of that section, one line per module, `tui → host protocol config`.
+#[derive(Debug, Default)]
+struct Drawing {
+    /// Each module's line, in the order drawn: the module, its line in the doc, its targets.
+    rows: Vec<(String, usize, Vec<String>)>,
+}
+
+impl Drawing {
+    fn arrows(&self) -> impl Iterator<Item = (&str, &str, usize)> {
+        self.rows.iter().flat_map(|(from, line, targets)| {
+            targets
+                .iter()
+                .map(move |to| (from.as_str(), to.as_str(), *line))
+        })
+    }
+
+    fn has(&self, from: &str, to: &str) -> bool {
+        self.arrows().any(|(f, t, _)| f == from && t == to)
+    }
+}
+
+fn rank(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| *l == module)
+}
+
+/// Read the drawing out of the text of docs/architecture.md. Lines that are not `module → …`
+/// with known module names are errors, as is a drawing that cannot be found.
+fn read_drawing(doc: &str) -> Result<Drawing, Vec<String>> {
+    let mut lines = doc.lines().enumerate().map(|(n, l)| (n + 1, l));
+    let Some((heading, _)) = lines.find(|(_, l)| l.trim_end() == "## Modules") else {
+        return Err(vec![format!(
+            "{ARCHITECTURE} has no \"## Modules\" section"
+        )]);
+    };
+    let section = lines.take_while(|(_, l)| !l.starts_with("## "));
+    let mut block = section
+        .skip_while(|(_, l)| l.trim_end() != "```text")
+        .skip(1);
+    let mut drawing = Drawing::default();
+    let mut errors = Vec::new();
+    let mut closed = false;
+    for (n, line) in block.by_ref() {
+        if line.trim_end() == "```" {
+            closed = true;
+            break;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some((from, targets)) = line.split_once('→') else {
+            errors.push(format!(
+                "{ARCHITECTURE}:{n}: not `module → modules it imports`: {line:?}"
+            ));
+            continue;
+        };
+        let from = from.trim().to_string();
+        let targets: Vec<String> = targets.split_whitespace().map(str::to_string).collect();
+        for name in std::iter::once(&from).chain(&targets) {
+            if rank(name).is_none() {
+                errors.push(format!(
+                    "{ARCHITECTURE}:{n}: `{name}` is not a module of LAYERS"
+                ));
+            }
+        }
+        if drawing.rows.iter().any(|(f, _, _)| *f == from) {
+            errors.push(format!("{ARCHITECTURE}:{n}: `{from}` has a second line"));
+        }
+        for (i, to) in targets.iter().enumerate() {
+            if targets[..i].contains(to) {
+                errors.push(format!(
+                    "{ARCHITECTURE}:{n}: `{from} → {to}` is drawn twice"
+                ));
+            }
+        }
+        drawing.rows.push((from, n, targets));
+    }
+    if !closed {
+        errors.push(format!(
+            "{ARCHITECTURE}:{heading}: no closed ```text block (the drawing of the arrows) in \"## Modules\""
+        ));
+    }
+    if errors.is_empty() {
+        Ok(drawing)
+    } else {
+        Err(errors)
+    }
+}
+
+/// One top-level module naming another: where, and the path as resolved.
+struct ModuleUse {
+    from: String,
+    to: String,
+    at: String,
+    path: String,
+}
+
+/// Every place where a file names another top-level module, in production code (`test: false`) or
+/// in its test code (`test: true`).
+fn module_uses(files: &[SourceFile], test: bool) -> Vec<ModuleUse> {
+    let mut uses = Vec::new();
+    for file in layered(files) {
+        let production: Vec<(usize, String)> = paths_in(&file.production)
+            .iter()
+            .map(|p| (p.line, resolve(&p.segments, &file.module_path)))
+            .collect();
+        let paths: Vec<(usize, String)> = if test {
+            // Test code: what the whole file names, less what its production code names.
+            let mut rest = production.clone();
+            paths_in(&file.code)
+                .iter()
+                .map(|p| (p.line, resolve(&p.segments, &file.module_path)))
+                .filter(|named| match rest.iter().position(|p| p == named) {
+                    Some(i) => {
+                        rest.remove(i);
+                        false
+                    }
+                    None => true,
+                })
+                .collect()
+        } else {
+            production
+        };
+        for (line, path) in paths {
+            let Some(to) = LAYERS
+                .iter()
+                .find(|l| starts_with_path(&path, &format!("crate::{l}")))
+            else {
+                continue;
+            };
+            if *to != file.top {
+                uses.push(ModuleUse {
+                    from: file.top.clone(),
+                    to: to.to_string(),
+                    at: format!("src/{}.rs:{line}", file.key),
+                    path,
+                });
+            }
+        }
+    }
+    uses
+}
+
+/// The drawing the production code has: one line per module of LAYERS, targets in LAYERS order.
+fn drawing_of(uses: &[ModuleUse]) -> String {
+    let mut out = String::new();
+    for from in LAYERS {
+        let targets: Vec<&str> = LAYERS
+            .into_iter()
+            .filter(|to| uses.iter().any(|u| u.from == from && u.to == *to))
+            .collect();
+        out.push_str(format!("{from} → {}", targets.join(" ")).trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Everything wrong between the source `files` and the `drawing`: a drawing not in LAYERS order
+/// or missing a module, a drawn arrow that runs upward, a production import along an arrow not
+/// drawn, a drawn arrow that no production code uses, and test code that imports a module above
+/// its own (test code may use any module below without an arrow: fixtures are not dependencies).
+fn arrow_problems(files: &[SourceFile], drawing: &Drawing) -> Vec<String> {
+    let mut problems = Vec::new();
+    let drawn: Vec<&str> = drawing.rows.iter().map(|(m, _, _)| m.as_str()).collect();
+    for module in LAYERS {
+        if !drawn.contains(&module) {
+            problems.push(format!(
+                "{ARCHITECTURE}: `{module}` has no line in the drawing (a module that imports nothing is drawn as `{module} →`)"
+            ));
+        }
+    }
+    let mut in_order = drawn.clone();
+    in_order.sort_by_key(|m| rank(m));
+    if drawn != in_order {
+        problems.push(format!(
+            "{ARCHITECTURE}: the drawing's lines are not in LAYERS order: {drawn:?}, want {in_order:?}"
+        ));
+    }
+    for (from, line, targets) in &drawing.rows {
+        let mut sorted = targets.clone();
+        sorted.sort_by_key(|m| rank(m));
+        if *targets != sorted {
+            problems.push(format!(
+                "{ARCHITECTURE}:{line}: `{from}`'s targets are not in LAYERS order: want `{from} → {}`",
+                sorted.join(" ")
+            ));
+        }
+    }
+    for (from, to, line) in drawing.arrows() {
+        if rank(to) <= rank(from) {
+            problems.push(format!(
+                "{ARCHITECTURE}:{line}: `{from} → {to}` runs upward: a module may import only modules after it in LAYERS"
+            ));
+        }
+    }
+    let production = module_uses(files, false);
+    let mut undrawn: BTreeMap<(usize, usize), Vec<&ModuleUse>> = BTreeMap::new();
+    for found in &production {
+        if !drawing.has(&found.from, &found.to) {
+            let key = (rank(&found.from).unwrap(), rank(&found.to).unwrap());
+            undrawn.entry(key).or_default().push(found);
+        }
+    }
+    for found in undrawn.values() {
+        let first = found[0];
+        let more = match found.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        problems.push(format!(
+            "`{} → {}` is not drawn: {} uses {}{more}",
+            first.from, first.to, first.at, first.path
+        ));
+    }
+    for (from, to, line) in drawing.arrows() {
+        if !production.iter().any(|u| u.from == from && u.to == to) {
+            problems.push(format!(
+                "{ARCHITECTURE}:{line}: `{from} → {to}` is drawn but no production code uses it: take it out of the drawing"
+            ));
+        }
+    }
+    for found in module_uses(files, true) {
+        if rank(&found.to) < rank(&found.from) {
+            problems.push(format!(
+                "{} (test code of `{}`) uses {}, a module above it",
+                found.at, found.from, found.path
+            ));
+        }
+    }
+    problems
+}
+
+fn architecture_doc() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(ARCHITECTURE)).unwrap()
+}
+
+#[test]
+fn modules_import_exactly_the_arrows_drawn_in_the_docs() {
+    let files = source_files();
+    let problems = match read_drawing(&architecture_doc()) {
+        Ok(drawing) => arrow_problems(&files, &drawing),
+        Err(errors) => errors,
+    };
+    assert!(
+        problems.is_empty(),
+        "the arrows drawn under \"## Modules\" in {ARCHITECTURE} and the imports of src/ differ:\n{}\n\nThe drawing the production code has today:\n```text\n{}```",
+        problems.join("\n"),
+        drawing_of(&module_uses(&files, false))
+    );
+}
+
+/// A drawing with one line per module of LAYERS and the `arrows` given.
+fn drawing_with(arrows: &[(&str, &str)]) -> String {
+    let mut doc = String::from("# Architecture\n\n## Modules\n\n```text\n");
+    for from in LAYERS {
+        let targets: Vec<&str> = arrows
+            .iter()
+            .filter(|(f, _)| *f == from)
+            .map(|(_, t)| *t)
+            .collect();
+        doc.push_str(format!("{from} → {}", targets.join(" ")).trim_end());
+        doc.push('\n');
+    }
+    doc.push_str("```\n\n## Next\n");
+    doc
+}
+
+fn problems_with(files: &[(&str, &str)], arrows: &[(&str, &str)]) -> Vec<String> {
+    let files: Vec<SourceFile> = files
+        .iter()
+        .map(|(key, text)| SourceFile::new(key, text))
+        .collect();
+    let drawing = read_drawing(&drawing_with(arrows)).expect("the drawing reads");
+    arrow_problems(&files, &drawing)
+}
+
+#[test]
+fn module_boundaries_catch_a_planted_import_from_tui_into_vault() {
+    let drawn = [("tui", "host")];
+    let clean = [("tui/x", "use crate::host::Host;\n")];
+    assert_eq!(problems_with(&clean, &drawn), Vec::<String>::new());
+    let planted = [(
+        "tui/x",
+        "use crate::host::Host;\nuse crate::vault::Vault;\n",
+    )];
+    assert_eq!(
+        problems_with(&planted, &drawn),
+        vec!["`tui → vault` is not drawn: src/tui/x.rs:2 uses crate::vault::Vault".to_string()]
+    );
+    // Inline and through `super::`, too; in test code it is a fixture, not an arrow.
+    let inline = [
+        (
+            "tui/x",
+            "use crate::host::Host;\nfn f() { super::super::vault::open(); }\n",
+        ),
+        (
+            "tui/y",
+            "#[cfg(test)]\nmod tests {\n    use crate::vault::Vault;\n}\n",
+        ),
+    ];
+    assert_eq!(
+        problems_with(&inline, &drawn),
+        vec!["`tui → vault` is not drawn: src/tui/x.rs:2 uses crate::vault::open".to_string()]
+    );
+}
+
+#[test]
+fn module_boundaries_reject_a_drawn_arrow_that_runs_upward() {
+    let files = [
+        ("vault/x", "use crate::tui::App;\n"),
+        ("tui/x", "use crate::vault::Vault;\n"),
+    ];
+    let problems = problems_with(&files, &[("tui", "vault"), ("vault", "tui")]);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(
+        problems[0].contains("`vault → tui` runs upward"),
+        "{problems:#?}"
+    );
+    // Test code may not reach upward either, drawn or not.
+    let test_code = [
+        ("tui/x", "use crate::vault::Vault;\n"),
+        (
+            "vault/y",
+            "#[cfg(test)]\nmod tests {\n    use crate::tui::App;\n}\n",
+        ),
+    ];
+    assert_eq!(
+        problems_with(&test_code, &[("tui", "vault")]),
+        vec![
+            "src/vault/y.rs:3 (test code of `vault`) uses crate::tui::App, a module above it"
+                .to_string()
+        ]
+    );
+}
+
+#[test]
+fn module_boundaries_reject_a_drawn_arrow_nothing_uses() {
+    let files = [("tui/x", "use crate::host::Host;\n")];
+    let problems = problems_with(&files, &[("tui", "host"), ("tui", "vault")]);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(
+        problems[0].contains("`tui → vault` is drawn but no production code uses it"),
+        "{problems:#?}"
+    );
+    // Test code alone does not make an arrow used.
+    let test_only = [
+        ("tui/x", "use crate::host::Host;\n"),
+        (
+            "tui/y",
+            "#[cfg(test)]\nmod tests {\n    use crate::vault::Vault;\n}\n",
+        ),
+    ];
+    assert_eq!(
+        problems_with(&test_only, &[("tui", "host"), ("tui", "vault")]).len(),
+        1
+    );
+}
+
+#[test]
+fn module_boundaries_reject_a_drawing_missing_a_module_or_out_of_order() {
+    let files: Vec<SourceFile> = Vec::new();
+    let without_time = drawing_with(&[]).replace("time →\n", "");
+    let drawing = read_drawing(&without_time).unwrap();
+    let problems = arrow_problems(&files, &drawing);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(problems[0].contains("`time` has no line"), "{problems:#?}");
+    let swapped = drawing_with(&[]).replace("cli →\ntui →\n", "tui →\ncli →\n");
+    let problems = arrow_problems(&files, &read_drawing(&swapped).unwrap());
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(problems[0].contains("not in LAYERS order"), "{problems:#?}");
+    let unknown = drawing_with(&[]).replace("tui →\n", "tui → screen\n");
+    assert!(read_drawing(&unknown).is_err());
+    assert!(read_drawing("## Modules\n\nno drawing\n\n## Next\n").is_err());
 }
 
 // ---------------------------------------------------------------------------------------------
