@@ -13,18 +13,7 @@ use std::sync::{Mutex, OnceLock};
 /// The window when nothing else says: the size of the Claude models, the default provider's.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 
-/// Where a context window came from, as `/model` and `vaultchat doctor` show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WindowSource {
-    /// `[provider.context_windows]` or `[provider] context_window` in config.toml.
-    Config,
-    /// The server said, in this field (e.g. `llama.cpp /props n_ctx`).
-    Server(&'static str),
-    /// The built-in table of known models.
-    Table,
-    /// Nothing said; [`DEFAULT_CONTEXT_WINDOW`].
-    Default,
-}
+pub use crate::protocol::{ContextWindow, WindowSource};
 
 impl WindowSource {
     /// One word for machines: `config`, `server`, `table` or `default`.
@@ -55,13 +44,6 @@ impl std::fmt::Display for WindowSource {
             WindowSource::Default => f.write_str("default"),
         }
     }
-}
-
-/// A context window in tokens and where it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContextWindow {
-    pub tokens: u64,
-    pub source: WindowSource,
 }
 
 impl std::fmt::Display for ContextWindow {

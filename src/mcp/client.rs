@@ -128,29 +128,7 @@ impl McpServerSpec {
     }
 }
 
-/// How one server is doing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpServerStatus {
-    /// The server's name in the config.
-    pub name: String,
-    /// Where it stands.
-    pub state: McpServerState,
-}
-
-/// The states of [`McpServerStatus`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum McpServerState {
-    /// Still starting (only seen through [`McpStartup::statuses`]).
-    Starting,
-    /// Started; `tools` of its tools are offered.
-    Running { tools: usize },
-    /// Did not start; one sentence saying why.
-    Failed { message: String },
-    /// `enabled = false` in the config.
-    Disabled,
-    /// A vault plugin the person has not trusted (or whose file changed since): never started.
-    NotTrusted,
-}
+pub use crate::protocol::{McpServerState, McpServerStatus};
 
 impl McpServerStatus {
     /// One line for a person: "running · 3 tools", "failed: …".

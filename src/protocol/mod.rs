@@ -2,8 +2,31 @@
 //! defined here so that `tui` names these types without naming the engine modules that produce
 //! them (as codex-rs's `codex-protocol` crate serves its core and its tui). Only data lives here;
 //! the behaviour stays with the module that owns it (`store` sums and prices [`TokenTotals`] and
-//! reads and writes the rest, `permission` turns an [`Answer`] into rules), and those modules
-//! re-export the types so their own paths keep working.
+//! reads and writes the rest, `permission` turns an [`Answer`] into rules, `vault` reads and
+//! writes a [`NoteText`] and takes its [`Fingerprint`], `llm` sends [`Message`]s and adds up
+//! [`Usage`], `tools` runs what a [`ToolSpec`] describes, `mcp` starts the servers a
+//! [`McpServerStatus`] reports on), and those modules re-export the types so their own paths keep
+//! working. Nothing here touches the file system.
+//!
+//! * [`note`]: a note's text, its layout in bytes and its fingerprint.
+//! * [`message`]: the conversation's messages, their blocks and token counts.
+//! * [`window`]: a model's context window and where the number came from.
+//! * [`tools`]: tool specs (tier, annotations) and the editor's state as the tools see it.
+//! * [`mcp`]: MCP server states and how a plugin's results are drawn.
+//! * Here: the permission answer, who changed a note, revisions, session summaries, token totals
+//!   and a day's usage.
+
+pub mod mcp;
+pub mod message;
+pub mod note;
+pub mod tools;
+pub mod window;
+
+pub use mcp::{McpServerState, McpServerStatus, Render};
+pub use message::{Block, Message, ResultPart, Role, Usage};
+pub use note::{Fingerprint, LineEnding, NoteText, TextFormat};
+pub use tools::{Annotations, EditorState, Tier, ToolSpec};
+pub use window::{ContextWindow, WindowSource};
 
 /// The answer a person gives to an Ask.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

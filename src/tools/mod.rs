@@ -59,27 +59,7 @@ pub fn builtin_tool_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// Where a tool comes from (docs/tools.md: session, workspace, plugin).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tier {
-    /// Acts on the note open in the editor; never served over MCP.
-    Session,
-    /// Works on the whole vault; served in-process and over MCP.
-    Workspace,
-    /// From an MCP server the vault or the person configured.
-    Plugin,
-}
-
-/// MCP tool annotations: hints for clients and for the permission layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Annotations {
-    pub read_only_hint: bool,
-    pub destructive_hint: bool,
-    pub idempotent_hint: bool,
-    pub open_world_hint: bool,
-}
+pub use crate::protocol::{Annotations, Tier, ToolSpec};
 
 impl Annotations {
     /// Reads the vault and changes nothing.
@@ -103,18 +83,6 @@ impl Annotations {
         idempotent_hint: false,
         open_world_hint: false,
     };
-}
-
-/// Everything about a tool except how to run it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub title: String,
-    pub description: String,
-    #[serde(rename = "inputSchema")]
-    pub input_schema: Value,
-    pub annotations: Annotations,
-    pub tier: Tier,
 }
 
 /// What a successful call returns: text for a model or a person, and the same facts as JSON.

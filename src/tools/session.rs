@@ -20,17 +20,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// The editor's state as the tools see it. Offsets are Unicode scalar (char) offsets, end
-/// exclusive.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EditorState {
-    /// The whole text of the open note.
-    pub text: String,
-    /// The selected range; `None` (or an empty range) when nothing is selected.
-    pub selection: Option<Range<usize>>,
-    /// The cursor; an anchor found several times resolves to the match nearest it.
-    pub cursor: usize,
-}
+pub use crate::protocol::EditorState;
 
 /// What a session tool did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,12 +28,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Widget};
 use ratatui_textarea::{CursorMove, DataCursor, TextArea};
 
-use crate::tools::session::EditorState;
+use crate::protocol::{EditorState, NoteText};
 use crate::tui::editor_highlight::{self, BlockState};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::width::{EDITOR, TAB_WIDTH, char_width};
-use crate::vault::note_io::NoteText;
 
 mod draw;
 mod layout;
@@ -220,7 +219,7 @@ impl EditorPane {
         self.hints = KeyHints::from_keymap(keymap);
     }
 
-    /// Show a note (from `crate::vault::note_io::NoteText`: text is LF, format kept by the App for
+    /// Show a note (a [`NoteText`] as the vault read it: text is LF, format kept by the App for
     /// saving). The cursor starts at the top and the undo history is empty.
     pub fn open(&mut self, path: &str, note: NoteText) {
         let (lines, trailing) = split_text(&note.text);
@@ -1003,8 +1002,9 @@ impl EditorPane {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{Fingerprint, TextFormat};
     use crate::tui::testing::{buffer, buffer_text, style_at};
-    use crate::vault::note_io::{Fingerprint, TextFormat, content_hash};
+    use crate::vault::note_io::content_hash;
 
     fn note(text: &str) -> NoteText {
         NoteText {

@@ -6,7 +6,7 @@ use super::keymap::Keymap;
 use super::testing::{draw_app as draw, session_info};
 use super::theme::Theme;
 use crate::agent::AgentEvent;
-use crate::llm::Usage;
+use crate::protocol::Usage;
 
 /// A local model on an OpenAI-compatible server with an 8k window.
 fn local_app() -> super::app::App {

@@ -279,10 +279,10 @@ fn the_editor_keeps_its_own_paste() {
     let mut app = app();
     app.on_note_opened(
         "Plan.md",
-        crate::vault::note_io::NoteText {
+        crate::protocol::NoteText {
             text: "# Plan\n".into(),
             format: Default::default(),
-            fingerprint: crate::vault::note_io::Fingerprint {
+            fingerprint: crate::protocol::Fingerprint {
                 hash: 1,
                 mtime_ns: 0,
                 size: 7,

@@ -7,7 +7,7 @@ use super::testing::{app_with, buffer, draw_app as draw, style_at};
 use super::theme::Role;
 use super::trust_prompt::{TrustChoice, TrustPrompt};
 use crate::agent::{AgentEvent, CallDecision, ToolCallRecord};
-use crate::mcp::plugins::Render;
+use crate::protocol::Render;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 

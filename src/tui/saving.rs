@@ -21,7 +21,7 @@ use super::editor::EditorPane;
 use super::keymap::{Action, KeyContext, Keymap};
 use super::theme::{Role, Theme};
 use crate::agent::{EditorEditResult, Op};
-use crate::vault::note_io::NoteText;
+use crate::protocol::NoteText;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -9,9 +9,9 @@ use super::saving::AutosaveSettings;
 use super::testing::buffer;
 use super::theme::Theme;
 use crate::agent::{AgentEvent, EditorEditResult, Op, PermissionRequest, Proposal};
+use crate::protocol::{Fingerprint, NoteText, TextFormat};
 use crate::text::diff::TextDiff;
 use crate::tui::testing::draw_app as draw;
-use crate::vault::note_io::{Fingerprint, NoteText, TextFormat};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 

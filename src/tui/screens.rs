@@ -8,10 +8,10 @@ use super::theme::{Role, Theme};
 use crate::agent::{
     AgentEvent, CallDecision, PermissionRequest, Proposal, ToolCallRecord, TurnEnd, TurnOutcome,
 };
-use crate::llm::Usage;
+use crate::protocol::Usage;
+use crate::protocol::{Fingerprint, NoteText, TextFormat};
 use crate::text::diff::TextDiff;
 use crate::tui::testing::draw_app as draw;
-use crate::vault::note_io::{Fingerprint, NoteText, TextFormat};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 

@@ -4,7 +4,7 @@
 
 use super::chat::Transcript;
 use crate::agent::{CallDecision, StoredConversation, ToolCallRecord};
-use crate::llm::{Block, ResultPart, Role as MessageRole};
+use crate::protocol::{Block, ResultPart, Role as MessageRole};
 
 /// The cells of a stored conversation: the person's text (not the note context that follows
 /// it), the replies, and each tool call with its result and how it was decided.
@@ -55,7 +55,7 @@ pub fn transcript_of(conversation: &StoredConversation) -> Transcript {
 fn show_message<'a>(
     transcript: &mut Transcript,
     conversation: &StoredConversation,
-    message: &'a crate::llm::Message,
+    message: &'a crate::protocol::Message,
     calls: &mut std::collections::HashMap<&'a str, (&'a str, &'a serde_json::Value)>,
 ) {
     let mut first_text = true;
@@ -126,7 +126,7 @@ fn result_text(content: &[ResultPart]) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::llm::Usage;
+    use crate::protocol::Usage;
     use crate::store::{NewSession, Store};
     use crate::tui::chat::{Cell, ToolStatus};
     use crate::tui::theme::Theme;

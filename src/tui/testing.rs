@@ -127,11 +127,11 @@ pub fn sample_notes() -> Vec<crate::tui::files::NoteEntry> {
 }
 
 /// A note's text as the runner hands it to the app.
-pub fn note_text(text: &str) -> crate::vault::note_io::NoteText {
-    crate::vault::note_io::NoteText {
+pub fn note_text(text: &str) -> crate::protocol::NoteText {
+    crate::protocol::NoteText {
         text: text.into(),
-        format: crate::vault::note_io::TextFormat::default(),
-        fingerprint: crate::vault::note_io::Fingerprint {
+        format: crate::protocol::TextFormat::default(),
+        fingerprint: crate::protocol::Fingerprint {
             hash: 1,
             mtime_ns: 0,
             size: text.len() as u64,

@@ -26,8 +26,8 @@ pub struct TrustPrompt {
     /// The plugins file, as the person knows it (vault-relative).
     file: String,
     /// (plugin name, what it runs: the command, each argument, each environment variable and
-    /// the working folder, a row each, already quoted and escaped by
-    /// [`crate::mcp::plugins::spec_rows`]).
+    /// the working folder, a row each, already quoted and escaped by the host:
+    /// [`crate::host::TrustQuestion::command_lines`]).
     commands: Vec<(String, Vec<String>)>,
     focus: TrustChoice,
 }

@@ -17,8 +17,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use serde::{Deserialize, Serialize};
-
 use super::contained::{ContainedError, Entry, Folder, Kind};
 use super::guard::{Access, PathError, TEMP_MARKER, VaultPath, is_temp_name};
 
@@ -29,13 +27,7 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
-/// What a note looked like on disk when it was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fingerprint {
-    pub hash: u64,
-    pub mtime_ns: i64,
-    pub size: u64,
-}
+pub use crate::protocol::{Fingerprint, LineEnding, NoteText, TextFormat};
 
 impl Fingerprint {
     fn of(bytes: &[u8], meta: &fs::Metadata) -> Self {
@@ -60,29 +52,6 @@ impl Fingerprint {
     pub fn matches_content(&self, other: &Fingerprint) -> bool {
         self.hash == other.hash && self.size == other.size
     }
-}
-
-/// Line endings of a note.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum LineEnding {
-    #[default]
-    Lf,
-    Crlf,
-}
-
-/// How a note's text is laid out in bytes, so it can be written back the same way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct TextFormat {
-    pub bom: bool,
-    pub line_ending: LineEnding,
-}
-
-/// A note's text (BOM stripped, CRLF turned into LF for CRLF files) with what is needed to write it back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoteText {
-    pub text: String,
-    pub format: TextFormat,
-    pub fingerprint: Fingerprint,
 }
 
 /// Why a note could not be read or written.

@@ -7,19 +7,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// How the chat draws one tool's results (`[plugins.NAME.render] tool = "table"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Render {
-    /// The text is Markdown.
-    Markdown,
-    /// A JSON array of objects (or one object) as a table.
-    Table,
-    /// A JSON array, or the lines of the text, as a bulleted list.
-    List,
-    /// The text (JSON pretty-printed) as a code block.
-    Code,
-}
+pub use crate::protocol::Render;
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]

@@ -19,7 +19,7 @@ pub use cell::{Cell, ToolStatus};
 pub use input::ChatInput;
 
 use crate::agent::{CallDecision, ToolCallRecord};
-use crate::mcp::plugins::Render;
+use crate::protocol::Render;
 use crate::tui::keymap::Action;
 use crate::tui::theme::{Role, Theme};
 use heights::Heights;

@@ -6,7 +6,7 @@
 use super::cell::{self, Cell, RESULT_PREVIEW_LINES, ToolStatus};
 use super::markdown::render_markdown_with;
 use crate::agent::CallDecision;
-use crate::mcp::plugins::Render;
+use crate::protocol::Render;
 use crate::tui::theme::{Role, Theme};
 use ratatui::text::{Line, Span};
 use serde_json::Value;

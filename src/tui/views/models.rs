@@ -228,7 +228,7 @@ impl View for ModelsView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::window::{ContextWindow, WindowSource};
+    use crate::protocol::{ContextWindow, WindowSource};
     use crate::tui::testing::{buffer, buffer_text, style_at};
     use crossterm::event::{KeyCode, KeyModifiers};
 

@@ -4,8 +4,7 @@
 use super::{
     Hint, Scroll, View, ViewOutcome, draw_box, footer, one_line, pad_right, text_width, truncate,
 };
-use crate::mcp::{McpServerState, McpServerStatus};
-use crate::tools::{Tier, ToolSpec};
+use crate::protocol::{McpServerState, McpServerStatus, Tier, ToolSpec};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
@@ -309,7 +308,7 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Annotations;
+    use crate::protocol::Annotations;
     use crate::tui::testing::{buffer, buffer_text, style_at};
     use crossterm::event::{KeyCode, KeyModifiers};
     use serde_json::json;
