@@ -3,6 +3,7 @@
 
 use super::{App, Effect};
 use crate::host::{HostEvent, Request, StartUp};
+use crate::protocol::NoteText;
 use crate::tui::chat::Transcript;
 use crate::tui::picker::PickerItem;
 use crate::tui::theme::Role;
@@ -27,41 +28,7 @@ impl App {
                 }
                 self.on_mcp_started();
             }
-            HostEvent::Synced { listing_changed } => {
-                // During a save the file is about to change by our own hand.
-                if !self.save_in_flight() {
-                    self.check_open_note();
-                }
-                if listing_changed {
-                    self.on_vault_changed();
-                }
-            }
-            event @ (HostEvent::AgentStarted { .. }
-            | HostEvent::Agent { .. }
-            | HostEvent::AgentGone { .. }
-            | HostEvent::AgentUnavailable) => self.on_agent_news(event),
-            event @ (HostEvent::NoteOpened { .. }
-            | HostEvent::NoteChanged { .. }
-            | HostEvent::Saved { .. }
-            | HostEvent::Files(_)
-            | HostEvent::Names(_)
-            | HostEvent::Planned { .. }
-            | HostEvent::Applied { .. }) => self.on_note_news(event),
-            event @ (HostEvent::Sessions(_)
-            | HostEvent::Usage(_)
-            | HostEvent::Revisions { .. }
-            | HostEvent::RevisionText { .. }
-            | HostEvent::Tools(_)
-            | HostEvent::Models(_)
-            | HostEvent::Window { .. }) => self.on_listing(event),
-            HostEvent::Error(message) => self.on_error(message),
-            HostEvent::Notice(message) => self.flash(message, Role::Notice),
-        }
-    }
-
-    /// The running agent: started (resumed), its events, its end; stale generations dropped.
-    fn on_agent_news(&mut self, event: HostEvent) {
-        match event {
+            HostEvent::Synced { listing_changed } => self.on_synced(listing_changed),
             HostEvent::AgentStarted {
                 generation,
                 resumed,
@@ -82,13 +49,6 @@ impl App {
                 }
             }
             HostEvent::AgentUnavailable => self.on_agent_unavailable(),
-            other => tracing::warn!(?other, "not news of the agent; ignored"),
-        }
-    }
-
-    /// Notes read, written, listed, planned and changed.
-    fn on_note_news(&mut self, event: HostEvent) {
-        match event {
             HostEvent::NoteOpened { path, note } => self.on_note_opened(&path, note),
             HostEvent::NoteChanged { path, note } => {
                 // The editor may have moved on since it asked.
@@ -96,15 +56,7 @@ impl App {
                     self.on_disk_change(note);
                 }
             }
-            HostEvent::Saved { path, result } => {
-                let changed = matches!(result, Err((true, _)));
-                self.on_save_finished(&path, result);
-                if changed {
-                    // Shows the disk's text beside the buffer (or merges it).
-                    self.check_open_note();
-                }
-                self.on_note_written(&path);
-            }
+            HostEvent::Saved { path, result } => self.on_saved(&path, result),
             HostEvent::Files(notes) => self.set_notes(notes),
             HostEvent::Names(names) => self.show_picker(
                 names
@@ -118,13 +70,6 @@ impl App {
             ),
             HostEvent::Planned { result, .. } => self.on_planned(result),
             HostEvent::Applied { kind, result } => self.on_applied(kind, result),
-            other => tracing::warn!(?other, "not news of a note; ignored"),
-        }
-    }
-
-    /// The lists and facts the overlays show.
-    fn on_listing(&mut self, event: HostEvent) {
-        match event {
             HostEvent::Sessions(sessions) => self.show_sessions(sessions),
             HostEvent::Usage(report) => self.show_usage(
                 UsageView::new(
@@ -154,8 +99,31 @@ impl App {
             )),
             HostEvent::Models(Err(message)) => self.on_error(message),
             HostEvent::Window { model, tokens } => self.set_context_window(&model, tokens),
-            other => tracing::warn!(?other, "not a listing; ignored"),
+            HostEvent::Error(message) => self.on_error(message),
+            HostEvent::Notice(message) => self.flash(message, Role::Notice),
         }
+    }
+
+    /// The index synced a batch: the open note may have changed, the listing may have.
+    fn on_synced(&mut self, listing_changed: bool) {
+        // During a save the file is about to change by our own hand.
+        if !self.save_in_flight() {
+            self.check_open_note();
+        }
+        if listing_changed {
+            self.on_vault_changed();
+        }
+    }
+
+    /// A save finished: the buffer's state, and the disk's text beside it when it had changed.
+    fn on_saved(&mut self, path: &str, result: Result<NoteText, (bool, String)>) {
+        let changed = matches!(result, Err((true, _)));
+        self.on_save_finished(path, result);
+        if changed {
+            // Shows the disk's text beside the buffer (or merges it).
+            self.check_open_note();
+        }
+        self.on_note_written(path);
     }
 
     /// What start-up found: problems for the chat, how plugin tools render, and the plugins
