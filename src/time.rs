@@ -333,6 +333,7 @@ mod tests {
             since: Instant::now(),
         };
         let first = started.now_ns();
+        // Pacing only: the monotonic clock moves on (checked just below).
         std::thread::sleep(std::time::Duration::from_millis(2));
         let second = started.now_ns();
         assert!(first >= started.at_ns);

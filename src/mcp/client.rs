@@ -341,7 +341,13 @@ impl McpStartup {
         } else {
             tokio::spawn(async move {
                 let trusted_now = match trust {
-                    Some(answer) => answer.await.unwrap_or(false),
+                    Some(answer) => {
+                        // Every server waits, not only the plugins: the log says why none runs.
+                        tracing::info!(
+                            "the MCP servers start after the answer about the vault's plugins"
+                        );
+                        answer.await.unwrap_or(false)
+                    }
                     None => false,
                 };
                 let specs = specs

@@ -65,6 +65,8 @@ const BUSY_RETRY: Duration = Duration::from_millis(1);
 /// with the index's rollback journal, a watcher commit and a stream of searches would wait on each
 /// other's back-off rather than on each other.
 fn retry_briefly(attempt: i32) -> bool {
+    #[cfg(test)]
+    tests::busy_waits::record();
     let waited = BUSY_RETRY * u32::try_from(attempt).unwrap_or(u32::MAX);
     if waited >= BUSY_TIMEOUT {
         return false;
@@ -145,6 +147,30 @@ pub fn open_connection(path: &Path, journal: Journal) -> Result<rusqlite::Connec
 mod tests {
     use super::*;
 
+    /// The threads the busy handler has run on: a test's sign that a connection is waiting for
+    /// another's lock (SQLite shows no waiters from outside).
+    pub(super) mod busy_waits {
+        use std::sync::{Mutex, PoisonError};
+        use std::thread::ThreadId;
+
+        static THREADS: Mutex<Vec<ThreadId>> = Mutex::new(Vec::new());
+
+        pub fn record() {
+            let id = std::thread::current().id();
+            let mut threads = THREADS.lock().unwrap_or_else(PoisonError::into_inner);
+            if !threads.contains(&id) {
+                threads.push(id);
+            }
+        }
+
+        pub fn seen(id: ThreadId) -> bool {
+            THREADS
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(&id)
+        }
+    }
+
     #[test]
     fn pragmas_are_set() {
         let dir = tempfile::tempdir().unwrap();
@@ -187,7 +213,16 @@ mod tests {
                 .query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0))
                 .unwrap()
         });
-        std::thread::sleep(Duration::from_millis(30));
+        // Commit only once the reader is waiting for the lock: a reader that came after the
+        // commit would pass without waiting for anything.
+        let waiting = std::time::Instant::now();
+        while !busy_waits::seen(reader.thread().id()) {
+            assert!(
+                !reader.is_finished() && waiting.elapsed() < Duration::from_secs(10),
+                "the reader never waited for the writer's lock"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
         writer.execute_batch("COMMIT").unwrap();
         assert_eq!(
             reader.join().unwrap(),

@@ -97,6 +97,7 @@ impl RootHandle {
         let inner = self.writers.lock().unwrap_or_else(|p| p.into_inner());
         let deadline = Instant::now() + LOCK_WAIT;
         let mut pause = Duration::from_millis(1);
+        let mut said = false;
         loop {
             match rustix::fs::flock(&self.fd, FlockOperation::NonBlockingLockExclusive) {
                 Ok(()) => {
@@ -104,6 +105,15 @@ impl RootHandle {
                         root: self,
                         _inner: inner,
                     });
+                }
+                // Said once per write, so that a write that seems to hang can be explained from
+                // the log (and a test knows this writer is queued behind another process).
+                Err(rustix::io::Errno::WOULDBLOCK) if !said => {
+                    said = true;
+                    tracing::info!(
+                        "the vault's write lock is held elsewhere (another vaultchat process writing); this write waits for it, up to {} s",
+                        LOCK_WAIT.as_secs()
+                    );
                 }
                 Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {}
                 Err(err) => return Err(io::Error::from(err).into()),

@@ -8,7 +8,6 @@ use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text, anth
 use common::tmux::{Tmux, quote};
 use serde_json::json;
 use std::path::Path;
-use std::time::Duration;
 
 const PLAN: &str = "# Garden plan\n\nPlant tomatoes in May.\n\nWater them daily.\n";
 
@@ -114,8 +113,10 @@ fn the_terminal_prompt_shows_the_diff_and_writes_only_after_y() {
         Some(31),
         "{coloured:?}"
     );
-    // Nothing is written while the question is open.
-    std::thread::sleep(Duration::from_millis(300));
+    // Nothing is written while the question is open. No wait is needed for that: the agent
+    // asks only once the change is planned, from the task that would write, and writes only
+    // after the answer; a write made before asking would be on disk by the time the question
+    // shows.
     assert_eq!(
         std::fs::read_to_string(vault.join("Plan.md")).unwrap(),
         PLAN

@@ -87,8 +87,9 @@ fn approve_with_y_writes_deny_with_n_does_not_and_ctrl_q_restores_the_terminal()
         "{screen}"
     );
     assert!(screen.contains("+1 -1"), "{screen}");
-    // Nothing is written while the banner waits.
-    std::thread::sleep(Duration::from_millis(300));
+    // Nothing is written while the banner waits. No wait is needed for that: the agent asks
+    // only once the change is planned, from the task that would write, and writes only after
+    // the answer; a write made before asking would be on disk by the time the banner shows.
     assert_eq!(std::fs::read_to_string(&note).unwrap(), PLAN);
     tmux.keys(&["y"]);
     tmux.wait_text("Moved the planting to late April.");
@@ -98,13 +99,16 @@ fn approve_with_y_writes_deny_with_n_does_not_and_ctrl_q_restores_the_terminal()
         if Instant::now() > deadline {
             // The note is open in the editor: the edit is in the buffer; save it.
             tmux.keys(&["C-s"]);
-            std::thread::sleep(Duration::from_millis(300));
-            assert_eq!(
-                std::fs::read_to_string(&note).unwrap(),
-                after_first,
-                "{}",
-                tmux.screen()
-            );
+            let saving = Instant::now();
+            while std::fs::read_to_string(&note).unwrap() != after_first {
+                assert!(
+                    saving.elapsed() < Duration::from_secs(10),
+                    "{:?}\n{}",
+                    std::fs::read_to_string(&note).unwrap(),
+                    tmux.screen()
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
             break;
         }
         std::thread::sleep(Duration::from_millis(50));

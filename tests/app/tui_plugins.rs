@@ -32,6 +32,43 @@ fn vault_with_plugin() -> (tempfile::TempDir, PathBuf, PathBuf) {
     (tmp, vault, markers)
 }
 
+/// The escape codes just before `label` on the question's row of buttons (the button's look),
+/// if the question is on screen.
+fn button_style(screen: &str, label: &str) -> Option<String> {
+    let row = screen
+        .lines()
+        .find(|l| l.contains(" Not now ") && l.contains("choose"))?;
+    let mut before = &row[..row.find(label)?];
+    let mut codes = Vec::new();
+    while let Some(start) = before.rfind("\u{1b}[") {
+        let code = &before[start..];
+        let sgr = code.len() >= 3
+            && code.ends_with('m')
+            && code[2..code.len() - 1]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ';');
+        if !sgr {
+            break;
+        }
+        codes.push(code);
+        before = &before[..start];
+    }
+    codes.reverse();
+    Some(codes.concat())
+}
+
+/// Wait (up to 30 s) until `done`.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: never happened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 fn open_mcp(tmux: &Tmux) -> String {
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);
@@ -56,11 +93,33 @@ fn the_app_asks_before_a_plugin_runs_and_trust_starts_it() {
     let screen = tmux.wait_text("Trust this vault's plugins?");
     assert!(screen.contains("tasks: "), "{screen}");
     assert!(screen.contains("tasks_plugin.py"), "{screen}");
-    // Keys typed while it is open answer it, nothing else; the plugin has not started.
-    tmux.keys(&["x"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Keys typed while it is open answer it, nothing else; the plugin has not started. `x` is
+    // followed by Right, which moves the focus to Trust: once Trust looks as Not now did, both
+    // keys were taken by the open question (had `x` answered it, there would be no focus to
+    // move). And the MCP start-up says in the log that it waits for the answer: nothing of the
+    // vault's has been started before that.
+    let before = tmux.screen_with_escapes();
+    let (trust, not_now) = (
+        button_style(&before, " Trust ").unwrap(),
+        button_style(&before, " Not now ").unwrap(),
+    );
+    assert_ne!(
+        trust, not_now,
+        "Not now has the focus at first:\n{before:?}"
+    );
+    tmux.keys(&["x", "Right"]);
+    wait_until(
+        "the focus to move to Trust, the question still open",
+        || button_style(&tmux.screen_with_escapes(), " Trust ").as_ref() == Some(&not_now),
+    );
+    let log = tmp.path().join("data/vaultchat.log");
+    wait_until("the MCP start-up to wait for the answer", || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("the MCP servers start after the answer about the vault's plugins")
+    });
     assert!(!started(), "the plugin started before the answer");
-    tmux.keys(&["Right", "Enter"]);
+    tmux.keys(&["Enter"]);
     tmux.wait_for("the question to close", |s| {
         !s.contains("Trust this vault's plugins?")
     });

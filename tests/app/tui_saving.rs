@@ -56,11 +56,18 @@ fn open(tmux: &Tmux, query: &str, path: &str) {
     tmux.keys(&["C-p"]);
     tmux.wait_text("Open note");
     tmux.type_text(query);
-    // The picker filters as the query is typed; Enter takes the best match.
-    std::thread::sleep(Duration::from_millis(200));
+    // The picker filters as the query is typed; Enter takes the selected (best) match.
+    wait_for_match(tmux, query, path);
     tmux.keys(&["Enter"]);
     tmux.wait_for(&format!("{path} in the editor"), |s| {
         s.contains(&format!("╭ {path}")) && !s.contains("Open note")
+    });
+}
+
+/// Wait until the picker shows `query` typed and `path` selected.
+fn wait_for_match(tmux: &Tmux, query: &str, path: &str) {
+    tmux.wait_for(&format!("{path} selected for {query:?}"), |s| {
+        s.contains(&format!("› {query} ")) && s.lines().any(|l| l.contains('▌') && l.contains(path))
     });
 }
 
@@ -309,7 +316,7 @@ fn without_autosave_leaving_asks_cancel_keeps_save_writes_discard_drops() {
     tmux.keys(&["C-p"]);
     tmux.wait_text("Open note");
     tmux.type_text("Seeds");
-    std::thread::sleep(Duration::from_millis(200));
+    wait_for_match(&tmux, "Seeds", "Seeds.md");
     tmux.keys(&["Enter"]);
     tmux.wait_for("the question before opening Seeds.md", |s| {
         s.contains("Save them before opening") && s.contains("Seeds.md?")
@@ -340,11 +347,13 @@ fn the_no_agent_notice_is_shown_once() {
         common::tmux::quote(&s.vault.display().to_string()),
     );
     let tmux = Tmux::start(&line, 80, 24);
-    tmux.wait_for("the ready badge", |s| {
+    // Whatever the vault's opening would add is told before the ready state (one channel, in
+    // order), so it is on screen with the badge; and the file pane's listing, which the app asks
+    // for when the vault is ready, shows that the app has taken in the answer to that too.
+    let screen = tmux.wait_for("the ready badge and the listed notes", |s| {
         s.lines().any(|l| l.starts_with(" ready "))
+            && s.lines().any(|l| l.contains("│   Seeds "))
+            && s.lines().any(|l| l.contains("│   Welcome "))
     });
-    // Whatever the vault's opening would add comes with the ready state; give it a moment.
-    std::thread::sleep(Duration::from_millis(500));
-    let screen = tmux.screen();
     assert_eq!(screen.matches("no API key").count(), 1, "{screen}");
 }

@@ -20,6 +20,8 @@ fn killed_index_builds_converge_on_the_next_run() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
+        // Pacing only: the kill lands at a different point of each build; that it lands
+        // mid-run is counted below, not assumed.
         std::thread::sleep(Duration::from_millis(delay_ms));
         if child.try_wait().unwrap().is_none() {
             killed_mid_run += 1;

@@ -273,6 +273,7 @@ async fn a_folder_flipping_to_an_outside_link_never_leads_outside() {
         };
         std::thread::spawn(move || {
             let mut flips = 0u32;
+            // Pacing only: each arrangement lasts a moment, so the writers meet both.
             while !stop.load(Ordering::Relaxed) {
                 swap();
                 std::thread::sleep(Duration::from_micros(300));
@@ -602,6 +603,8 @@ fn ping_is_answered_while_a_write_waits_for_the_vault_lock() {
     let (vault, data) = small_vault(tmp.path());
     let mut child = common::cmd(&data, &vault)
         .args(["mcp", "--allow-writes"])
+        // The writer says in the log that it waits for the lock (below).
+        .env("VAULTCHAT_LOG", "vaultchat=info")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -636,7 +639,21 @@ fn ping_is_answered_while_a_write_waits_for_the_vault_lock() {
     send(
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "update_note", "arguments": {"note": "Shared.md", "append": "AFTER-THE-LOCK"}}}),
     );
-    std::thread::sleep(Duration::from_millis(200));
+    // The write has reached the lock and waits there (it says so once in the log): the ping
+    // below arrives while a write is queued, and the note is checked while that write waits.
+    let log = data.join("vaultchat.log");
+    let queued = Instant::now();
+    while !fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("the vault's write lock is held elsewhere")
+    {
+        assert!(
+            queued.elapsed() < Duration::from_secs(30),
+            "the write never waited for the lock; the log:\n{}",
+            fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
     let first = rx.recv_timeout(Duration::from_secs(10)).unwrap();
     assert_eq!(first["id"], 3, "the ping waited for the write: {first}");
