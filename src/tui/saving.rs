@@ -597,25 +597,7 @@ impl UnsavedPrompt {
         }
         let lines = wrapped_rows(&message, text_width);
         let height = (lines + 4).min(area.height);
-        let x = area.x + (area.width - width) / 2;
-        let y = area.y + (area.height.saturating_sub(height)) / 2;
-        let rect = Rect::new(x, y, width, height);
-        Clear.render(rect, buf);
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.style(Role::BannerBorder))
-            .title(Span::styled(
-                " Unsaved changes ",
-                theme.style(Role::BannerTitle),
-            ));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        let inner = Rect::new(
-            inner.x + 1,
-            inner.y,
-            inner.width.saturating_sub(2),
-            inner.height,
-        );
+        let inner = prompt_box(area, (width, height), " Unsaved changes ", buf, theme);
         Paragraph::new(Line::styled(message, theme.style(Role::Text)))
             .wrap(Wrap { trim: true })
             .render(Rect::new(inner.x, inner.y, inner.width, lines), buf);
@@ -648,6 +630,34 @@ impl UnsavedPrompt {
                 .render(Rect::new(inner.x, row, inner.width, 1), buf);
         }
     }
+}
+
+/// Clear a rounded box of `width` × `height` centred in `area`, titled `title`, and return its
+/// inside less a column of padding each side. The unsaved-changes and the trust prompts both
+/// stop the person with a question, so they share one frame.
+pub(crate) fn prompt_box(
+    area: Rect,
+    (width, height): (u16, u16),
+    title: &'static str,
+    buf: &mut Buffer,
+    theme: &Theme,
+) -> Rect {
+    let x = area.x + (area.width - width) / 2;
+    let y = area.y + area.height.saturating_sub(height) / 2;
+    let rect = Rect::new(x, y, width, height);
+    Clear.render(rect, buf);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme.style(Role::BannerBorder))
+        .title(Span::styled(title, theme.style(Role::BannerTitle)));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    Rect::new(
+        inner.x + 1,
+        inner.y,
+        inner.width.saturating_sub(2),
+        inner.height,
+    )
 }
 
 /// Rows `text` takes when word-wrapped at `width` (an estimate that matches ratatui's wrapping

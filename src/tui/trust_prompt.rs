@@ -11,7 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 /// The person's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,25 +93,8 @@ impl TrustPrompt {
             .collect();
         let (shown, command_rows) = fitting(&laid_out, room);
         let height = (intro_rows + command_rows + outro_rows + 6).min(area.height);
-        let x = area.x + (area.width - width) / 2;
-        let y = area.y + area.height.saturating_sub(height) / 2;
-        let rect = Rect::new(x, y, width, height);
-        Clear.render(rect, buf);
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.style(Role::BannerBorder))
-            .title(Span::styled(
-                " Trust this vault's plugins? ",
-                theme.style(Role::BannerTitle),
-            ));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        let inner = Rect::new(
-            inner.x + 1,
-            inner.y,
-            inner.width.saturating_sub(2),
-            inner.height,
-        );
+        let title = " Trust this vault's plugins? ";
+        let inner = super::saving::prompt_box(area, (width, height), title, buf, theme);
         let mut row = inner.y;
         let bottom = inner.y + inner.height;
         let intro = Line::styled(intro, theme.style(Role::Text));
