@@ -11,8 +11,8 @@ use crate::agent::{
     PendingTools, PermissionRequest, Proposal, ProviderFlags, Resume, SessionBuilder, TurnEnd,
     TurnOutcome,
 };
+use crate::mcp::McpStartup;
 use crate::mcp::plugins::ServerPlan;
-use crate::mcp::{McpServerState, McpStartup};
 use crate::permission::Answer;
 use crate::store::Actor;
 use crate::text::diff::LineKind;
@@ -203,22 +203,7 @@ fn report(args: &AskArgs, outcome: Driven) -> Result<ExitCode, Failure> {
 fn tools_reporting_failures(mcp: McpStartup) -> PendingTools {
     Box::pin(async move {
         let servers = mcp.ready().await;
-        for status in servers.statuses() {
-            match &status.state {
-                McpServerState::Failed { message } => eprintln!(
-                    "vaultchat: the MCP server `{}` did not start: {}",
-                    crate::quote::terminal(&status.name),
-                    crate::quote::terminal_text(message)
-                ),
-                McpServerState::NotTrusted => eprintln!(
-                    "vaultchat: the vault plugin `{}` is not trusted and was not started; `vaultchat trust` lists what it runs and allows it",
-                    crate::quote::terminal(&status.name)
-                ),
-                McpServerState::Starting
-                | McpServerState::Running { .. }
-                | McpServerState::Disabled => {}
-            }
-        }
+        super::servers::say_not_started(servers.statuses());
         servers.tools()
     })
 }

@@ -2,8 +2,8 @@
 
 use super::{Context, Failure};
 use crate::index::Index;
+use crate::mcp::McpServerState;
 use crate::mcp::plugins::{ServerPlan, Trust};
-use crate::mcp::{McpServerState, McpServers};
 use crate::store::{MIGRATIONS, Store, schema_version};
 use crate::vault::walk;
 use std::process::ExitCode;
@@ -101,24 +101,17 @@ fn check_mcp_servers(
         }
     }
     let renders = plan.renders();
-    let specs = plan.specs;
-    if specs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let (statuses, tools) = runtime.block_on(async {
-        let servers = McpServers::start(specs).await;
-        let statuses = servers.statuses().to_vec();
+    let started = super::servers::with_started(plan.specs, |servers| {
         let tools: Vec<String> = servers
             .tools()
             .iter()
             .map(|t| t.spec().name.clone())
             .collect();
-        servers.shutdown().await;
-        (statuses, tools)
-    });
+        (servers.statuses().to_vec(), tools)
+    })?;
+    let Some((statuses, tools)) = started else {
+        return Ok(Vec::new());
+    };
     let mut running = Vec::new();
     for status in statuses {
         let what = format!("mcp server {}", status.name);

@@ -9,6 +9,7 @@ mod index_cmd;
 mod logging;
 mod mcp_cmd;
 mod search_cmd;
+mod servers;
 mod sessions_cmd;
 mod sessions_export;
 mod tools_cmd;

@@ -2,7 +2,6 @@
 
 use super::{Context, Failure};
 use crate::mcp::plugins::ServerPlan;
-use crate::mcp::{McpServerState, McpServers};
 use crate::store::Actor;
 use crate::tools::workspace::{self, Workspace};
 use crate::tools::{Registry, ToolSpec};
@@ -35,35 +34,11 @@ fn mcp_tool_specs(ctx: &Context) -> Result<Vec<ToolSpec>, Failure> {
     for problem in &plan.problems {
         eprintln!("vaultchat: {}", crate::quote::terminal_text(problem));
     }
-    let specs = plan.specs;
-    if specs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    Ok(runtime.block_on(async {
-        let servers = McpServers::start(specs).await;
-        for status in servers.statuses() {
-            match &status.state {
-                McpServerState::Failed { message } => eprintln!(
-                    "vaultchat: the MCP server `{}` did not start: {}",
-                    crate::quote::terminal(&status.name),
-                    crate::quote::terminal_text(message)
-                ),
-                McpServerState::NotTrusted => eprintln!(
-                    "vaultchat: the vault plugin `{}` is not trusted and was not started; `vaultchat trust` lists what it runs and allows it",
-                    crate::quote::terminal(&status.name)
-                ),
-                McpServerState::Starting
-                | McpServerState::Running { .. }
-                | McpServerState::Disabled => {}
-            }
-        }
-        let tools = servers.tools().iter().map(|t| t.spec().clone()).collect();
-        servers.shutdown().await;
-        tools
-    }))
+    let tools = super::servers::with_started(plan.specs, |servers| {
+        super::servers::say_not_started(servers.statuses());
+        servers.tools().iter().map(|t| t.spec().clone()).collect()
+    })?;
+    Ok(tools.unwrap_or_default())
 }
 
 pub fn run(ctx: &Context, args: &ToolsArgs) -> Result<ExitCode, Failure> {
