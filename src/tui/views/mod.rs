@@ -326,6 +326,53 @@ impl ListCursor {
         }
         self.offset = self.offset.min(len.saturating_sub(visible));
     }
+
+    /// Draw the rows of a list of `len` that fit in `list`, from the first one shown, the
+    /// selected one on the selection's background, and the scroll bar beside them; `line` lays
+    /// out the row of an index (and whether it is selected). Call after [`ListCursor::fit`].
+    pub fn draw(
+        &self,
+        buf: &mut Buffer,
+        theme: &Theme,
+        list: Rect,
+        len: usize,
+        mut line: impl FnMut(usize, bool) -> Line<'static>,
+    ) {
+        let visible = usize::from(list.height);
+        for (row, index) in (self.offset..len).take(visible).enumerate() {
+            let selected = index == self.selected;
+            if selected {
+                style_row(buf, list, row, theme.style(Role::PickerSelected));
+            }
+            put_line(buf, list, row, &line(index, selected));
+        }
+        draw_scrollbar(buf, theme, list, len, self.offset, visible);
+    }
+}
+
+/// The style a list row's cells are patched over: the selection's background on the selected
+/// row, nothing on the others.
+pub(crate) fn row_style(theme: &Theme, selected: bool) -> Style {
+    if selected {
+        theme.style(Role::PickerSelected)
+    } else {
+        Style::default()
+    }
+}
+
+/// The two marker columns of a list that has an item in use (the model, the session): `› ` on
+/// the selected row, `● ` on the current one, over the row's `base` style.
+pub(crate) fn row_markers(
+    theme: &Theme,
+    base: Style,
+    selected: bool,
+    current: bool,
+) -> Vec<Span<'static>> {
+    let style = base.patch(theme.style(Role::TitleFocused));
+    vec![
+        Span::styled(if selected { "› " } else { "  " }, style),
+        Span::styled(if current { "● " } else { "  " }, style),
+    ]
 }
 
 /// Draw `line` on row `row` of `area`, cut to its width; nothing when the row is outside.

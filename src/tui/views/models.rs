@@ -3,15 +3,14 @@
 //! choosing one switches to it for the next turn.
 
 use super::{
-    Hint, ListCursor, View, ViewOutcome, compact, draw_box, draw_scrollbar, footer, is_release,
-    nav_of, one_line, pad_left, pad_right, put_centered, put_line, style_row, text_width, truncate,
+    Hint, ListCursor, View, ViewOutcome, compact, draw_box, footer, is_release, nav_of, one_line,
+    pad_left, pad_right, put_centered, put_line, text_width, truncate,
 };
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 pub use crate::host::ModelRow;
@@ -95,11 +94,7 @@ impl ModelsView {
         width: usize,
         theme: &Theme,
     ) -> Line<'static> {
-        let base = if selected {
-            theme.style(Role::PickerSelected)
-        } else {
-            Style::default()
-        };
+        let base = super::row_style(theme, selected);
         let with = |role: Role| base.patch(theme.style(role));
         let name_width = self.name_width(width);
         let name = if row.unlisted {
@@ -108,13 +103,8 @@ impl ModelsView {
             one_line(&row.id)
         };
         let source_width = width.saturating_sub(MARKERS + name_width + 2 + WINDOW + 2);
-        let is_current = row.id == self.current;
-        Line::from(vec![
-            Span::styled(if selected { "› " } else { "  " }, with(Role::TitleFocused)),
-            Span::styled(
-                if is_current { "● " } else { "  " },
-                with(Role::TitleFocused),
-            ),
+        let mut spans = super::row_markers(theme, base, selected, row.id == self.current);
+        spans.extend([
             Span::styled(pad_right(&name, name_width), with(Role::Text)),
             Span::styled("  ", base),
             Span::styled(
@@ -123,7 +113,8 @@ impl ModelsView {
             ),
             Span::styled("  ", base),
             Span::styled(pad_right(&source_of(row), source_width), with(Role::Dim)),
-        ])
+        ]);
+        Line::from(spans)
     }
 }
 
@@ -203,25 +194,10 @@ impl View for ModelsView {
             return;
         }
         self.cursor.fit(self.rows.len(), visible);
-        for (row, index) in (self.cursor.offset..self.rows.len())
-            .take(visible)
-            .enumerate()
-        {
-            let selected = index == self.cursor.selected;
-            if selected {
-                style_row(buf, list, row, theme.style(Role::PickerSelected));
-            }
-            let line = self.row_line(&self.rows[index], selected, width, theme);
-            put_line(buf, list, row, &line);
-        }
-        draw_scrollbar(
-            buf,
-            theme,
-            list,
-            self.rows.len(),
-            self.cursor.offset,
-            visible,
-        );
+        self.cursor
+            .draw(buf, theme, list, self.rows.len(), |index, selected| {
+                self.row_line(&self.rows[index], selected, width, theme)
+            });
     }
 }
 

@@ -3,9 +3,8 @@
 //! resume, rename (inline) and delete (asks first).
 
 use super::{
-    Hint, ListCursor, View, ViewOutcome, draw_box, draw_scrollbar, footer, is_release, nav_of,
-    one_line, pad_left, pad_right, put_centered, put_line, strong, style_row, text_width, truncate,
-    typed_char,
+    Hint, ListCursor, View, ViewOutcome, draw_box, footer, is_release, nav_of, one_line, pad_left,
+    pad_right, put_centered, put_line, strong, text_width, truncate, typed_char,
 };
 use crate::protocol::SessionSummary;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
@@ -13,7 +12,7 @@ use crate::tui::theme::{Role, Theme};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
 /// What the keys do at the moment.
@@ -319,21 +318,10 @@ impl SessionsView {
         columns: &Columns,
         theme: &Theme,
     ) -> Line<'static> {
-        let base = if selected {
-            theme.style(Role::PickerSelected)
-        } else {
-            Style::default()
-        };
+        let base = super::row_style(theme, selected);
         let with = |role: Role| base.patch(theme.style(role));
-        let mut spans = vec![Span::styled(
-            if selected { "› " } else { "  " },
-            with(Role::TitleFocused),
-        )];
         let is_current = self.current.as_ref() == Some(&session.id);
-        spans.push(Span::styled(
-            if is_current { "● " } else { "  " },
-            with(Role::TitleFocused),
-        ));
+        let mut spans = super::row_markers(theme, base, selected, is_current);
         let renaming = match &self.mode {
             Mode::Rename { id, text } if id == &session.id => Some(text),
             _ => None,
@@ -442,25 +430,10 @@ impl View for SessionsView {
             put_centered(buf, list, visible / 2, &text, theme.style(Role::Dim));
             return;
         }
-        for (row, index) in (self.cursor.offset..self.sessions.len())
-            .take(visible)
-            .enumerate()
-        {
-            let selected = index == self.cursor.selected;
-            if selected {
-                style_row(buf, list, row, theme.style(Role::PickerSelected));
-            }
-            let line = self.row_line(&self.sessions[index], selected, &columns, theme);
-            put_line(buf, list, row, &line);
-        }
-        draw_scrollbar(
-            buf,
-            theme,
-            list,
-            self.sessions.len(),
-            self.cursor.offset,
-            visible,
-        );
+        self.cursor
+            .draw(buf, theme, list, self.sessions.len(), |index, selected| {
+                self.row_line(&self.sessions[index], selected, &columns, theme)
+            });
     }
 }
 
