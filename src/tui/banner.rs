@@ -837,7 +837,7 @@ mod tests {
     }
 
     /// Press a key the way the App does: resolve it with the key map, then hand both over.
-    fn press(banner: &mut Banner, code: KeyCode) -> Option<BannerOutcome> {
+    pub(super) fn press(banner: &mut Banner, code: KeyCode) -> Option<BannerOutcome> {
         let event = key(code);
         let action = Keymap::default_map().action(KeyContext::Banner, &event);
         banner.handle(action, &event)
@@ -857,7 +857,9 @@ mod tests {
         banner
     }
 
-    fn draw(banner: &mut Banner, width: u16, height: u16) -> Buffer {
+    /// The banner drawn on a screen of `width` × `height` with the default theme and key map
+    /// (the move and multi-edit tests draw through this too).
+    pub(super) fn draw(banner: &mut Banner, width: u16, height: u16) -> Buffer {
         let mut buf = buffer(width, height);
         let area = buf.area;
         banner.render(

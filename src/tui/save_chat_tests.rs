@@ -60,6 +60,18 @@ fn applied(_: &App, event: Option<&HostEvent>) -> bool {
     matches!(event, Some(HostEvent::Applied { .. }))
 }
 
+/// `/save last`, until the host has planned the chat's note (the banner shows it).
+fn save_last(live: &mut LiveHost, app: &mut App) {
+    command(app, "/save last");
+    assert!(live.pump_until(app, planned), "the host planned no note");
+}
+
+/// `y` on the banner, until the host has written the note.
+fn accept(live: &mut LiveHost, app: &mut App) {
+    press(app, KeyCode::Char('y'));
+    assert!(live.pump_until(app, applied), "the note was not applied");
+}
+
 #[test]
 fn save_shows_the_new_note_and_only_y_writes_it() {
     let mut live = LiveHost::new(&[("Welcome.md", "# Welcome\n")]);
@@ -78,11 +90,7 @@ fn save_shows_the_new_note_and_only_y_writes_it() {
         "an unknown argument is said, not guessed"
     );
 
-    command(&mut app, "/save last");
-    assert!(
-        live.pump_until(&mut app, planned),
-        "the host planned no note"
-    );
+    save_last(&mut live, &mut app);
     // The session's id is new each run: the snapshot shows where it goes.
     let screen = draw(&mut app, 80, 24).replace(&session, "<session id>    ");
     insta::assert_snapshot!("save_chat_banner_80x24", screen);
@@ -97,16 +105,8 @@ fn save_shows_the_new_note_and_only_y_writes_it() {
     );
     assert!(!live.root.join("Chats").exists());
 
-    command(&mut app, "/save last");
-    assert!(
-        live.pump_until(&mut app, planned),
-        "the host planned no note"
-    );
-    press(&mut app, KeyCode::Char('y'));
-    assert!(
-        live.pump_until(&mut app, applied),
-        "the note was not applied"
-    );
+    save_last(&mut live, &mut app);
+    accept(&mut live, &mut app);
     let written = fs::read_to_string(live.root.join(NOTE_PATH)).unwrap();
     assert!(
         written.contains("**You:** When do I plant tomatoes?"),
@@ -124,16 +124,8 @@ fn save_shows_the_new_note_and_only_y_writes_it() {
     );
 
     // A second /save of the same session finds the next free name, never overwrites.
-    command(&mut app, "/save last");
-    assert!(
-        live.pump_until(&mut app, planned),
-        "the host planned no note"
-    );
-    press(&mut app, KeyCode::Char('y'));
-    assert!(
-        live.pump_until(&mut app, applied),
-        "the note was not applied"
-    );
+    save_last(&mut live, &mut app);
+    accept(&mut live, &mut app);
     assert!(live.root.join("Chats/2026-12-01 Tomatoes 2.md").exists());
     assert_eq!(
         fs::read_to_string(live.root.join(NOTE_PATH)).unwrap(),

@@ -4,8 +4,7 @@
 
 use super::*;
 use crate::agent::{Proposal, ProposalFile};
-use crate::tui::testing::{buffer, buffer_text};
-use crossterm::event::KeyModifiers;
+use crate::tui::testing::buffer_text;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -73,21 +72,11 @@ fn move_request(id: u64) -> PermissionRequest {
 }
 
 fn press(banner: &mut Banner, c: char) -> Option<BannerOutcome> {
-    let event = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
-    let action = Keymap::default_map().action(KeyContext::Banner, &event);
-    banner.handle(action, &event)
+    super::tests::press(banner, KeyCode::Char(c))
 }
 
 fn draw(banner: &mut Banner, width: u16, height: u16) -> String {
-    let mut buf = buffer(width, height);
-    let area = buf.area;
-    banner.render(
-        area,
-        &mut buf,
-        &Theme::builtin_dark(),
-        &Keymap::default_map(),
-    );
-    buffer_text(&buf)
+    buffer_text(&super::tests::draw(banner, width, height))
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::config::{Config, Paths};
 use crate::store::{Actor, Store};
 use crate::tools::Registry;
 use crate::tools::workspace::{self, Workspace};
-use crate::tui::testing::{buffer, buffer_text};
+use crate::tui::testing::buffer_text;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -71,18 +71,6 @@ fn five_edits() -> serde_json::Value {
     ]})
 }
 
-fn draw(banner: &mut Banner, width: u16, height: u16) -> Buffer {
-    let mut buf = buffer(width, height);
-    let area = buf.area;
-    banner.render(
-        area,
-        &mut buf,
-        &Theme::builtin_dark(),
-        &Keymap::default_map(),
-    );
-    buf
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_edits_are_one_banner_with_five_hunks_and_one_revision() {
     let (_tmp, ws, registry) = workspace();
@@ -112,7 +100,7 @@ async fn five_edits_are_one_banner_with_five_hunks_and_one_revision() {
     for (w, h) in [(80, 24), (120, 40)] {
         insta::assert_snapshot!(
             format!("banner_five_edits_{w}x{h}"),
-            buffer_text(&draw(&mut banner, w, h))
+            buffer_text(&super::tests::draw(&mut banner, w, h))
         );
     }
     ws.apply(&plan, None).unwrap();
