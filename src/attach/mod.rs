@@ -264,7 +264,8 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Standard base64 with padding (the `base64` crate).
+/// Standard base64 with padding (the `base64` crate): images for the model, the OSC 52 clipboard
+/// and the MCP blob of a note that is not UTF-8 are all encoded here.
 pub fn base64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -22,7 +22,7 @@ use std::sync::Arc;
 pub const PAGE_SIZE: usize = 100;
 
 /// How much of each note a listing reads for its title.
-const TITLE_BYTES: u64 = 64 * 1024;
+const TITLE_BYTES: usize = 64 * 1024;
 
 /// The most of one note a `resources/read` answers with; a longer note is read in pages of this
 /// size (a whole 50 MB note in one answer would be over the 16 MiB a stdio message may be).
@@ -105,18 +105,7 @@ impl NoteCatalog {
     /// from the note itself: a page reads its hundred notes rather than every title of the index.
     /// Only the note's first [`TITLE_BYTES`] are read: a title lies at the top.
     fn title(&self, rel: &str) -> Option<String> {
-        use std::io::Read;
-        let mut names: Vec<&str> = rel.split('/').collect();
-        let name = names.pop()?;
-        let folder = self
-            .workspace
-            .vault()
-            .handle()
-            .folder(&names, false, rel)
-            .ok()?;
-        let file = folder.open_file(name, rel).ok()?;
-        let mut bytes = Vec::new();
-        file.take(TITLE_BYTES).read_to_end(&mut bytes).ok()?;
+        let (bytes, _size) = self.read_span(rel, 0, TITLE_BYTES).ok()?;
         // The cut may fall inside a character.
         let text = match std::str::from_utf8(&bytes) {
             Ok(text) => text,
@@ -201,7 +190,10 @@ impl NoteCatalog {
             }
             Err(e) => {
                 let shown = e.as_bytes().len();
-                (ResourceContents::blob(base64(e.as_bytes()), uri), shown)
+                (
+                    ResourceContents::blob(crate::attach::base64(e.as_bytes()), uri),
+                    shown,
+                )
             }
         };
         let contents = contents.with_mime_type(MARKDOWN);
@@ -345,47 +337,9 @@ pub fn tool_error(e: ToolError) -> McpError {
     }
 }
 
-/// Standard base64 with padding (RFC 4648), for the rare note that is not UTF-8.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        let vectors = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (plain, encoded) in vectors {
-            assert_eq!(base64(plain.as_bytes()), encoded);
-        }
-    }
 
     fn names(page: &Page<'_>) -> Vec<String> {
         page.0.iter().map(|(rel, _)| rel.to_string()).collect()
