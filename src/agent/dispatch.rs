@@ -631,18 +631,11 @@ impl Agent {
         }
         match self.seen.get(path.rel()) {
             Some(read) if *read == current.text => Ok(plan),
-            Some(_) => Err(ToolError::Invalid(format!(
-                "`{}` changed since you read it in this session; nothing was written. Replacing the whole \
-                 `body` needs the current text: read_note it again, or change only what you mean to \
-                 with `edits`, `append` or `prepend`",
-                path.rel()
-            ))),
-            None => Err(ToolError::Invalid(format!(
-                "`{}` has not been read in this session; nothing was written. Replacing the whole `body` \
-                 needs read_note of the note first (so that nothing you have not seen is overwritten), \
-                 or change only what you mean to with `edits`, `append` or `prepend`",
-                path.rel()
-            ))),
+            Some(_) => Err(crate::tools::workspace::changed_since_read(
+                path.rel(),
+                "in this session",
+            )),
+            None => Err(crate::tools::workspace::not_read(path.rel())),
         }
     }
 

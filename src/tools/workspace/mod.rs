@@ -542,20 +542,34 @@ impl Workspace {
             .cloned();
         match seen {
             Some(read) if read == now => Ok(()),
-            Some(read) => Err(ToolError::Invalid(format!(
-                "`{}` changed since you read it (you read revision {read}, it is now {now}); nothing was written. \
-                 Replacing the whole `body` needs the current text: read_note it again, or change only what \
-                 you mean to with `edits`, `append` or `prepend`",
-                path.rel()
-            ))),
-            None => Err(ToolError::Invalid(format!(
-                "`{}` has not been read in this session; nothing was written. Replacing the whole `body` \
-                 needs read_note of the note first (so that nothing you have not seen is overwritten), \
-                 or change only what you mean to with `edits`, `append` or `prepend`",
-                path.rel()
-            ))),
+            Some(read) => Err(changed_since_read(
+                path.rel(),
+                &format!("(you read revision {read}, it is now {now})"),
+            )),
+            None => Err(not_read(path.rel())),
         }
     }
+}
+
+/// The refusal of a whole-`body` rewrite of `rel`, which changed since the caller read it; `when`
+/// says how the change was seen (the revisions, or "in this session"). The workspace (per
+/// process) and the agent (per session) refuse in the same words, so the model learns one rule.
+pub fn changed_since_read(rel: &str, when: &str) -> ToolError {
+    ToolError::Invalid(format!(
+        "`{rel}` changed since you read it {when}; nothing was written. Replacing the whole `body` \
+         needs the current text: read_note it again, or change only what you mean to with `edits`, \
+         `append` or `prepend`"
+    ))
+}
+
+/// The refusal of a whole-`body` rewrite of `rel`, which the caller has not read (the same words
+/// from the workspace and the agent, as [`changed_since_read`]).
+pub fn not_read(rel: &str) -> ToolError {
+    ToolError::Invalid(format!(
+        "`{rel}` has not been read in this session; nothing was written. Replacing the whole `body` \
+         needs read_note of the note first (so that nothing you have not seen is overwritten), or \
+         change only what you mean to with `edits`, `append` or `prepend`"
+    ))
 }
 
 /// A note's text and revision token, read through the guard.
