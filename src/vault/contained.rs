@@ -129,12 +129,7 @@ impl RootHandle {
     /// Reads the whole regular file at the vault-relative `rel` (canonical, `/`-separated), never
     /// through a link.
     pub fn read(&self, rel: &str) -> Result<Vec<u8>, ContainedError> {
-        let mut names: Vec<&str> = rel.split('/').filter(|n| !n.is_empty()).collect();
-        let name = names.pop().ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "the vault root is not a file")
-        })?;
-        let folder = self.folder(&names, false, rel)?;
-        let mut file = folder.open_file(name, rel)?;
+        let mut file = self.open_rel(rel)?;
         let mut bytes = Vec::new();
         io::Read::read_to_end(&mut file, &mut bytes)?;
         Ok(bytes)
@@ -150,18 +145,25 @@ impl RootHandle {
         max: usize,
     ) -> Result<(Vec<u8>, u64), ContainedError> {
         use std::io::{Read, Seek, SeekFrom};
-        let mut names: Vec<&str> = rel.split('/').filter(|n| !n.is_empty()).collect();
-        let name = names.pop().ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "the vault root is not a file")
-        })?;
-        let folder = self.folder(&names, false, rel)?;
-        let mut file = folder.open_file(name, rel)?;
+        let mut file = self.open_rel(rel)?;
         let size = file.metadata()?.len();
         file.seek(SeekFrom::Start(offset))?;
         let capacity = usize::try_from(size.saturating_sub(offset)).unwrap_or(max);
         let mut bytes = Vec::with_capacity(max.min(capacity));
         file.take(max as u64).read_to_end(&mut bytes)?;
         Ok((bytes, size))
+    }
+
+    /// Opens the regular file at the vault-relative `rel` for reading, walking down from the root
+    /// one folder at a time, never through a link (what [`RootHandle::read`] and
+    /// [`RootHandle::read_span`] read from).
+    fn open_rel(&self, rel: &str) -> Result<File, ContainedError> {
+        let mut names: Vec<&str> = rel.split('/').filter(|n| !n.is_empty()).collect();
+        let name = names.pop().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "the vault root is not a file")
+        })?;
+        let folder = self.folder(&names, false, rel)?;
+        folder.open_file(name, rel)
     }
 
     /// Opens the folder `names` (canonical names below the root; empty: the root itself), making

@@ -200,18 +200,9 @@ use super::name::{file_name, md_stem};
 
 /// Joins a `./` or `../` target to the folder of `from`; None when it climbs above the vault root.
 fn relative_to(from: &str, target: &str) -> Option<String> {
-    let mut parts: Vec<&str> = from.split('/').filter(|s| !s.is_empty()).collect();
-    parts.pop();
-    for segment in target.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
+    let mut folder: Vec<&str> = from.split('/').filter(|s| !s.is_empty()).collect();
+    folder.pop();
+    super::name::join_relative(folder, target)
 }
 
 #[cfg(test)]

@@ -31,6 +31,23 @@ pub fn stem(rel: &str) -> &str {
     md_stem(name).unwrap_or(name)
 }
 
+/// `path`'s segments walked from the folder `base` (its segments, outermost first): `.` and
+/// empty segments stay, `..` climbs one; `None` when it climbs above the vault root. A
+/// wikilink's `./` target and a Markdown link's destination resolve by this one rule:
+/// `a/./b/../c` from the root → `a/c`.
+pub fn join_relative<'a>(mut base: Vec<&'a str>, path: &'a str) -> Option<String> {
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                base.pop()?;
+            }
+            s => base.push(s),
+        }
+    }
+    Some(base.join("/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,6 +70,23 @@ mod tests {
         ] {
             assert_eq!(stem(rel), want, "{rel}");
         }
+    }
+
+    #[test]
+    fn relative_paths_walk_dots_and_stop_at_the_root() {
+        assert_eq!(
+            join_relative(Vec::new(), "a/./b/../c").as_deref(),
+            Some("a/c")
+        );
+        assert_eq!(
+            join_relative(vec!["a", "b"], "../c.md").as_deref(),
+            Some("a/c.md")
+        );
+        assert_eq!(
+            join_relative(vec!["a"], "//x.md").as_deref(),
+            Some("a/x.md")
+        );
+        assert_eq!(join_relative(vec!["a"], "../../x.md"), None);
     }
 
     #[test]

@@ -329,17 +329,7 @@ fn resolve_markdown<'a>(dest: &str, note: &str, notes: &'a [String]) -> Option<&
 
 /// `a/./b/../c` → `a/c`; `None` when it climbs above the vault root.
 fn normalise(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for segment in path.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
+    super::name::join_relative(Vec::new(), path)
 }
 
 /// The destination to write in `note` for a link to `target`: relative to the note's folder, with
