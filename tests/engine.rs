@@ -21,6 +21,8 @@ mod index_crash;
 mod index_sync;
 #[path = "engine/mcp_input_bounds.rs"]
 mod mcp_input_bounds;
+#[path = "engine/mcp_startup.rs"]
+mod mcp_startup;
 #[path = "engine/mcp_stdio_errors.rs"]
 mod mcp_stdio_errors;
 #[path = "engine/module_boundaries.rs"]

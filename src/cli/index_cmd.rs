@@ -56,6 +56,9 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> Result<ExitCode, Failure> {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     })?;
+    // The count is printed once every folder is watched (the registration runs on the
+    // watcher's thread); tests take this line to mean "watching".
+    live.wait_watching(std::time::Duration::from_secs(600));
     outln!(
         "watching {} folders for changes{} (Ctrl+C to stop)",
         live.watched_folders(),

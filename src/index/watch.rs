@@ -43,8 +43,9 @@ pub struct LiveIndex {
 }
 
 impl LiveIndex {
-    /// Start watching, then reconcile once (so nothing changed during start-up is missed), then
-    /// apply changes as they come. `on_event` runs on the indexer thread.
+    /// Start watching and return at once; once the watcher has every folder watched it asks for
+    /// one reconcile (so nothing changed during start-up is missed), then changes are applied as
+    /// they come. `on_event` runs on the indexer thread.
     pub fn start(
         index: Index,
         vault: &Vault,
@@ -75,19 +76,20 @@ impl LiveIndex {
                 let _ = to_indexer.send(Message::Change(change));
             },
         )?;
-        let degraded = watcher.is_degraded();
-        sender
-            .send(Message::Change(VaultChange::Rescan))
-            .map_err(|_| LiveError::Thread(std::io::Error::other("indexer channel closed")))?;
+        // The first reconcile is the watcher's: it reports `Rescan` once its watches are in place
+        // (a reconcile before them could miss a change made in between).
+        let state = watcher.state();
         let worker = std::thread::Builder::new()
             .name("vault-indexer".into())
             .spawn(move || {
-                let wait = if degraded {
-                    DEGRADED_RECONCILE
-                } else {
-                    Duration::from_secs(3600)
-                };
                 loop {
+                    // Asked each time: the watcher learns it is degraded while it registers.
+                    let degraded = state.is_degraded();
+                    let wait = if degraded {
+                        DEGRADED_RECONCILE
+                    } else {
+                        Duration::from_secs(3600)
+                    };
                     let first = match receiver.recv_timeout(wait) {
                         Ok(Message::Change(c)) => c,
                         Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return,
@@ -127,6 +129,12 @@ impl LiveIndex {
 
     pub fn watched_folders(&self) -> usize {
         self.watcher.watched_folders()
+    }
+
+    /// Block until every folder that existed at the start is watched, or `timeout` passed (true
+    /// when done). Only for callers that report the count; serving does not wait for it.
+    pub fn wait_watching(&self, timeout: Duration) -> bool {
+        self.watcher.state().wait_registered(timeout)
     }
 
     pub fn is_degraded(&self) -> bool {

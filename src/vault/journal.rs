@@ -63,7 +63,9 @@ pub enum Failpoint {
 /// For the crash tests: when `VAULTCHAT_FAILPOINT` names `name`, the file
 /// `VAULTCHAT_FAILPOINT_MARKER` names is written and the process stops here until it is killed,
 /// as a crash would stop it — or, with `VAULTCHAT_FAILPOINT_ACTION=fail`, the caller is told to
-/// fail the step. Costs one environment lookup otherwise.
+/// fail the step, or, with `VAULTCHAT_FAILPOINT_ACTION=wait`, the step waits until the test
+/// removes the marker file and then goes on (a start-up held at a known point). Costs one
+/// environment lookup otherwise.
 pub fn failpoint(name: &str) -> Failpoint {
     if std::env::var("VAULTCHAT_FAILPOINT").ok().as_deref() != Some(name) {
         return Failpoint::Pass;
@@ -71,8 +73,18 @@ pub fn failpoint(name: &str) -> Failpoint {
     if let Some(marker) = std::env::var_os("VAULTCHAT_FAILPOINT_MARKER") {
         let _ = std::fs::write(marker, name);
     }
-    if std::env::var("VAULTCHAT_FAILPOINT_ACTION").ok().as_deref() == Some("fail") {
-        return Failpoint::Fail;
+    match std::env::var("VAULTCHAT_FAILPOINT_ACTION").ok().as_deref() {
+        Some("fail") => return Failpoint::Fail,
+        Some("wait") => {
+            if let Some(marker) = std::env::var_os("VAULTCHAT_FAILPOINT_MARKER") {
+                // Polls the marker every 10 ms: pacing only, the test decides when to go on.
+                while std::path::Path::new(&marker).exists() {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            }
+            return Failpoint::Pass;
+        }
+        _ => {}
     }
     loop {
         std::thread::sleep(std::time::Duration::from_secs(1));

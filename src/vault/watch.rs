@@ -7,8 +7,15 @@
 //! unswappable kernel resource). Events are debounced, and any sign that events were lost (a
 //! queue overflow, a watcher error, a folder appearing or vanishing) becomes [`VaultChange::Rescan`],
 //! which the caller answers with a full stat pass.
+//!
+//! The watches are registered on the watcher's own thread, not by [`VaultWatcher::start`]: on a
+//! vault of hundreds of folders that walk takes a fifth of a second, and `vaultchat mcp` answers
+//! `initialize` meanwhile. Once every folder is watched the watcher reports one `Rescan`, so
+//! whatever changed before a folder's watch existed is found by the caller's reconcile, and
+//! whatever changes after it is an event.
 
 use super::Vault;
+use super::journal::failpoint;
 use super::walk::is_hidden_rel;
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode};
@@ -16,7 +23,7 @@ use notify_debouncer_full::{DebounceEventResult, new_debouncer};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// What changed in the vault.
@@ -43,27 +50,69 @@ type Debouncer = notify_debouncer_full::Debouncer<
 
 /// A running watcher; dropping it stops watching.
 pub struct VaultWatcher {
-    /// Shared with the worker thread (it adds watches for new folders); taken out on drop, which
-    /// stops the debouncer, closes the event channel and so ends the worker.
+    /// Shared with the worker thread (it adds the watches); taken out on drop, which stops the
+    /// debouncer, closes the event channel and so ends the worker.
     debouncer: Arc<Mutex<Option<Debouncer>>>,
-    watched: Arc<AtomicUsize>,
-    degraded: Arc<AtomicBool>,
+    state: Arc<WatchState>,
     _worker: std::thread::JoinHandle<()>,
+}
+
+/// How far the watcher got: shared by the watcher, its worker thread and whoever asks (the live
+/// indexer reads `is_degraded` before each wait).
+#[derive(Debug, Default)]
+pub struct WatchState {
+    watched: AtomicUsize,
+    degraded: AtomicBool,
+    /// Every folder that existed at the start is watched (or the cap was reached).
+    registered: Mutex<bool>,
+    registered_changed: Condvar,
+}
+
+impl WatchState {
+    /// How many folders are watched so far.
+    pub fn watched_folders(&self) -> usize {
+        self.watched.load(Ordering::Relaxed)
+    }
+
+    /// True when some folders are not watched (too many, or the kernel refused): the caller
+    /// must reconcile periodically to see changes there.
+    pub fn is_degraded(&self) -> bool {
+        self.degraded.load(Ordering::Relaxed)
+    }
+
+    /// Whether the start-up registration has finished.
+    pub fn is_registered(&self) -> bool {
+        *self.registered.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Block until the start-up registration has finished or `timeout` passed; true when it has.
+    pub fn wait_registered(&self, timeout: Duration) -> bool {
+        let guard = self.registered.lock().unwrap_or_else(|p| p.into_inner());
+        let (guard, _) = self
+            .registered_changed
+            .wait_timeout_while(guard, timeout, |done| !*done)
+            .unwrap_or_else(|p| p.into_inner());
+        *guard
+    }
+
+    fn set_registered(&self) {
+        *self.registered.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.registered_changed.notify_all();
+    }
 }
 
 struct Watches {
     debouncer: Arc<Mutex<Option<Debouncer>>>,
     root: PathBuf,
     max_folders: usize,
-    watched: Arc<AtomicUsize>,
-    degraded: Arc<AtomicBool>,
+    state: Arc<WatchState>,
 }
 
 impl Watches {
     /// Watch `rel` (a vault-relative folder, "" for the root) unless the cap is reached.
     fn add(&self, rel: &str) -> Result<(), notify::Error> {
-        if self.watched.load(Ordering::Relaxed) >= self.max_folders {
-            self.degraded.store(true, Ordering::Relaxed);
+        if self.state.watched.load(Ordering::Relaxed) >= self.max_folders {
+            self.state.degraded.store(true, Ordering::Relaxed);
             return Ok(());
         }
         let path = if rel.is_empty() {
@@ -79,7 +128,7 @@ impl Watches {
             return Ok(()); // stopping
         };
         debouncer.watch(&path, RecursiveMode::NonRecursive)?;
-        self.watched.fetch_add(1, Ordering::Relaxed);
+        self.state.watched.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -87,7 +136,7 @@ impl Watches {
     fn add_tree(&self, rel: &str) {
         if let Err(e) = self.add(rel) {
             tracing::warn!(folder = %rel, error = %e, "cannot watch a folder; falling back to periodic reconcile");
-            self.degraded.store(true, Ordering::Relaxed);
+            self.state.degraded.store(true, Ordering::Relaxed);
             return;
         }
         self.add_subfolders(rel);
@@ -120,7 +169,7 @@ impl Watches {
                 if let Err(e) = self.add(&child) {
                     // ENOSPC here means the kernel's watch limit: degrade rather than fail.
                     tracing::warn!(folder = %child, error = %e, "cannot watch a folder; falling back to periodic reconcile");
-                    self.degraded.store(true, Ordering::Relaxed);
+                    self.state.degraded.store(true, Ordering::Relaxed);
                     return;
                 }
                 stack.push(child);
@@ -130,8 +179,9 @@ impl Watches {
 }
 
 impl VaultWatcher {
-    /// Start watching the vault root and every folder below it. `on_change` runs on the
-    /// watcher's own thread.
+    /// Start watching the vault root and every folder below it. Returns at once: the watches are
+    /// added on the watcher's own thread, which then reports [`VaultChange::Rescan`] once (see
+    /// the module's comment) and goes on with the events. `on_change` runs on that thread.
     pub fn start(
         vault: &Vault,
         debounce: Duration,
@@ -141,22 +191,29 @@ impl VaultWatcher {
         let (tx, rx) = std::sync::mpsc::channel::<DebounceEventResult>();
         // A tick of a quarter of the debounce keeps the added latency near the debounce itself.
         let debouncer = new_debouncer(debounce, Some(debounce / 4), tx)?;
+        let state = Arc::new(WatchState::default());
         let watches = Watches {
             debouncer: Arc::new(Mutex::new(Some(debouncer))),
             root: vault.root().to_path_buf(),
             max_folders: max_folders.max(1),
-            watched: Arc::new(AtomicUsize::new(0)),
-            degraded: Arc::new(AtomicBool::new(false)),
+            state: Arc::clone(&state),
         };
-        watches.add("")?;
-        watches.add_subfolders("");
         let debouncer = Arc::clone(&watches.debouncer);
-        let watched = Arc::clone(&watches.watched);
-        let degraded = Arc::clone(&watches.degraded);
         let vault = vault.clone();
         let worker = std::thread::Builder::new()
             .name("vault-watch".into())
             .spawn(move || {
+                // For the tests of start-up: hold here, before any watch, until released.
+                let _ = failpoint("watch.before_folders");
+                // Events of folders already watched queue in the channel meanwhile.
+                watches.add_tree("");
+                watches.state.set_registered();
+                tracing::debug!(
+                    folders = watches.state.watched_folders(),
+                    degraded = watches.state.is_degraded(),
+                    "the vault's folders are watched"
+                );
+                on_change(VaultChange::Rescan);
                 for result in rx {
                     if let Some(change) = interpret(&vault, &watches, result) {
                         on_change(change);
@@ -166,21 +223,25 @@ impl VaultWatcher {
             .map_err(|e| WatchError::Notify(notify::Error::io(e)))?;
         Ok(Self {
             debouncer,
-            watched,
-            degraded,
+            state,
             _worker: worker,
         })
     }
 
-    /// How many folders are watched.
+    /// How far the watcher got (shared: it stays current).
+    pub fn state(&self) -> Arc<WatchState> {
+        Arc::clone(&self.state)
+    }
+
+    /// How many folders are watched so far.
     pub fn watched_folders(&self) -> usize {
-        self.watched.load(Ordering::Relaxed)
+        self.state.watched_folders()
     }
 
     /// True when some folders are not watched (too many, or the kernel refused): the caller
     /// must reconcile periodically to see changes there.
     pub fn is_degraded(&self) -> bool {
-        self.degraded.load(Ordering::Relaxed)
+        self.state.is_degraded()
     }
 }
 

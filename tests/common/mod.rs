@@ -2,6 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod fake_llm;
+pub mod mcp_stdio;
 pub mod tmux;
 pub mod token_corpus;
 
