@@ -39,5 +39,7 @@ mod redirects;
 mod session_vaults;
 #[path = "agent/usage_estimates.rs"]
 mod usage_estimates;
+#[path = "agent/usage_prices.rs"]
+mod usage_prices;
 #[path = "agent/vault_plugins.rs"]
 mod vault_plugins;

@@ -2,7 +2,8 @@
 
 use super::outln;
 use super::{Context, Failure};
-use crate::store::{Store, TokenTotals};
+use crate::config::{BUILT_IN_AS_OF, PriceSource};
+use crate::store::{CostEstimate, Store, TokenTotals, estimate_cost};
 use clap::Args;
 use serde_json::{Value, json};
 use std::process::ExitCode;
@@ -24,27 +25,32 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
     let totals = store.usage_totals(since)?;
     let days = store.usage_by_day(since)?;
     let sessions = store.usage_by_session(since, 20)?;
-    let mut cost = 0.0;
-    let mut priced_all = true;
+    let price_of = |model: &str| ctx.config.price_of(model);
+    let estimate = estimate_cost(&days, price_of);
     let by_day: Vec<Value> = days
         .iter()
         .map(|d| {
-            let mut day_cost = 0.0;
-            for (model, t) in &d.by_model {
-                match ctx.config.price_of(model) {
-                    Some(p) => day_cost += t.cost(&p),
-                    None => priced_all = false,
-                }
-            }
-            cost += day_cost;
+            let day_cost = estimate_cost(std::slice::from_ref(d), price_of).usd;
             json!({ "day": d.day, "usage": usage_json(&d.totals), "cost_usd": day_cost })
         })
         .collect();
-    let cost_json = if priced_all || cost > 0.0 {
-        json!(round_cents(cost))
+    let priced_all = estimate.complete();
+    let cost_json = if estimate.priced_any() {
+        json!(round_cents(estimate.usd))
     } else {
         Value::Null
     };
+    let prices: Vec<Value> = estimate
+        .models
+        .iter()
+        .map(|(model, source)| match source {
+            Some(PriceSource::BuiltIn) => {
+                json!({ "model": model, "source": "built-in", "as_of": BUILT_IN_AS_OF })
+            }
+            Some(PriceSource::Config) => json!({ "model": model, "source": "config" }),
+            None => json!({ "model": model, "source": Value::Null }),
+        })
+        .collect();
     if args.json {
         let by_session: Vec<Value> = sessions
             .iter()
@@ -60,6 +66,7 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
                 "cache_hit_percent": cache_hit_percent(&totals),
                 "cost_usd": cost_json,
                 "cost_complete": priced_all,
+                "prices": prices,
                 "by_day": by_day,
                 "by_session": by_session,
             })
@@ -80,8 +87,12 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
     );
     match cost_json.as_f64() {
         Some(c) if priced_all => outln!("estimated cost: ${c:.2}"),
-        Some(c) => outln!("estimated cost: ${c:.2} (some models have no price in [prices])"),
-        None => outln!("estimated cost: unknown (add the models to [prices] in the config)"),
+        Some(c) => outln!("estimated cost: at least ${c:.2} (some models have no price)"),
+        None if estimate.models.is_empty() => outln!("estimated cost: $0.00"),
+        None => outln!("estimated cost: unknown (no price for these models)"),
+    }
+    for line in price_lines(&estimate) {
+        outln!("{line}");
     }
     for d in &days {
         let mark = estimate_mark(&d.totals);
@@ -94,6 +105,32 @@ pub fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode, Failure> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the prices came from, one line per kind of source that priced something.
+fn price_lines(estimate: &CostEstimate) -> Vec<String> {
+    let names =
+        |source| crate::quote::terminal_text(&estimate.models_by(source).join(", ")).into_owned();
+    let mut lines = Vec::new();
+    if !estimate.models_by(Some(PriceSource::BuiltIn)).is_empty() {
+        lines.push(format!(
+            "  built-in list prices of {BUILT_IN_AS_OF}: {} ([prices] in the config overrides them)",
+            names(Some(PriceSource::BuiltIn))
+        ));
+    }
+    if !estimate.models_by(Some(PriceSource::Config)).is_empty() {
+        lines.push(format!(
+            "  [prices] in the config: {}",
+            names(Some(PriceSource::Config))
+        ));
+    }
+    if !estimate.models_by(None).is_empty() {
+        lines.push(format!(
+            "  no price (add [prices.\"MODEL\"] to the config): {}",
+            names(None)
+        ));
+    }
+    lines
 }
 
 /// The same field names as `ask --json`'s `usage`; `estimated` when any response summed had

@@ -49,7 +49,8 @@ pub struct Config {
     pub ui: UiConfig,
     #[serde(default)]
     pub editor: EditorConfig,
-    /// `[prices.MODEL]`: what a model costs, for the cost estimate in `vaultchat usage`.
+    /// `[prices.MODEL]`: what a model costs, for the cost estimates (over the built-in list
+    /// prices, `config::prices`).
     #[serde(default)]
     pub prices: std::collections::BTreeMap<String, Price>,
     /// `[mcp.servers.NAME]`: the person's own MCP servers, whose tools the chat may call.
@@ -755,14 +756,6 @@ fn check_config_file_type(path: &Path, meta: &std::fs::Metadata) -> Result<(), C
 }
 
 impl Config {
-    /// The price of `provider/model` (looked up by the model name), when one is configured.
-    pub fn price_of(&self, provider_model: &str) -> Option<Price> {
-        let model = provider_model
-            .split_once('/')
-            .map_or(provider_model, |(_, m)| m);
-        self.prices.get(model).copied()
-    }
-
     /// Load the config file at `path`. A missing file is the default configuration; an explicit
     /// `--config FILE` that does not exist is checked by the caller.
     ///

@@ -5,6 +5,7 @@ mod file;
 pub mod http;
 pub mod locality;
 mod paths;
+pub mod prices;
 
 pub(crate) use file::line_of_key;
 pub use file::{
@@ -13,3 +14,4 @@ pub use file::{
     VAULT_PATH_VARIABLE, is_mcp_server_name, mcp_server_problem,
 };
 pub use paths::{Paths, PathsError};
+pub use prices::{BUILT_IN_AS_OF, ModelPrice, PriceSource};

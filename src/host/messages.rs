@@ -221,7 +221,8 @@ pub struct UsageReport {
     pub days: Vec<crate::store::DayUsage>,
     /// (session id, title, totals), the biggest first.
     pub by_session: Vec<(String, String, crate::store::TokenTotals)>,
-    pub cost_usd: Option<f64>,
+    /// The estimated cost and where each model's price came from.
+    pub cost: crate::store::CostEstimate,
     pub period_days: u32,
     pub end_ms: i64,
 }

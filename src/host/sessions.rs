@@ -63,7 +63,7 @@ pub(super) fn usage(core: &Core) {
         let days = store.usage_by_day(since)?;
         let by_session = store.usage_by_session(since, USAGE_SESSIONS)?;
         Ok(HostEvent::Usage(UsageReport {
-            cost_usd: usage_cost(config, &days),
+            cost: usage_cost(config, &days),
             days,
             by_session,
             period_days: USAGE_DAYS as u32,
@@ -72,15 +72,9 @@ pub(super) fn usage(core: &Core) {
     });
 }
 
-/// Cost of the period from the configured prices (None when a model has no price).
-fn usage_cost(config: &crate::config::Config, days: &[DayUsage]) -> Option<f64> {
-    let mut cost = 0.0;
-    for day in days {
-        for (model, t) in &day.by_model {
-            cost += t.cost(&config.price_of(model)?);
-        }
-    }
-    Some(cost)
+/// Cost of the period: the config's prices over the built-in list prices, per model.
+fn usage_cost(config: &crate::config::Config, days: &[DayUsage]) -> crate::store::CostEstimate {
+    crate::store::estimate_cost(days, |model| config.price_of(model))
 }
 
 pub(super) fn revisions(core: &Core, path: String) {

@@ -13,8 +13,8 @@
 //! * [`window`]: a model's context window and where the number came from.
 //! * [`tools`]: tool specs (tier, annotations) and the editor's state as the tools see it.
 //! * [`mcp`]: MCP server states and how a plugin's results are drawn.
-//! * Here: the permission answer, who changed a note, revisions, session summaries, token totals
-//!   and a day's usage.
+//! * Here: the permission answer, who changed a note, revisions, session summaries, token totals,
+//!   a day's usage, and a cost estimate with where its prices came from.
 
 pub mod mcp;
 pub mod message;
@@ -111,4 +111,45 @@ pub struct DayUsage {
     pub totals: TokenTotals,
     /// Per `provider/model`, sorted by that name.
     pub by_model: Vec<(String, TokenTotals)>,
+}
+
+/// Where a model's price came from (`config` owns the prices).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum PriceSource {
+    /// `[prices.MODEL]` in the config.
+    Config,
+    /// The built-in table of the providers' list prices, of the date `config::BUILT_IN_AS_OF`.
+    BuiltIn,
+}
+
+/// An estimated cost of some usage, and what each model in it was priced by (`store` adds it
+/// up).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct CostEstimate {
+    /// Dollars, over the models that have a price.
+    pub usd: f64,
+    /// Every model with usage (`provider/model`, sorted) and where its price came from; `None`:
+    /// it has no price, and its tokens are not in `usd`.
+    pub models: Vec<(String, Option<PriceSource>)>,
+}
+
+impl CostEstimate {
+    /// Some model had a price, so `usd` means something.
+    pub fn priced_any(&self) -> bool {
+        self.models.iter().any(|(_, source)| source.is_some())
+    }
+
+    /// Every model had a price: `usd` is the whole cost.
+    pub fn complete(&self) -> bool {
+        self.models.iter().all(|(_, source)| source.is_some())
+    }
+
+    /// The models priced by `source` (`None`: the unpriced ones), without their provider.
+    pub fn models_by(&self, source: Option<PriceSource>) -> Vec<&str> {
+        self.models
+            .iter()
+            .filter(|(_, s)| *s == source)
+            .map(|(m, _)| m.split_once('/').map_or(m.as_str(), |(_, name)| name))
+            .collect()
+    }
 }

@@ -18,7 +18,7 @@ pub use plugin_trust::{PluginAnswer, PluginRecord};
 pub use revisions::{Actor, HistorySize, NewRevision, Pruned, Retention, Revision};
 pub use rules::StoredRule;
 pub use sessions::{MIN_SESSION_PREFIX, NewSession, SessionSummary, StoredMessage};
-pub use usage::{DayUsage, TokenTotals, UsageRecord};
+pub use usage::{CostEstimate, DayUsage, TokenTotals, UsageRecord, estimate_cost};
 
 pub use migrate::{Migration, MigrationError, apply_migrations, schema_version};
 pub use sqlite::{Journal, StoreError, open_connection};

@@ -53,7 +53,28 @@ impl TokenTotals {
     }
 }
 
-pub use crate::protocol::DayUsage;
+pub use crate::protocol::{CostEstimate, DayUsage};
+
+/// The cost of `days` at the prices `price_of` gives each `provider/model` (the config's, else
+/// the built-in list prices: `Config::price_of`), with where each model's price came from.
+pub fn estimate_cost(
+    days: &[DayUsage],
+    price_of: impl Fn(&str) -> Option<crate::config::ModelPrice>,
+) -> CostEstimate {
+    let mut estimate = CostEstimate::default();
+    let mut seen = std::collections::BTreeMap::new();
+    for day in days {
+        for (model, totals) in &day.by_model {
+            let price = price_of(model);
+            if let Some(p) = &price {
+                estimate.usd += totals.cost(&p.price);
+            }
+            seen.insert(model.clone(), price.map(|p| p.source));
+        }
+    }
+    estimate.models = seen.into_iter().collect();
+    estimate
+}
 
 /// The sums of a [`TokenTotals`], in its field order, for queries over `usage`.
 const TOTALS_COLUMNS: &str = "ifnull(sum(input_tokens), 0), ifnull(sum(output_tokens), 0),

@@ -64,7 +64,8 @@ fn new_app(launch: &Launch) -> App {
         model: launch.model.clone(),
         session_id: None,
         context_window: launch.known_window(&launch.model),
-        price: launch.config.prices.get(&launch.model).copied(),
+        // The session cost in the status bar: the config's price, else the built-in list price.
+        price: launch.config.price_of(&launch.model).map(|p| p.price),
         local_only: launch.config.privacy.local_only,
     };
     let mut app = App::new(theme, keymap, info).with_autosave(AutosaveSettings {

@@ -75,7 +75,7 @@ impl App {
                 UsageView::new(
                     report.days,
                     report.by_session,
-                    report.cost_usd,
+                    report.cost,
                     report.period_days,
                 )
                 .with_end_ms(report.end_ms),

@@ -1,11 +1,12 @@
 //! The usage view: tokens per day as a stacked bar chart (input, output, cache), the period's
-//! totals with the cache-hit rate and the estimated cost, and the sessions that used the most.
+//! totals with the cache-hit rate and the estimated cost, where each model's price came from
+//! (the config or the dated built-in list prices), and the sessions that used the most.
 
 use super::{
     Hint, Scroll, View, ViewOutcome, compact, draw_box, draw_scrollbar, footer, one_line, pad_left,
     pad_right, put_centered, put_line, strong, text_width,
 };
-use crate::protocol::{DayUsage, TokenTotals};
+use crate::protocol::{CostEstimate, DayUsage, PriceSource, TokenTotals};
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
@@ -104,7 +105,7 @@ fn bar_cells(t: &TokenTotals, height: u32) -> Vec<(u32, Part)> {
 pub struct UsageView {
     days: Vec<DayUsage>,
     by_session: Vec<(String, String, TokenTotals)>,
-    cost_usd: Option<f64>,
+    cost: CostEstimate,
     period_days: u32,
     /// The last day of the period (day number); without it, the last day with usage.
     end_day: Option<i64>,
@@ -116,12 +117,12 @@ pub struct UsageView {
 
 impl UsageView {
     /// `days`: usage per UTC day, oldest first (days without usage may be missing);
-    /// `by_session`: (id, title, totals), most tokens first; `cost_usd`: the estimate, `None`
-    /// when the models have no price; `period_days`: how many days the view covers.
+    /// `by_session`: (id, title, totals), most tokens first; `cost`: the estimate and where each
+    /// model's price came from; `period_days`: how many days the view covers.
     pub fn new(
         days: Vec<DayUsage>,
         by_session: Vec<(String, String, TokenTotals)>,
-        cost_usd: Option<f64>,
+        cost: CostEstimate,
         period_days: u32,
     ) -> Self {
         let mut totals = TokenTotals::default();
@@ -131,7 +132,7 @@ impl UsageView {
         Self {
             days,
             by_session,
-            cost_usd,
+            cost,
             period_days: period_days.max(1),
             end_day: None,
             totals,
@@ -189,10 +190,13 @@ impl UsageView {
         let value = strong(theme, Role::Text);
         let label = theme.style(Role::Dim);
         let hits = cache_hit_percent(t).map_or("—".to_string(), |p| format!("{p:.1}%"));
-        let cost = match self.cost_usd {
-            Some(c) if c > 0.0 && c < 0.005 => "<$0.01".to_string(),
-            Some(c) => format!("${c:.2}"),
-            None => "—".to_string(),
+        // Models without a price leave the sum short of the cost: "at least".
+        let at_least = if self.cost.complete() { "" } else { "≥" };
+        let cost = match self.cost.usd {
+            _ if self.cost.models.is_empty() => "$0.00".to_string(),
+            _ if !self.cost.priced_any() => "—".to_string(),
+            c if c > 0.0 && c < 0.005 => format!("{at_least}<$0.01"),
+            c => format!("{at_least}${c:.2}"),
         };
         let mut parts: Vec<Vec<Span<'static>>> = vec![
             vec![
@@ -203,13 +207,7 @@ impl UsageView {
                 Span::styled("cache hits ", label),
                 Span::styled(hits, value),
             ],
-            {
-                let mut part = vec![Span::styled("est. cost ", label), Span::styled(cost, value)];
-                if self.cost_usd.is_none() {
-                    part.push(Span::styled(" (no [prices] in config)", label));
-                }
-                part
-            },
+            vec![Span::styled("est. cost ", label), Span::styled(cost, value)],
             vec![
                 Span::styled(t.responses.to_string(), value),
                 Span::styled(
@@ -229,6 +227,55 @@ impl UsageView {
             ]);
         }
         join_fitting(parts, "  ·  ", label, usize::from(width))
+    }
+
+    /// Where the prices of the estimate came from, model by model: the config, the built-in
+    /// list prices (with their date), or none. Empty when nothing was used.
+    fn prices_line(&self, theme: &Theme, width: u16) -> Line<'static> {
+        let label = theme.style(Role::Dim);
+        let value = theme.style(Role::Text);
+        let named = |models: Vec<&str>| one_line(&models.join(", "));
+        let mut parts: Vec<Vec<Span<'static>>> = Vec::new();
+        let built_in = self.cost.models_by(Some(PriceSource::BuiltIn));
+        if !built_in.is_empty() {
+            parts.push(vec![
+                Span::styled(
+                    format!(
+                        "built-in list prices of {}: ",
+                        crate::config::BUILT_IN_AS_OF
+                    ),
+                    label,
+                ),
+                Span::styled(named(built_in), value),
+            ]);
+        }
+        let configured = self.cost.models_by(Some(PriceSource::Config));
+        if !configured.is_empty() {
+            parts.push(vec![
+                Span::styled("[prices] in config: ", label),
+                Span::styled(named(configured), value),
+            ]);
+        }
+        let unpriced = self.cost.models_by(None);
+        if !unpriced.is_empty() {
+            parts.push(vec![
+                Span::styled("no price: ", label),
+                Span::styled(named(unpriced), value),
+                Span::styled(" (add it to [prices])", label),
+            ]);
+        }
+        if parts.is_empty() {
+            return Line::default();
+        }
+        let mut spans = vec![Span::styled("prices: ", label)];
+        for (i, part) in parts.into_iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled("  ·  ", label));
+            }
+            spans.extend(part);
+        }
+        // Many models make a long line: it is cut with an ellipsis rather than dropped.
+        Line::from(crate::tui::chat::wrap::truncate(&spans, usize::from(width)))
     }
 
     fn legend_line(&self, theme: &Theme) -> Line<'static> {
@@ -426,6 +473,7 @@ impl View for UsageView {
         let height = usize::from(inner.height);
         put_line(buf, inner, 0, &self.summary_line(theme, inner.width));
         put_line(buf, inner, 1, &self.legend_line(theme));
+        put_line(buf, inner, 2, &self.prices_line(theme, inner.width));
         let layout = Layout::for_height(height, self.by_session.len());
         if layout.chart_rows > 0 {
             let chart = Rect::new(
@@ -717,8 +765,25 @@ mod tests {
         ]
     }
 
+    /// An estimate of `usd` with every model priced by `source` (`None`: none has a price).
+    fn cost(usd: f64, source: Option<PriceSource>) -> CostEstimate {
+        CostEstimate {
+            usd,
+            models: vec![("anthropic/claude-sonnet-4-5".into(), source)],
+        }
+    }
+
+    /// The week priced from `[prices]` in the config.
+    fn configured(usd: f64) -> CostEstimate {
+        cost(usd, Some(PriceSource::Config))
+    }
+
+    fn unpriced() -> CostEstimate {
+        cost(0.0, None)
+    }
+
     fn view() -> UsageView {
-        UsageView::new(week(), sessions(), Some(4.87), 7).with_end_day("2026-03-14")
+        UsageView::new(week(), sessions(), configured(4.87), 7).with_end_day("2026-03-14")
     }
 
     fn rendered(view: &mut UsageView, w: u16, h: u16) -> Buffer {
@@ -785,11 +850,11 @@ mod tests {
         assert_eq!(days[3].1.all_tokens(), 0, "03-11 had no usage");
         assert_eq!(days[6].1.input_tokens, 9_900);
         // Without an end day the period ends on the last day with usage.
-        let days = UsageView::new(week(), vec![], None, 3).chart_days();
+        let days = UsageView::new(week(), vec![], unpriced(), 3).chart_days();
         assert_eq!(days.len(), 3);
         assert_eq!(days[2].0, crate::time::parse_day("2026-03-14").unwrap());
         assert!(
-            UsageView::new(vec![], vec![], None, 7)
+            UsageView::new(vec![], vec![], CostEstimate::default(), 7)
                 .chart_days()
                 .is_empty()
         );
@@ -805,12 +870,13 @@ mod tests {
         assert!(text.contains("89 responses"), "{text}");
         assert!(text.contains("cache 1M (read 961k, write 76k)"), "{text}");
         let text = buffer_text(&rendered(
-            &mut UsageView::new(week(), vec![], None, 7),
+            &mut UsageView::new(week(), vec![], unpriced(), 7),
             120,
             40,
         ));
+        assert!(text.contains("est. cost —"), "{text}");
         assert!(
-            text.contains("est. cost — (no [prices] in config)"),
+            text.contains("prices: no price: claude-sonnet-4-5 (add it to [prices])"),
             "{text}"
         );
     }
@@ -861,7 +927,7 @@ mod tests {
                 totals(1_000, 100, 0, 0, 1),
             ));
         }
-        let mut v = UsageView::new(week(), many, Some(4.87), 7).with_end_day("2026-03-14");
+        let mut v = UsageView::new(week(), many, configured(4.87), 7).with_end_day("2026-03-14");
         let text = buffer_text(&rendered(&mut v, 80, 24));
         assert!(!text.contains("Old chat 29"), "{text}");
         v.handle(None, &key(KeyCode::End));
@@ -903,12 +969,12 @@ mod tests {
                 totals(n, n / 4, n * 6, n / 2, d % 5 + 1),
             ));
         }
-        let mut v = UsageView::new(days, sessions(), None, 30).with_end_day("2026-03-30");
+        let mut v = UsageView::new(days, sessions(), unpriced(), 30).with_end_day("2026-03-30");
         insta::assert_snapshot!(
             "usage_month_120x40",
             buffer_text(&rendered(&mut v, 120, 40))
         );
-        let mut v = UsageView::new(vec![], vec![], Some(0.0), 7);
+        let mut v = UsageView::new(vec![], vec![], CostEstimate::default(), 7);
         insta::assert_snapshot!("usage_empty_80x24", buffer_text(&rendered(&mut v, 80, 24)));
     }
 
@@ -926,7 +992,8 @@ mod tests {
         days[4].totals = estimated(days[4].totals, 2);
         let mut by_session = sessions();
         by_session[1].2 = estimated(by_session[1].2, 6);
-        let mut v = UsageView::new(days, by_session, Some(4.87), 7).with_end_day("2026-03-14");
+        let mut v =
+            UsageView::new(days, by_session, configured(4.87), 7).with_end_day("2026-03-14");
         let text = buffer_text(&rendered(&mut v, 80, 24));
         assert!(text.contains("~1.2M tokens"), "{text}");
         assert!(text.contains("input ~130k"), "{text}");
@@ -941,6 +1008,75 @@ mod tests {
         assert!(wide.contains("~ 6 estimated"), "{wide}");
     }
 
+    /// The week as the app prices it without `[prices]`: the built-in list price of
+    /// claude-sonnet-4-5, computed by the same function the host uses, and the line that says
+    /// where it came from and its date.
+    #[test]
+    fn built_in_prices_are_used_and_named_with_their_date() {
+        let config = crate::config::Config::default();
+        let estimate = crate::store::estimate_cost(&week(), |m| config.price_of(m));
+        assert_eq!(
+            estimate.models,
+            [(
+                "anthropic/claude-sonnet-4-5".to_string(),
+                Some(PriceSource::BuiltIn)
+            )]
+        );
+        // 130.4k input at $3, 36.3k output at $15, 961k cache reads at $0.30, 76.3k writes at
+        // $3.75 per million.
+        let expected =
+            (130_400.0 * 3.0 + 36_300.0 * 15.0 + 961_000.0 * 0.30 + 76_300.0 * 3.75) / 1e6;
+        assert!((estimate.usd - expected).abs() < 1e-9, "{}", estimate.usd);
+        let mut v = UsageView::new(week(), sessions(), estimate, 7).with_end_day("2026-03-14");
+        let text = buffer_text(&rendered(&mut v, 80, 24));
+        assert!(
+            text.contains(&format!("est. cost ${expected:.2}")),
+            "{text}"
+        );
+        assert!(
+            text.contains("prices: built-in list prices of 2025-11-24: claude-sonnet-4-5"),
+            "{text}"
+        );
+        insta::assert_snapshot!("usage_week_built_in_prices_80x24", text);
+        insta::assert_snapshot!(
+            "usage_week_built_in_prices_120x40",
+            buffer_text(&rendered(&mut v, 120, 40))
+        );
+    }
+
+    #[test]
+    fn mixed_sources_and_a_model_without_price_are_each_named() {
+        let estimate = CostEstimate {
+            usd: 1.5,
+            models: vec![
+                (
+                    "anthropic/claude-haiku-4-5".into(),
+                    Some(PriceSource::BuiltIn),
+                ),
+                ("openai/house-model".into(), Some(PriceSource::Config)),
+                ("openai/llama3.2\u{1b}[31m".into(), None),
+            ],
+        };
+        let mut v = UsageView::new(week(), sessions(), estimate, 7).with_end_day("2026-03-14");
+        let text = buffer_text(&rendered(&mut v, 200, 40));
+        // Not the whole cost: one model has no price.
+        assert!(text.contains("est. cost ≥$1.50"), "{text}");
+        assert!(
+            text.contains(
+                "prices: built-in list prices of 2025-11-24: claude-haiku-4-5  ·  [prices] in config: house-model  ·  no price: llama3.2 [31m (add it to [prices])"
+            ),
+            "the escape is drawn as text, not sent: {text}"
+        );
+        // Cut with an ellipsis when the screen is narrow.
+        let narrow = buffer_text(&rendered(&mut v, 80, 24));
+        assert!(
+            narrow
+                .contains("prices: built-in list prices of 2025-11-24: claude-haiku-4-5  ·  [pri"),
+            "{narrow}"
+        );
+        assert!(narrow.contains('…'), "{narrow}");
+    }
+
     #[test]
     fn never_panics_at_any_size() {
         for (w, h) in [
@@ -953,8 +1089,16 @@ mod tests {
             (300, 100),
         ] {
             rendered(&mut view(), w, h);
-            rendered(&mut UsageView::new(week(), sessions(), None, 365), w, h);
-            rendered(&mut UsageView::new(vec![], vec![], None, 0), w, h);
+            rendered(
+                &mut UsageView::new(week(), sessions(), unpriced(), 365),
+                w,
+                h,
+            );
+            rendered(
+                &mut UsageView::new(vec![], vec![], CostEstimate::default(), 0),
+                w,
+                h,
+            );
         }
         let mut buf = buffer(50, 20);
         view().render(Rect::new(40, 12, 30, 30), &mut buf, &Theme::builtin_dark());
