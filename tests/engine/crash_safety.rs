@@ -77,6 +77,18 @@ fn temp_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The sum of the versions the notes hold now (every read sees a whole note: writes are atomic).
+fn total_version(paths: &[VaultPath]) -> u64 {
+    paths
+        .iter()
+        .enumerate()
+        .map(|(note, path)| {
+            let text = fs::read_to_string(path.abs()).unwrap();
+            parse(note, &text).unwrap_or_else(|err| panic!("note {note}: {err}"))
+        })
+        .sum()
+}
+
 /// The test harness's name for [`kill_9_during_writes_leaves_every_note_old_or_new`]: its module
 /// path without the binary's name, so the filter still matches wherever this file is mounted.
 fn parent_test_name() -> String {
@@ -169,6 +181,17 @@ fn kill_9_during_writes_leaves_every_note_old_or_new() {
             assert!(
                 waited.elapsed() < Duration::from_secs(60),
                 "the writer never started"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // One write of this round has landed before the kill is paced: on a loaded machine the
+        // writer can take longer than the delay to reach its loop, and a kill before any write
+        // proves nothing.
+        let before: u64 = versions.iter().sum();
+        while total_version(&paths) <= before {
+            assert!(
+                waited.elapsed() < Duration::from_secs(60),
+                "round {round}: the writer wrote nothing"
             );
             std::thread::sleep(Duration::from_millis(1));
         }
