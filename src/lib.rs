@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod attach;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod host;
 pub mod id;

@@ -17,6 +17,8 @@ mod agent_loop;
 mod agent_thinking;
 #[path = "agent/attachment_bounds.rs"]
 mod attachment_bounds;
+#[path = "agent/commands_ask.rs"]
+mod commands_ask;
 #[path = "agent/fake_llm_server.rs"]
 mod fake_llm_server;
 #[path = "agent/local_servers.rs"]

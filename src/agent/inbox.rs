@@ -64,7 +64,7 @@ impl Inbox<'_> {
                     }
                     Some(Op::SetModel(model)) => *state.model = model,
                     Some(Op::SetContextWindow(tokens)) => self.window = Some(tokens),
-                    Some(Op::UserTurn { .. }) => self.notice(busy),
+                    Some(Op::UserTurn { .. } | Op::CommandTurn { .. }) => self.notice(busy),
                     Some(Op::Compact) => {
                         self.notice("a turn is running; /compact when it has ended");
                     }

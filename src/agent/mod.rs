@@ -103,6 +103,15 @@ pub struct Attachment {
     pub data: String,
 }
 
+/// What a command asks of the one turn it starts. Both only narrow: `allowed_tools` keeps the
+/// turn's tools whose names it lists (a name no tool has adds nothing), and `model` answers this
+/// turn only, the session's model coming back after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnLimits {
+    pub model: Option<String>,
+    pub allowed_tools: Option<Vec<String>>,
+}
+
 /// Front end → agent.
 #[derive(Debug)]
 pub enum Op {
@@ -111,6 +120,14 @@ pub enum Op {
         text: String,
         attachments: Vec<Attachment>,
         context: NoteContext,
+    },
+    /// The person ran one of their commands (a file in `commands/`): a message like `UserTurn`,
+    /// answered within the command's limits (decisions §63).
+    CommandTurn {
+        text: String,
+        attachments: Vec<Attachment>,
+        context: NoteContext,
+        limits: TurnLimits,
     },
     /// The answer to a permission request. `hunks` (one flag per hunk of the proposal's diff)
     /// accepts only some of the hunks; `None` accepts all of them.
@@ -495,7 +512,42 @@ impl Agent {
                         events: &events,
                         window: None,
                     };
-                    let outcome = self.turn(&text, &attachments, context, &mut inbox).await;
+                    let limits = TurnLimits::default();
+                    let outcome = self
+                        .turn(&text, &attachments, context, &limits, &mut inbox)
+                        .await;
+                    inbox.send(AgentEvent::TurnDone(outcome));
+                    if let Some(tokens) = inbox.window {
+                        self.settings.context.window = tokens;
+                    }
+                    if self.shutting_down {
+                        break;
+                    }
+                }
+                Op::CommandTurn {
+                    text,
+                    attachments,
+                    context,
+                    limits,
+                } => {
+                    let mut inbox = inbox::Inbox {
+                        ops: &mut ops,
+                        events: &events,
+                        window: None,
+                    };
+                    let session_model = limits
+                        .model
+                        .as_ref()
+                        .map(|model| std::mem::replace(&mut self.settings.model, model.clone()));
+                    let outcome = self
+                        .turn(&text, &attachments, context, &limits, &mut inbox)
+                        .await;
+                    // Back to the session's model, unless `/model` chose another meanwhile.
+                    if let Some(model) = session_model
+                        && limits.model.as_ref() == Some(&self.settings.model)
+                    {
+                        self.settings.model = model;
+                    }
                     inbox.send(AgentEvent::TurnDone(outcome));
                     if let Some(tokens) = inbox.window {
                         self.settings.context.window = tokens;

@@ -6,8 +6,8 @@ use super::inbox::{BUSY, Inbox, WaitState};
 use super::prompt::user_message;
 use super::request::{Purpose, Sent, text_of, tool_defs};
 use super::{
-    Agent, AgentEvent, Attachment, CallDecision, NoteContext, ToolCallRecord, TurnEnd, TurnOutcome,
-    build_tool_list,
+    Agent, AgentEvent, Attachment, CallDecision, NoteContext, ToolCallRecord, TurnEnd, TurnLimits,
+    TurnOutcome, build_tool_list,
 };
 use crate::llm::{Block, LlmError, Message, ResultPart, Role, StopReason, ToolDef, Usage};
 use crate::tools::{ToolImage, ToolSpec};
@@ -50,6 +50,7 @@ impl Agent {
         text: &str,
         attachments: &[Attachment],
         mut context: NoteContext,
+        limits: &TurnLimits,
         inbox: &mut Inbox<'_>,
     ) -> TurnOutcome {
         let mut outcome = TurnOutcome {
@@ -86,7 +87,8 @@ impl Agent {
         }
         let specs: Vec<ToolSpec> = self.registry.specs().cloned().collect();
         self.use_remembered_facts();
-        let offered = self.offer_tools(build_tool_list(&specs, &context), inbox);
+        let tools = narrow_tools(build_tool_list(&specs, &context), limits, inbox);
+        let offered = self.offer_tools(tools, inbox);
         let log_start = self.log.history().len();
         if let Err(e) = self.send_user_message(text, attachments, &context, inbox) {
             return failed(outcome, e);
@@ -617,4 +619,32 @@ fn result_block_with_images(record: &ToolCallRecord, images: &[ToolImage]) -> Bl
         content,
         is_error: record.is_error,
     }
+}
+
+/// The turn's tools kept to a command's `allowed_tools` (every tool when it names none). A name
+/// no tool has is said once, so a list written for another program does not silently leave the
+/// model without tools.
+fn narrow_tools(tools: Vec<ToolSpec>, limits: &TurnLimits, inbox: &Inbox<'_>) -> Vec<ToolSpec> {
+    let Some(allowed) = &limits.allowed_tools else {
+        return tools;
+    };
+    let unknown: Vec<&str> = allowed
+        .iter()
+        .filter(|name| !tools.iter().any(|t| &t.name == *name))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        inbox.notice(format!(
+            "the command's allowed_tools names {}, which no tool of this turn has; it is sent only the tools it names that exist",
+            unknown
+                .iter()
+                .map(|n| crate::quote::quoted(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    tools
+        .into_iter()
+        .filter(|t| allowed.contains(&t.name))
+        .collect()
 }

@@ -9,8 +9,9 @@ use super::{Context, Failure};
 use crate::agent::{
     Agent, AgentEvent, Attachment, BuildError, CompactionInfo, FocusedNote, NoteContext, Op,
     PendingTools, PermissionRequest, Proposal, ProviderFlags, Resume, SessionBuilder, TurnEnd,
-    TurnOutcome,
+    TurnLimits, TurnOutcome,
 };
+use crate::commands;
 use crate::mcp::McpStartup;
 use crate::mcp::plugins::ServerPlan;
 use crate::permission::Answer;
@@ -106,6 +107,10 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         Ok(c) => c,
         Err(message) => return usage(message),
     };
+    let turn = match command_turn(ctx, &workspace, &args.prompt, &context) {
+        Ok(turn) => turn,
+        Err(message) => return usage(message),
+    };
     let resume = match (&args.session, args.continue_, args.continue_new) {
         (session, _, true) => Resume::ContinueNew(session.clone()),
         (Some(id), _, false) => Resume::Session(id.clone()),
@@ -127,7 +132,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         })?;
 
     let outcome = runtime.block_on(async {
-        let driven = drive(agent, args, attachments, context).await;
+        let driven = drive(agent, args, attachments, context, turn).await;
         // Closed before the runtime ends, so every server is waited for (no zombies, no
         // orphans) rather than killed on the way out.
         mcp.shutdown().await;
@@ -225,15 +230,25 @@ async fn drive(
     args: &AskArgs,
     attachments: Vec<Attachment>,
     context: NoteContext,
+    turn: Option<(String, TurnLimits)>,
 ) -> Result<Driven, Failure> {
     let (ops, mut events, task) = agent.spawn();
-    ops.send(Op::UserTurn {
-        text: args.prompt.clone(),
-        attachments,
-        context,
-    })
-    .await
-    .map_err(|_| Failure::new("the agent stopped before the turn began"))?;
+    let op = match turn {
+        Some((text, limits)) => Op::CommandTurn {
+            text,
+            attachments,
+            context,
+            limits,
+        },
+        None => Op::UserTurn {
+            text: args.prompt.clone(),
+            attachments,
+            context,
+        },
+    };
+    ops.send(op)
+        .await
+        .map_err(|_| Failure::new("the agent stopped before the turn began"))?;
     let chatty = !args.json;
     let show_tools = std::io::stderr().is_terminal();
     let mut outcome = None;
@@ -516,6 +531,74 @@ fn note_context(workspace: &Workspace, args: &AskArgs) -> Result<NoteContext, St
             in_editor: false,
         }),
     })
+}
+
+/// A prompt that runs one of the person's or the vault's commands (`/weekly-review ARGS`): its
+/// prompt, made from the file, and its limits. `None` for a prompt that is no command (plain text,
+/// or a path such as `/etc/hosts`); an error for a built-in of the chat, a name no command has
+/// (saying why the vault's are not offered, when they are not) and a prompt that cannot be made.
+fn command_turn(
+    ctx: &Context,
+    workspace: &Workspace,
+    prompt: &str,
+    context: &NoteContext,
+) -> Result<Option<(String, TurnLimits)>, String> {
+    let Some((name, rest)) = commands::parse_invocation(prompt) else {
+        return Ok(None);
+    };
+    if !commands::is_command_name(name) {
+        return Ok(None);
+    }
+    let catalog = commands::catalog(&ctx.paths, workspace.vault());
+    for problem in &catalog.problems {
+        tracing::warn!("a command file is left out: {problem}");
+    }
+    let Some(command) = catalog.find(name) else {
+        let mut message = format!(
+            "/{name} is no command; `vaultchat commands` lists them",
+            name = crate::quote::terminal(name)
+        );
+        if let Some(why) = &catalog.withheld {
+            message.push_str(&format!(" ({why})"));
+        }
+        return Err(message);
+    };
+    let Some(file) = &command.prompt else {
+        return Err(format!(
+            "/{name} is a command of the chat app; `vaultchat ask` runs your own commands and the vault's (`vaultchat commands` lists them)"
+        ));
+    };
+    let note = context.note.as_ref();
+    let selection: Option<String> = note.and_then(|n| {
+        let range = n.editor.selection.clone()?;
+        Some(
+            n.editor
+                .text
+                .chars()
+                .skip(range.start)
+                .take(range.end - range.start)
+                .collect(),
+        )
+    });
+    let invocation = commands::Invocation {
+        args: rest,
+        note: note.map(|n| n.path.as_str()),
+        selection: selection.as_deref(),
+        now_ms: crate::time::now_ms(),
+    };
+    let text = commands::expand(file, &invocation, &mut |tag| {
+        workspace
+            .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
+            .map_err(|e| e.to_string())
+    })
+    .map_err(|e| format!("/{name}: {e}"))?;
+    Ok(Some((
+        text,
+        TurnLimits {
+            model: file.model.clone(),
+            allowed_tools: file.allowed_tools.clone(),
+        },
+    )))
 }
 
 /// The provider flags of the command line.

@@ -3,6 +3,7 @@
 
 mod app_cmd;
 mod ask_cmd;
+mod commands_cmd;
 mod doctor;
 mod doctor_provider;
 mod index_cmd;
@@ -92,6 +93,9 @@ pub enum Command {
     },
     /// Show what the vault's plugins (.vaultchat/plugins.toml) would run, and trust them.
     Trust(trust_cmd::TrustArgs),
+    /// List every slash command: the chat's own, yours (commands/ in the config folder) and the
+    /// vault's (.vaultchat/commands/, once trusted).
+    Commands(commands_cmd::CommandsArgs),
 }
 
 /// An error that ends the program: printed as one line on stderr, exit code 1 — unless the reader
@@ -258,6 +262,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),
         Some(Command::Completions { shell }) => completions(shell),
         Some(Command::Trust(args)) => trust_cmd::run(&ctx, &args),
+        Some(Command::Commands(args)) => commands_cmd::run(&ctx, &args),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
                 // `vaultchat typo` must not look like success.
@@ -288,6 +293,7 @@ mod tests {
         let help = Cli::command().render_help().to_string();
         for name in [
             "ask", "sessions", "usage", "index", "search", "tools", "mcp", "doctor", "trust",
+            "commands",
         ] {
             assert!(
                 help.contains(name),

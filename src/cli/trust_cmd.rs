@@ -4,7 +4,9 @@
 
 use super::outln;
 use super::{Context, Failure};
-use crate::mcp::plugins::{PLUGINS_FILE, RECHECK_EVERY, VaultPlugins, spec_rows};
+use crate::mcp::plugins::{
+    COMMANDS_DIR, HOOKS_FILE, PLUGINS_FILE, RECHECK_EVERY, VaultPlugins, spec_rows,
+};
 use crate::quote;
 use crate::store::{PluginAnswer, Store};
 use clap::Args;
@@ -34,7 +36,9 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     let Some(plugins) = VaultPlugins::load(&vault)? else {
-        outln!("{root} has no {PLUGINS_FILE}; there is nothing to trust.");
+        outln!(
+            "{root} has no {PLUGINS_FILE}, {COMMANDS_DIR}/ or {HOOKS_FILE}; there is nothing to trust."
+        );
         return Ok(ExitCode::SUCCESS);
     };
     let changes = plugins.changes_since_trusted(&store, &vault_id)?;
@@ -44,12 +48,18 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
             outln!("    {change}");
         }
     }
-    outln!(
-        "{} declares {} plugin{}. Trusting it lets vaultchat run, as you (each word quoted, hidden characters shown as \\u{{…}}):",
-        quote::terminal(&plugins.file.display().to_string()),
-        plugins.entries.len(),
-        if plugins.entries.len() == 1 { "" } else { "s" }
-    );
+    if plugins.entries.is_empty() {
+        outln!(
+            "{root} declares no plugins; its command files ({COMMANDS_DIR}/) and hooks ({HOOKS_FILE}) are offered only once trusted (a hook runs as you)."
+        );
+    } else {
+        outln!(
+            "{} declares {} plugin{}. Trusting it lets vaultchat run, as you (each word quoted, hidden characters shown as \\u{{…}}):",
+            quote::terminal(&plugins.file.display().to_string()),
+            plugins.entries.len(),
+            if plugins.entries.len() == 1 { "" } else { "s" }
+        );
+    }
     for spec in plugins.specs(true) {
         let off = if spec.enabled {
             ""
@@ -74,7 +84,7 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
     }
     plugins.answer(&store, &vault_id, PluginAnswer::Trusted)?;
     outln!(
-        "Trusted. Their tools join the chat and `vaultchat mcp`; any change to those files withdraws the trust (running plugins are stopped) until you run `vaultchat trust` again."
+        "Trusted. Their tools join the chat and `vaultchat mcp`, and the vault's commands and hooks are offered; any change to those files withdraws the trust (running plugins are stopped) until you run `vaultchat trust` again."
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 mod file;
 pub mod http;
 pub mod locality;
+pub mod own_files;
 mod paths;
 pub mod prices;
 

@@ -9,6 +9,13 @@ use crate::agent::{AgentEvent, Op, Resume, StoredConversation};
 pub enum Request {
     /// Send this to the running agent (in order); without one the host says so.
     Agent(Op),
+    /// Run one of the person's or the vault's commands (`/name ARGS`): its prompt is made and
+    /// sent to the agent as a turn, or the app is told why not ([`HostEvent::CommandRefused`]).
+    RunCommand {
+        name: String,
+        args: String,
+        context: crate::agent::NoteContext,
+    },
     /// Start an agent: a new session, a stored one (its conversation comes back for the chat),
     /// or a new one continuing a stored one. The running agent, if any, is asked to end.
     StartAgent(Resume),
@@ -114,6 +121,9 @@ pub enum HostEvent {
     },
     /// An op was asked for with no agent running (no provider, a failed start).
     AgentUnavailable,
+    /// A command could not be run (no such command, the vault's not trusted, an unknown
+    /// placeholder, a missing argument): why, to show; no turn started.
+    CommandRefused(String),
     NoteOpened {
         path: String,
         note: crate::vault::note_io::NoteText,

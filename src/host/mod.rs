@@ -10,6 +10,7 @@
 
 mod agent_link;
 mod changes;
+mod commands_link;
 mod messages;
 mod models;
 mod notes;
@@ -186,6 +187,12 @@ mod core {
     async fn dispatch(core: &Arc<Core>, request: Request) {
         match request {
             Request::Agent(op) => core.agent.send(core, op).await,
+            // In order with the agent's ops: the prompt is made, then sent, before the next op.
+            Request::RunCommand {
+                name,
+                args,
+                context,
+            } => commands_link::run(core, name, args, context).await,
             Request::ListModels { current } => models::list_models(core, current),
             Request::ContextWindow(model) => models::find_window(core, &model),
             request @ (Request::StartAgent(_)
@@ -234,7 +241,10 @@ mod core {
             Request::RevisionText(revision) => sessions::revision_text(core, revision),
             Request::ListTools { model, window } => tools_list::list(core, &model, window),
             Request::AnswerPluginTrust { trusted } => core.servers.answer(core, trusted),
-            Request::Agent(_) | Request::ListModels { .. } | Request::ContextWindow(_) => {
+            Request::Agent(_)
+            | Request::RunCommand { .. }
+            | Request::ListModels { .. }
+            | Request::ContextWindow(_) => {
                 tracing::warn!("not a blocking request; ignored");
             }
         }

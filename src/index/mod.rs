@@ -278,6 +278,27 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The paths of the notes tagged `tag` or a tag nested under it (`a` also finds `a/b`),
+    /// case-insensitively, sorted; at most `limit` (a command's `{{tag:x}}`).
+    pub fn notes_tagged(&self, tag: &str, limit: usize) -> Result<Vec<String>, IndexError> {
+        let tag = tag.trim_start_matches('#').to_lowercase();
+        // '0' sorts right after '/': the range is every tag starting with "tag/".
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT n.path FROM notes n JOIN note_tags t ON t.note_id = n.id \
+             WHERE t.tag = ?1 OR (t.tag >= ?2 AND t.tag < ?3) ORDER BY n.path LIMIT ?4",
+        )?;
+        let rows = stmt.query_map(
+            rusqlite::params![
+                tag,
+                format!("{tag}/"),
+                format!("{tag}0"),
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
+            |r| r.get(0),
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Check the FTS5 structures (used after crash tests and by `doctor`).
     pub fn integrity_check(&self) -> Result<(), IndexError> {
         self.conn.execute(

@@ -28,6 +28,26 @@ use std::path::{Path, PathBuf};
 /// Where a vault keeps its plugins, relative to its root.
 pub const PLUGINS_FILE: &str = ".vaultchat/plugins.toml";
 
+/// Where a vault keeps its command files, covered by the same trust (crate::commands).
+pub const COMMANDS_DIR: &str = ".vaultchat/commands";
+
+/// Where a vault keeps its hooks, covered by the same trust.
+pub const HOOKS_FILE: &str = ".vaultchat/hooks.toml";
+
+/// Whether the vault has command files or hooks (a trust to give without a plugins file); a
+/// link in their place counts too, so the trust question shows it rather than hiding it.
+fn holds_other_covered_files(vault: &Vault) -> bool {
+    let Ok(folder) = vault.handle().folder(&[".vaultchat"], false, ".vaultchat") else {
+        return false;
+    };
+    ["commands", "hooks.toml"].iter().any(|name| {
+        !matches!(
+            folder.entry(name),
+            Ok(crate::vault::contained::Entry::Missing) | Err(_)
+        )
+    })
+}
+
 /// The largest plugins file read (real ones are a few lines).
 const MAX_PLUGINS_BYTES: usize = 1024 * 1024;
 
@@ -156,14 +176,19 @@ pub enum Trust {
 
 impl VaultPlugins {
     /// Read `.vaultchat/plugins.toml` through the vault's root handle (never through a link).
-    /// `None` when the vault has no plugins file.
+    /// `None` when the vault has nothing the trust covers: no plugins file, no command files
+    /// (`.vaultchat/commands/`) and no hooks (`.vaultchat/hooks.toml`). A vault with commands or
+    /// hooks but no plugins file has no plugins, and still a trust to give (decisions §63).
     pub fn load(vault: &Vault) -> Result<Option<Self>, PluginsError> {
         let file = vault.root().join(PLUGINS_FILE);
         let bytes = match vault.handle().read(PLUGINS_FILE) {
-            Ok(bytes) => bytes,
+            Ok(bytes) => Some(bytes),
             Err(ContainedError::LinkAppeared { .. }) => return Err(PluginsError::Link(file)),
             Err(ContainedError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(None);
+                if !holds_other_covered_files(vault) {
+                    return Ok(None);
+                }
+                None
             }
             Err(ContainedError::Io(source)) => {
                 return Err(PluginsError::Unreadable { path: file, source });
@@ -175,12 +200,18 @@ impl VaultPlugins {
                 });
             }
         };
-        if bytes.len() > MAX_PLUGINS_BYTES {
-            return Err(PluginsError::TooLarge(file));
-        }
-        let text = String::from_utf8(bytes.clone())
-            .map_err(|_| PluginsError::Invalid(format!("{} is not UTF-8 text", file.display())))?;
-        let entries = file::parse(&text, &file).map_err(PluginsError::Invalid)?;
+        let entries = match &bytes {
+            Some(bytes) => {
+                if bytes.len() > MAX_PLUGINS_BYTES {
+                    return Err(PluginsError::TooLarge(file));
+                }
+                let text = std::str::from_utf8(bytes).map_err(|_| {
+                    PluginsError::Invalid(format!("{} is not UTF-8 text", file.display()))
+                })?;
+                file::parse(text, &file).map_err(PluginsError::Invalid)?
+            }
+            None => Vec::new(),
+        };
         let mut plugins = Self {
             sha256: String::new(),
             covered: Covered::default(),
@@ -188,7 +219,8 @@ impl VaultPlugins {
             entries,
             vault_root: vault.root().to_path_buf(),
         };
-        plugins.covered = covered::collect(vault, PLUGINS_FILE, &bytes, &plugins.specs(false))?;
+        plugins.covered =
+            covered::collect(vault, PLUGINS_FILE, bytes.as_deref(), &plugins.specs(false))?;
         plugins.sha256 = plugins.covered.digest();
         Ok(Some(plugins))
     }

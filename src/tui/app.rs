@@ -644,14 +644,44 @@ impl App {
             }
             "model" => self.set_model(arg),
             "save" => self.save_chat(arg),
-            "quit" | "q" => self.on_action(Action::Quit, &KeyEvent::from(crossterm::event::KeyCode::Null)),
-            other => self.flash(
-                format!(
-                    "/{other} is not a command; commands: /new /compact /continue-new /save /sessions /usage /model /rewind /mcp /help"
-                ),
-                Role::Error,
+            "quit" | "q" => self.on_action(
+                Action::Quit,
+                &KeyEvent::from(crossterm::event::KeyCode::Null),
             ),
+            other => self.run_own_command(other, arg),
         }
+    }
+
+    /// `/name ARGS` that is none of the chat's own: one of the person's or the vault's commands,
+    /// found and made into a prompt by the host (decisions §63); shown as typed.
+    fn run_own_command(&mut self, name: &str, args: &str) {
+        if self.state != AgentState::Idle {
+            self.flash(
+                "a turn is running; run the command when it has ended",
+                Role::Notice,
+            );
+            return;
+        }
+        let typed = if args.is_empty() {
+            format!("/{name}")
+        } else {
+            format!("/{name} {args}")
+        };
+        self.transcript.push_user_with_images(&typed, Vec::new());
+        self.state = AgentState::Thinking;
+        self.effects.push(Effect::Host(Request::RunCommand {
+            name: name.to_string(),
+            args: args.to_string(),
+            context: self.note_context(),
+        }));
+    }
+
+    /// The host could not run a command: no turn started.
+    pub fn on_command_refused(&mut self, message: &str) {
+        if self.state == AgentState::Thinking {
+            self.state = AgentState::Idle;
+        }
+        self.on_error(message);
     }
 
     fn on_view_outcome(&mut self, outcome: Option<ViewOutcome>) {

@@ -18,6 +18,8 @@ pub mod highlight;
 mod image_paste_tests;
 pub mod keymap;
 pub mod link_completion;
+#[cfg(test)]
+mod own_commands_tests;
 pub mod picker;
 #[cfg(test)]
 mod plugin_screens;

@@ -170,11 +170,12 @@ fn change_path(change: &Change) -> &str {
 }
 
 /// The covered set of a vault whose plugins file holds `plugins_bytes` (read once by the caller,
-/// so the set records exactly the bytes that were parsed) and whose plugins start as `specs`.
+/// so the set records exactly the bytes that were parsed; `None` when there is no plugins file,
+/// only command files or hooks) and whose plugins start as `specs`.
 pub fn collect(
     vault: &Vault,
     plugins_file: &str,
-    plugins_bytes: &[u8],
+    plugins_bytes: Option<&[u8]>,
     specs: &[McpServerSpec],
 ) -> Result<Covered, CoverError> {
     let mut walk = Walk {
@@ -182,11 +183,13 @@ pub fn collect(
         bytes: 0,
         skip: plugins_file,
     };
-    walk.add(
-        plugins_file,
-        format!("sha256:{}", sha256_hex(plugins_bytes)),
-    )?;
-    walk.bytes += plugins_bytes.len() as u64;
+    if let Some(plugins_bytes) = plugins_bytes {
+        walk.add(
+            plugins_file,
+            format!("sha256:{}", sha256_hex(plugins_bytes)),
+        )?;
+        walk.bytes += plugins_bytes.len() as u64;
+    }
     let folder = vault
         .handle()
         .folder(&[PLUGINS_DIR], false, PLUGINS_DIR)

@@ -612,6 +612,11 @@ impl Workspace {
         self.index().note_names().map_err(internal)
     }
 
+    /// The notes tagged `tag` (or a tag under it), sorted by path, at most `limit`.
+    pub fn notes_tagged(&self, tag: &str, limit: usize) -> Result<Vec<String>, ToolError> {
+        self.index().notes_tagged(tag, limit).map_err(internal)
+    }
+
     /// Every note with its modification time, sorted by path (the app's file pane).
     pub fn note_listing(&self) -> Result<Vec<crate::index::NoteListing>, ToolError> {
         self.index().note_listing().map_err(internal)

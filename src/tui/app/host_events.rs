@@ -49,6 +49,7 @@ impl App {
                 }
             }
             HostEvent::AgentUnavailable => self.on_agent_unavailable(),
+            HostEvent::CommandRefused(message) => self.on_command_refused(&message),
             HostEvent::NoteOpened { path, note } => self.on_note_opened(&path, note),
             HostEvent::NoteChanged { path, note } => {
                 // The editor may have moved on since it asked.

@@ -1,0 +1,82 @@
+//! Running one of the person's or the vault's commands from the app: the host finds it (the
+//! vault's only while trusted), makes its prompt (the index answers `{{tag:x}}`) and sends the
+//! agent an `Op::CommandTurn`; a prompt that cannot be made is a `CommandRefused` the app shows.
+
+use super::HostEvent;
+use super::core::Core;
+use crate::agent::{NoteContext, Op, TurnLimits};
+use crate::commands;
+use std::sync::Arc;
+
+/// Find `name`, make its prompt from `args` and the note side of the screen, and hand it to the
+/// agent; or tell the app why not.
+pub(super) async fn run(core: &Arc<Core>, name: String, args: String, context: NoteContext) {
+    let prepared = {
+        let core = Arc::clone(core);
+        tokio::task::spawn_blocking(move || prepare(&core, &name, &args, context)).await
+    };
+    match prepared {
+        Ok(Ok(op)) => core.agent.send(core, op).await,
+        Ok(Err(message)) => core.tell(HostEvent::CommandRefused(message)),
+        Err(e) => core.tell(HostEvent::CommandRefused(format!(
+            "the command could not be prepared: {e}"
+        ))),
+    }
+}
+
+fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<Op, String> {
+    let launch = &core.launch;
+    let catalog = commands::catalog(&launch.paths, &launch.vault);
+    for problem in &catalog.problems {
+        tracing::warn!("a command file is left out: {problem}");
+    }
+    let Some(command) = catalog.find(name) else {
+        // The name is what the person typed; the vault's words (`withheld`) come escaped.
+        let mut message = format!(
+            "/{name} is not a command; /help lists the built-in ones, `vaultchat commands` every one"
+        );
+        if let Some(why) = &catalog.withheld {
+            message.push_str(&format!(" ({why})"));
+        }
+        return Err(message);
+    };
+    let Some(file) = &command.prompt else {
+        return Err(format!("/{name} is a built-in command"));
+    };
+    let note = context.note.as_ref();
+    let selection: Option<String> = note.and_then(|n| {
+        let range = n.editor.selection.clone()?;
+        Some(
+            n.editor
+                .text
+                .chars()
+                .skip(range.start)
+                .take(range.end.saturating_sub(range.start))
+                .collect(),
+        )
+    });
+    let invocation = commands::Invocation {
+        args,
+        note: note.map(|n| n.path.as_str()),
+        selection: selection.as_deref(),
+        now_ms: crate::time::now_ms(),
+    };
+    let ready = core.ready.get();
+    let text = commands::expand(file, &invocation, &mut |tag| match ready {
+        Some(ready) => ready
+            .workspace
+            .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
+            .map_err(|e| e.to_string()),
+        None => Err("the vault is still being indexed; run the command again in a moment".into()),
+    })
+    .map_err(|e| format!("/{name}: {e}"))?;
+    Ok(Op::CommandTurn {
+        text,
+        attachments: Vec::new(),
+        context,
+        limits: TurnLimits {
+            model: file.model.clone(),
+            allowed_tools: file.allowed_tools.clone(),
+        },
+    })
+}

@@ -1,0 +1,110 @@
+//! The person's and the vault's commands typed in the chat, on a real host: the host finds the
+//! command (the vault's only once trusted, saying why not), makes its prompt and hands it to the
+//! agent, or refuses with a line that names what is wrong; a refusal leaves the chat idle.
+//! (This host has no provider, so a prepared command ends at "there is no agent to answer".)
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::host::HostEvent;
+use crate::tui::app::{AgentState, App};
+use crate::tui::keymap::Keymap;
+use crate::tui::testing::draw_app as draw;
+use crate::tui::testing::{LiveHost, app_with};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+fn press(app: &mut App, code: KeyCode) {
+    app.on_terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn command(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+    press(app, KeyCode::Enter);
+}
+
+/// Type `text` and carry events until the host refuses the command (its message) or sends it
+/// to the agent (`None`: with no agent here, the host says there is none).
+fn run(live: &mut LiveHost, app: &mut App, text: &str) -> Option<String> {
+    command(app, text);
+    let mut refused = None;
+    let mut sent = false;
+    assert!(
+        live.pump_until(app, |_, event| match event {
+            Some(HostEvent::CommandRefused(message)) => {
+                refused = Some(message.clone());
+                true
+            }
+            Some(HostEvent::AgentUnavailable) => {
+                sent = true;
+                true
+            }
+            _ => false,
+        }),
+        "the host neither ran nor refused {text}"
+    );
+    assert!(sent || refused.is_some());
+    refused
+}
+
+#[test]
+fn commands_typed_in_the_chat_run_through_the_host_or_say_why_not() {
+    let mut live = LiveHost::new(&[
+        ("Plan.md", "---\ntags: [project]\n---\n# Plan\n"),
+        (
+            ".vaultchat/commands/weekly-review.md",
+            "---\ndescription: Review the week\n---\nReview {{args}}\n",
+        ),
+    ]);
+    let own = live.dir.path().join("data/commands");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(
+        own.join("inbox.md"),
+        "File {{args}}; projects: {{tag:project}}\n",
+    )
+    .unwrap();
+    std::fs::write(own.join("typo.md"), "Hello {{nite}}\n").unwrap();
+    let mut app = app_with(Keymap::default_map());
+    live.start(&mut app);
+
+    let why = run(&mut live, &mut app, "/weekly-review garden").unwrap();
+    assert!(why.contains("/weekly-review is not a command"), "{why}");
+    assert!(why.contains("not offered until you trust"), "{why}");
+    assert_eq!(
+        *app.state(),
+        AgentState::Idle,
+        "a refused command starts no turn"
+    );
+    let screen = draw(&mut app, 80, 24);
+    assert!(
+        screen.contains("/weekly-review garden"),
+        "typed as shown: {screen}"
+    );
+
+    let why = run(&mut live, &mut app, "/typo").unwrap();
+    assert!(why.contains("unknown placeholder {{nite}}"), "{why}");
+    assert_eq!(*app.state(), AgentState::Idle);
+
+    let why = run(&mut live, &mut app, "/nosuch").unwrap();
+    assert!(
+        why.starts_with("/nosuch is not a command; /help lists the built-in ones"),
+        "{why}"
+    );
+
+    // The person's own command is made into a prompt and handed to the agent (none here).
+    assert_eq!(run(&mut live, &mut app, "/inbox today"), None);
+
+    // Once the vault's .vaultchat/ folder is trusted, its command runs too.
+    let vault = crate::vault::Vault::open(&live.root).unwrap();
+    let plugins = crate::mcp::plugins::VaultPlugins::load(&vault)
+        .unwrap()
+        .unwrap();
+    let store = crate::store::Store::open(&live.database).unwrap();
+    plugins
+        .answer(
+            &store,
+            &crate::index::vault_id(&vault),
+            crate::store::PluginAnswer::Trusted,
+        )
+        .unwrap();
+    assert_eq!(run(&mut live, &mut app, "/weekly-review garden"), None);
+}
