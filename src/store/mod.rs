@@ -74,6 +74,11 @@ pub const MIGRATIONS: &[Migration] = &[
         "plugin_trust_covered",
         include_str!("migrations/0011_plugin_trust_covered.sql"),
     ),
+    Migration::new(
+        12,
+        "revision_sequence",
+        include_str!("migrations/0012_revision_sequence.sql"),
+    ),
 ];
 
 /// A store in a fresh temporary folder, for tests; keep the folder guard alive as long as the store.
