@@ -430,3 +430,65 @@ fn the_empty_chat_names_the_help_key_of_the_key_map_in_use() {
     assert!(screen.contains("f9 for help"), "{screen}");
     assert!(!screen.contains("f1 for help"), "{screen}");
 }
+
+/// A note longer than the editor: 60 numbered lines, under a heading.
+fn long_note() -> String {
+    let mut text = String::from("# Daily log\n\n");
+    for i in 1..=60 {
+        text.push_str(&format!("Line {i} of the log.\n"));
+    }
+    text
+}
+
+#[test]
+fn an_approved_edit_at_the_bottom_of_a_long_note_scrolls_into_view() {
+    let mut app = app();
+    let before = long_note();
+    app.on_note_opened("Journal/Log.md", note(&before));
+    draw(&mut app, 80, 24);
+    assert_eq!(app.editor.visible_lines().map(|(first, _)| first), Some(0));
+    let after = before.replace(
+        "Line 58 of the log.",
+        "Line 58 of the log, rewritten by the agent.",
+    );
+    app.on_agent_event(AgentEvent::EditorEdit {
+        id: 1,
+        path: "Journal/Log.md".into(),
+        before: before.clone(),
+        after: after.clone(),
+    });
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("rewritten by the agent"), "{screen}");
+    // The cursor did not move: it is still at the top of the note.
+    assert_eq!(app.editor.cursor_line_col(), (0, 0));
+    insta::assert_snapshot!("app_editor_after_approved_edit_at_bottom_80x24", screen);
+    // The next key brings the view back to the cursor.
+    app.on_terminal(key(KeyCode::Right));
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("# Daily log"), "{screen}");
+}
+
+#[test]
+fn an_approved_edit_leaves_the_view_alone_while_the_person_types() {
+    let mut app = app();
+    let before = long_note();
+    app.on_note_opened("Journal/Log.md", note(&before));
+    draw(&mut app, 80, 24);
+    // The person is typing at the top of the note.
+    type_text(&mut app, "Today ");
+    let typed = app.editor.text();
+    let after = typed.replace(
+        "Line 58 of the log.",
+        "Line 58 of the log, rewritten by the agent.",
+    );
+    app.on_agent_event(AgentEvent::EditorEdit {
+        id: 1,
+        path: "Journal/Log.md".into(),
+        before: typed,
+        after,
+    });
+    let screen = draw(&mut app, 80, 24);
+    assert!(app.editor.text().contains("rewritten by the agent"));
+    assert!(screen.contains("Today # Daily log"), "{screen}");
+    assert!(!screen.contains("rewritten by the agent"), "{screen}");
+}
