@@ -6,6 +6,7 @@ mod compactions;
 mod failed_turns;
 mod migrate;
 mod plugin_trust;
+pub mod recovery;
 mod revisions;
 mod rules;
 mod sessions;

@@ -21,6 +21,7 @@ pub mod link_completion;
 pub mod picker;
 #[cfg(test)]
 mod plugin_screens;
+pub mod recovery_prompt;
 pub mod run;
 #[cfg(test)]
 mod save_chat_tests;
