@@ -21,6 +21,8 @@ pub enum Request {
     StartAgent(Resume),
     /// Resolve a note name or wikilink target and read the note.
     OpenNote(String),
+    /// Forget the recovery file of this note (restored into the editor, or discarded).
+    ForgetRecovery(String),
     /// The open note as the editor knows it: read it again and report it if it changed on disk.
     CheckNote {
         path: String,
@@ -128,6 +130,9 @@ pub enum HostEvent {
         path: String,
         note: crate::vault::note_io::NoteText,
     },
+    /// Unsaved text of the note just opened, kept when a signal stopped the app: offered to the
+    /// person (restore / discard), never put over the note unasked.
+    RecoveryFound(crate::host::recovery::Recovery),
     /// The open note is not what the editor read: the disk's text.
     NoteChanged {
         path: String,

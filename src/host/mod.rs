@@ -18,6 +18,9 @@ mod servers;
 mod sessions;
 mod tools_list;
 
+/// Recovery files (kept by the app's loop on a signal, offered by the host at the next open).
+pub use crate::store::recovery;
+
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
     ChangeRequest, HostEvent, ModelRow, ModelsReport, NoteEntry, NoteName, Request, StartUp,
@@ -197,6 +200,7 @@ mod core {
             Request::ContextWindow(model) => models::find_window(core, &model),
             request @ (Request::StartAgent(_)
             | Request::OpenNote(_)
+            | Request::ForgetRecovery(_)
             | Request::CheckNote { .. }
             | Request::SaveNote { .. }
             | Request::ListFiles
@@ -222,6 +226,7 @@ mod core {
         match request {
             Request::StartAgent(resume) => agent_link::start(core, resume),
             Request::OpenNote(name) => notes::open(core, &name),
+            Request::ForgetRecovery(path) => notes::forget_recovery(core, &path),
             Request::CheckNote { path, known } => notes::check(core, &path, &known),
             Request::SaveNote {
                 path,

@@ -103,10 +103,35 @@ fn watch_vault(
 
 pub(super) fn open(core: &Core, name: &str) {
     let Some(ready) = core.ready() else { return };
-    core.tell(match ready.workspace.read_note_named(name) {
-        Ok((path, note)) => HostEvent::NoteOpened { path, note },
-        Err(e) => HostEvent::Error(e.to_string()),
-    });
+    match ready.workspace.read_note_named(name) {
+        Ok((path, note)) => {
+            let kept = kept_recovery(core, &path);
+            core.tell(HostEvent::NoteOpened { path, note });
+            if let Some(kept) = kept {
+                core.tell(HostEvent::RecoveryFound(kept));
+            }
+        }
+        Err(e) => core.tell(HostEvent::Error(e.to_string())),
+    }
+}
+
+/// Unsaved text of the note kept when the app was last stopped by a signal (autosave off),
+/// offered when the note opens, so it is never silently dropped nor silently put over the note
+/// (docs/decisions.md §61).
+fn kept_recovery(core: &Core, path: &str) -> Option<super::recovery::Recovery> {
+    let data_dir = &core.launch.paths.data_dir;
+    super::recovery::read(data_dir, core.launch.vault.root(), path)
+        .map_err(|e| tracing::warn!("{e}"))
+        .ok()
+        .flatten()
+}
+
+/// The person restored or discarded the kept text of `path`.
+pub(super) fn forget_recovery(core: &Core, path: &str) {
+    let data_dir = &core.launch.paths.data_dir;
+    if let Err(e) = super::recovery::remove(data_dir, core.launch.vault.root(), path) {
+        core.tell(HostEvent::Notice(e.to_string()));
+    }
 }
 
 /// The open note changed on disk? Tell the app (it reloads a clean buffer or shows both).

@@ -6,6 +6,7 @@ mod compactions;
 mod failed_turns;
 mod migrate;
 mod plugin_trust;
+pub mod recovery;
 mod revisions;
 mod rules;
 mod sessions;
@@ -73,6 +74,11 @@ pub const MIGRATIONS: &[Migration] = &[
         11,
         "plugin_trust_covered",
         include_str!("migrations/0011_plugin_trust_covered.sql"),
+    ),
+    Migration::new(
+        12,
+        "revision_sequence",
+        include_str!("migrations/0012_revision_sequence.sql"),
     ),
 ];
 

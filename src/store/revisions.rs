@@ -86,8 +86,12 @@ impl Store {
             rev.before_text
         };
         tx.execute(
-            "INSERT INTO revisions (vault_id, path, at_unix_ms, actor, tool, added, removed, before_rev, after_rev, before_text, base_id, before_delta, chain_len)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            // The sequence is computed inside the INSERT: one statement holds the write lock from
+            // reading the vault's highest number to writing the next, so two processes never
+            // take the same one and the order is the order of the writes, whatever the clocks say.
+            "INSERT INTO revisions (vault_id, path, at_unix_ms, actor, tool, added, removed, before_rev, after_rev, before_text, base_id, before_delta, chain_len, seq)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE vault_id = ?1))",
             params![
                 rev.vault_id,
                 rev.path,
@@ -152,7 +156,7 @@ impl Store {
             .conn
             .query_row(
                 "SELECT id, actor, after_rev, at_unix_ms FROM revisions
-                 WHERE vault_id = ?1 AND path = ?2 ORDER BY at_unix_ms DESC, id DESC LIMIT 1",
+                 WHERE vault_id = ?1 AND path = ?2 ORDER BY seq DESC LIMIT 1",
                 params![rev.vault_id, rev.path],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
@@ -184,7 +188,8 @@ impl Store {
         self.record_revision(rev)
     }
 
-    /// The revisions of one note, newest first.
+    /// The revisions of one note, newest first: in the order they were written (the vault's
+    /// sequence), not by their timestamps, which two processes' clocks may disagree on.
     pub fn revisions_of(
         &self,
         vault_id: &str,
@@ -194,7 +199,7 @@ impl Store {
         self.query_rows(
             "SELECT id, path, at_unix_ms, actor, tool, added, removed, before_rev, after_rev
              FROM revisions WHERE vault_id = ?1 AND path = ?2
-             ORDER BY at_unix_ms DESC, id DESC LIMIT ?3",
+             ORDER BY seq DESC LIMIT ?3",
             params![vault_id, path, i64::try_from(limit).unwrap_or(i64::MAX)],
             |r| {
                 Ok(Revision {
@@ -503,6 +508,125 @@ mod tests {
         );
         assert_eq!(store.revision_text(first).unwrap(), None);
         assert!(store.revisions_of("other", "a.md", 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn revision_order_is_write_order_whatever_the_clocks_say() {
+        // Two connections to one database, as the app and `vaultchat mcp` hold: the second
+        // writer's clock is an hour behind the first's.
+        let dir = tempfile::tempdir().unwrap();
+        let app = Store::open(&dir.path().join("db")).unwrap();
+        let mcp = Store::open(&dir.path().join("db")).unwrap();
+        let hour = 3_600_000;
+        let first = record(&app, "a.md", 10 * hour, Some("one\n"));
+        let second = record(&mcp, "a.md", 9 * hour, Some("two\n"));
+        let third = record(&app, "a.md", 10 * hour + 1, Some("three\n"));
+        let fourth = record(&mcp, "a.md", 9 * hour + 1, Some("four\n"));
+        // Another vault's revisions do not take this vault's numbers.
+        let mut other = NewRevision {
+            vault_id: "w",
+            path: "a.md",
+            at_unix_ms: 0,
+            actor: Actor::Agent,
+            tool: None,
+            added: 0,
+            removed: 0,
+            before_rev: None,
+            after_rev: None,
+            before_text: None,
+        };
+        mcp.record_revision(&other).unwrap();
+        other.at_unix_ms = 1;
+        app.record_revision(&other).unwrap();
+        for store in [&app, &mcp] {
+            let order: Vec<i64> = store
+                .revisions_of("v", "a.md", 10)
+                .unwrap()
+                .iter()
+                .map(|r| r.id)
+                .collect();
+            assert_eq!(order, [fourth, third, second, first]);
+        }
+        let seqs: Vec<(String, i64)> = {
+            let mut stmt = app
+                .connection()
+                .prepare("SELECT vault_id, seq FROM revisions ORDER BY id")
+                .unwrap();
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        let seqs: Vec<(&str, i64)> = seqs.iter().map(|(v, s)| (v.as_str(), *s)).collect();
+        assert_eq!(
+            seqs,
+            [("v", 1), ("v", 2), ("v", 3), ("v", 4), ("w", 1), ("w", 2)]
+        );
+        // A save from the person whose clock is behind still extends the newest revision only
+        // when that one is theirs: the newest is the last written, not the latest stamped.
+        let save = |at, before: &'static str, after: &'static str| NewRevision {
+            vault_id: "v",
+            path: "b.md",
+            at_unix_ms: at,
+            actor: Actor::User,
+            tool: None,
+            added: 1,
+            removed: 0,
+            before_rev: Some(before),
+            after_rev: Some(after),
+            before_text: Some("b\n"),
+        };
+        let user = app
+            .record_user_revision(&save(10 * hour, "r0", "r1"))
+            .unwrap();
+        let mut agent = save(9 * hour, "r1", "r2");
+        agent.actor = Actor::Agent;
+        let agent = mcp.record_revision(&agent).unwrap();
+        let next = app
+            .record_user_revision(&save(10 * hour + 1, "r2", "r3"))
+            .unwrap();
+        assert_ne!(
+            next, user,
+            "a save after the agent's write extended the older run"
+        );
+        let order: Vec<i64> = app
+            .revisions_of("v", "b.md", 10)
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(order, [next, agent, user]);
+    }
+
+    #[test]
+    fn the_sequence_migration_keeps_the_order_shown_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        {
+            let mut conn =
+                crate::store::open_connection(&path, crate::store::Journal::Wal).unwrap();
+            crate::store::apply_migrations(&mut conn, &crate::store::MIGRATIONS[..11]).unwrap();
+            for (vault, at) in [("v", 30), ("v", 10), ("w", 5), ("v", 20), ("v", 10)] {
+                conn.execute(
+                    "INSERT INTO revisions (vault_id, path, at_unix_ms, actor, added, removed)
+                     VALUES (?1, 'a.md', ?2, 'agent', 0, 0)",
+                    params![vault, at],
+                )
+                .unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        let order: Vec<(i64, i64)> = store
+            .revisions_of("v", "a.md", 10)
+            .unwrap()
+            .iter()
+            .map(|r| (r.at_unix_ms, r.id))
+            .collect();
+        // Newest first as before: by time, then by id.
+        assert_eq!(order, [(30, 1), (20, 4), (10, 5), (10, 2)]);
+        // A new revision follows them all, even with an older stamp.
+        let new = record(&store, "a.md", 0, None);
+        assert_eq!(store.revisions_of("v", "a.md", 1).unwrap()[0].id, new);
     }
 
     /// A small deterministic generator for edit sequences.

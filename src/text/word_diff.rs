@@ -117,15 +117,199 @@ pub fn hunk_words(hunk: &Hunk, deadline: Instant) -> HunkWords {
             .map(|&i| hunk.lines[i].text.as_str())
             .collect();
         let new: Vec<&str> = added.iter().map(|&i| hunk.lines[i].text.as_str()).collect();
-        for (o, n, diff) in pair_lines(&old, &new, deadline) {
-            let (old_index, new_index) = (removed[o], added[n]);
-            words.partner[old_index] = Some(new_index);
-            words.partner[new_index] = Some(old_index);
-            words.spans[old_index] = diff.old;
-            words.spans[new_index] = diff.new;
+        // Lines compared one by one, and consecutive lines of one paragraph compared as one
+        // text: the paragraphs win only when they find more text in common (a wrapped
+        // paragraph joined or re-flowed), so two unrelated lines that happen to touch still
+        // pair by line.
+        let by_line = Pairing::of(lines_alone(&old), lines_alone(&new), deadline);
+        let old_paragraphs = paragraphs(&old);
+        let new_paragraphs = paragraphs(&new);
+        let grouped = old_paragraphs.len() < old.len() || new_paragraphs.len() < new.len();
+        let chosen = match grouped.then(|| Pairing::of(old_paragraphs, new_paragraphs, deadline)) {
+            Some(by_paragraph) if by_paragraph.shared > by_line.shared => by_paragraph,
+            _ => by_line,
+        };
+        for (o, n, diff) in &chosen.pairs {
+            let (old_paragraph, new_paragraph) = (&chosen.old[*o], &chosen.new[*n]);
+            // The k-th rows of the two versions face each other; the longer side's extra rows
+            // have no partner (they face the next unpaired change, or a blank).
+            for (&old_row, &new_row) in old_paragraph.lines.iter().zip(&new_paragraph.lines) {
+                let (old_index, new_index) = (removed[old_row], added[new_row]);
+                words.partner[old_index] = Some(new_index);
+                words.partner[new_index] = Some(old_index);
+            }
+            for (&row, spans) in old_paragraph
+                .lines
+                .iter()
+                .zip(old_paragraph.split(&diff.old))
+            {
+                words.spans[removed[row]] = spans;
+            }
+            for (&row, spans) in new_paragraph
+                .lines
+                .iter()
+                .zip(new_paragraph.split(&diff.new))
+            {
+                words.spans[added[row]] = spans;
+            }
         }
     }
     words
+}
+
+/// Consecutive changed lines of one paragraph, compared as one text: a soft-wrapped paragraph
+/// rewritten into one line (or re-flowed) then shows the words that changed, not a removed
+/// line without detail and its words as all new.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Paragraph {
+    /// Indexes of its lines in the run's list of removed (or added) lines.
+    lines: Vec<usize>,
+    /// The lines joined by one space.
+    text: String,
+    /// Where each line starts in `text` and how long it is.
+    starts: Vec<Range<usize>>,
+}
+
+impl Paragraph {
+    fn new(index: usize, line: &str) -> Paragraph {
+        Paragraph {
+            lines: vec![index],
+            text: line.to_string(),
+            starts: std::iter::once(0..line.len()).collect(),
+        }
+    }
+
+    fn push(&mut self, index: usize, line: &str) {
+        self.text.push(' ');
+        let start = self.text.len();
+        self.text.push_str(line);
+        self.lines.push(index);
+        self.starts.push(start..self.text.len());
+    }
+
+    /// Pieces of the joined text cut back into pieces of each line (the joining spaces, which
+    /// belong to no line, dropped), so every line is covered in order.
+    fn split(&self, spans: &[WordSpan]) -> Vec<Vec<WordSpan>> {
+        self.starts
+            .iter()
+            .map(|line| {
+                spans
+                    .iter()
+                    .filter_map(|span| {
+                        let start = span.range.start.max(line.start);
+                        let end = span.range.end.min(line.end);
+                        (start < end).then(|| WordSpan {
+                            range: start - line.start..end - line.start,
+                            changed: span.changed,
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// One way of pairing the two sides of a run of changes, and how much text its pairs share.
+struct Pairing {
+    old: Vec<Paragraph>,
+    new: Vec<Paragraph>,
+    /// `(old paragraph, new paragraph, word diff)`, as [`pair_lines`] gives them.
+    pairs: Vec<(usize, usize, WordDiff)>,
+    /// Letters (not spaces) in the unchanged pieces of all pairs.
+    shared: usize,
+}
+
+impl Pairing {
+    fn of(old: Vec<Paragraph>, new: Vec<Paragraph>, deadline: Instant) -> Pairing {
+        let old_refs: Vec<&str> = old.iter().map(|p| p.text.as_str()).collect();
+        let new_refs: Vec<&str> = new.iter().map(|p| p.text.as_str()).collect();
+        let pairs = pair_lines(&old_refs, &new_refs, deadline);
+        let shared = pairs
+            .iter()
+            .map(|(o, _, diff)| {
+                diff.old
+                    .iter()
+                    .filter(|span| !span.changed)
+                    .map(|span| {
+                        old[*o].text[span.range.clone()]
+                            .chars()
+                            .filter(|c| !c.is_whitespace())
+                            .count()
+                    })
+                    .sum::<usize>()
+            })
+            .sum();
+        Pairing {
+            old,
+            new,
+            pairs,
+            shared,
+        }
+    }
+}
+
+/// Every line its own paragraph.
+fn lines_alone(lines: &[&str]) -> Vec<Paragraph> {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| Paragraph::new(index, line))
+        .collect()
+}
+
+/// Whether a line begins a Markdown block of its own (a heading, list item, quote, fence, table
+/// row or thematic break) rather than continuing the paragraph above it.
+fn starts_block(line: &str) -> bool {
+    let text = line.trim_start();
+    let marker = |m: char| {
+        text.strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+    };
+    let ordered = {
+        let digits = text.chars().take_while(char::is_ascii_digit).count();
+        digits > 0
+            && text[digits..].starts_with(['.', ')'])
+            && text[digits + 1..]
+                .chars()
+                .next()
+                .is_none_or(|c| c == ' ' || c == '\t')
+    };
+    text.starts_with('#')
+        || text.starts_with('>')
+        || text.starts_with('|')
+        || text.starts_with("```")
+        || text.starts_with("~~~")
+        || text.starts_with("---")
+        || text.starts_with("***")
+        || marker('-')
+        || marker('*')
+        || marker('+')
+        || ordered
+}
+
+/// The lines of one side of a run of changes grouped into paragraphs: a non-blank line that
+/// does not start a block continues the paragraph of the non-blank, non-heading, non-fence line
+/// above it.
+fn paragraphs(lines: &[&str]) -> Vec<Paragraph> {
+    let mut out: Vec<Paragraph> = Vec::new();
+    let mut open = false;
+    for (index, line) in lines.iter().enumerate() {
+        let blank = line.trim().is_empty();
+        match out.last_mut() {
+            Some(paragraph) if open && !blank && !starts_block(line) => {
+                paragraph.push(index, line);
+            }
+            _ => out.push(Paragraph::new(index, line)),
+        }
+        let text = line.trim_start();
+        // A heading, a fence or a table row is one line; nothing continues it.
+        open = !blank
+            && !text.starts_with('#')
+            && !text.starts_with("```")
+            && !text.starts_with("~~~")
+            && !text.starts_with('|');
+    }
+    out
 }
 
 /// Which old line is the earlier version of which new line: pairs `(old index, new index, word
@@ -546,6 +730,99 @@ mod tests {
             .map(|s| &text[s.range.clone()])
             .collect();
         assert_eq!(marked, vec!["Monday", " and the tests"]);
+    }
+
+    /// The changed pieces of each line of the hunk, as text (context lines empty).
+    fn marked_per_line(diff: &TextDiff, words: &[HunkWords]) -> Vec<(LineKind, Vec<String>)> {
+        let hunk = &diff.hunks[0];
+        hunk.lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let marked = words[0]
+                    .spans_of(i)
+                    .iter()
+                    .filter(|s| s.changed)
+                    .map(|s| line.text[s.range.clone()].to_string())
+                    .collect();
+                (line.kind, marked)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_wrapped_paragraph_rewritten_into_one_line_is_compared_as_one_text() {
+        let before = "# Beds\n\nTomatoes go along the south fence, where they get sun\nfrom late morning until evening, every day.\n\n- basil\n";
+        let after = "# Beds\n\nTomatoes go along the west fence, where they get sun from late morning until evening, every day.\n\n- basil\n";
+        let diff = TextDiff::new(before, after);
+        let words = diff.words();
+        let lines = marked_per_line(&diff, &words);
+        let changes: Vec<&(LineKind, Vec<String>)> = lines
+            .iter()
+            .filter(|(kind, _)| *kind != LineKind::Context)
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                &(LineKind::Removed, vec!["south".to_string()]),
+                // The second old row has word detail too: all of it is in the new line.
+                &(LineKind::Removed, vec![]),
+                &(LineKind::Added, vec!["west".to_string()]),
+            ]
+        );
+        let hunk = &diff.hunks[0];
+        let rows: Vec<usize> = (0..hunk.lines.len())
+            .filter(|&i| hunk.lines[i].kind != LineKind::Context)
+            .collect();
+        // Every changed row's pieces cover it exactly.
+        for &row in &rows {
+            covers(words[0].spans_of(row), &hunk.lines[row].text);
+        }
+        // The first old row faces the new line; the second has no partner of its own.
+        assert_eq!(words[0].partner_of(rows[0]), Some(rows[2]));
+        assert_eq!(words[0].partner_of(rows[2]), Some(rows[0]));
+        assert_eq!(words[0].partner_of(rows[1]), None);
+    }
+
+    #[test]
+    fn a_reflowed_paragraph_marks_no_words_and_list_items_stay_apart() {
+        let before = "Ship the importer by Friday, then\nwrite the docs and the tests.\n";
+        let after = "Ship the importer by Friday,\nthen write the docs and the tests.\n";
+        let diff = TextDiff::new(before, after);
+        let lines = marked_per_line(&diff, &diff.words());
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert!(
+            lines.iter().all(|(_, marked)| marked.is_empty()),
+            "{lines:?}"
+        );
+        // Each item of a list is its own paragraph: the changed item pairs with its new version.
+        let before = "- plant the tomatoes in May\n- buy milk\n";
+        let after = "- plant the tomatoes in April\n- buy oat milk\n";
+        assert_eq!(
+            paragraphs(&["- plant the tomatoes in May", "- buy milk"]).len(),
+            2
+        );
+        let diff = TextDiff::new(before, after);
+        let lines = marked_per_line(&diff, &diff.words());
+        assert!(
+            lines.contains(&(LineKind::Added, vec!["April".to_string()])),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|(kind, marked)| *kind == LineKind::Added
+                && marked.iter().map(|m| m.trim()).eq(["oat"])),
+            "{lines:?}"
+        );
+        // A heading and a wrapped list item's continuation.
+        let grouped = paragraphs(&[
+            "# Title",
+            "text that",
+            "wraps",
+            "- item that",
+            "  wraps too",
+        ]);
+        let shape: Vec<Vec<usize>> = grouped.into_iter().map(|p| p.lines).collect();
+        assert_eq!(shape, vec![vec![0], vec![1, 2], vec![3, 4]]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::files::{FileOutcome, FilePane, NoteEntry};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::link_completion::{self, LinkCompletion, Target};
 use super::picker::{Picker, PickerItem, PickerOutcome};
+use super::recovery_prompt::{RecoveryChoice, RecoveryPrompt};
 pub use super::saving::Cleared;
 use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
 use super::theme::{Role, Theme};
@@ -231,6 +232,8 @@ pub struct App {
     prompt: Option<UnsavedPrompt>,
     /// "Trust this vault's plugins?", asked once per content of the plugins file.
     trust_prompt: Option<TrustPrompt>,
+    /// The offer of unsaved text kept when a signal stopped the app.
+    recovery_prompt: Option<RecoveryPrompt>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// The person's own changes the banner asks about (moves, `/save`, `/rewind`).
@@ -289,6 +292,7 @@ impl App {
             saver: Saver::new(AutosaveSettings::default()),
             prompt: None,
             trust_prompt: None,
+            recovery_prompt: None,
             mouse_captured: true,
             effects: Vec::new(),
             local: local::LocalChanges::default(),
@@ -867,6 +871,53 @@ impl App {
     /// Ask whether the vault's plugins may run (the runner holds them until the answer).
     pub fn ask_plugin_trust(&mut self, prompt: TrustPrompt) {
         self.trust_prompt = Some(prompt);
+    }
+
+    /// Unsaved text of a note kept when a signal stopped the app: offered if that note is
+    /// still the open one.
+    pub fn on_recovery_found(&mut self, kept: crate::host::recovery::Recovery) {
+        if self.editor.path() != Some(kept.path.as_str()) {
+            return;
+        }
+        let current = self.editor.text();
+        self.recovery_prompt = Some(RecoveryPrompt::new(
+            kept.path,
+            kept.text,
+            kept.written_ms,
+            &current,
+        ));
+    }
+
+    /// The person answered the recovery offer.
+    fn on_recovery_choice(&mut self, prompt: RecoveryPrompt, choice: RecoveryChoice) {
+        match choice {
+            RecoveryChoice::Restore => {
+                if self.editor.path() == Some(prompt.path.as_str()) {
+                    self.editor.apply_edit(&prompt.text);
+                    self.flash(
+                        format!(
+                            "restored the kept changes to {}; not saved yet",
+                            prompt.path
+                        ),
+                        Role::Notice,
+                    );
+                    self.effects
+                        .push(Effect::Host(Request::ForgetRecovery(prompt.path)));
+                }
+            }
+            RecoveryChoice::Discard => {
+                self.flash(
+                    format!("dropped the kept changes to {}", prompt.path),
+                    Role::Notice,
+                );
+                self.effects
+                    .push(Effect::Host(Request::ForgetRecovery(prompt.path)));
+            }
+            RecoveryChoice::Later => self.flash(
+                "the kept changes stay; opening the note offers them again",
+                Role::Notice,
+            ),
+        }
     }
 
     /// Whether the plugins question is open.

@@ -1651,4 +1651,107 @@ mod tests {
         press(&mut banner, KeyCode::Char('d'));
         snapshot("banner_side_by_side", &mut banner);
     }
+
+    // -- a soft-wrapped paragraph rewritten into one line ---------------------------------
+
+    /// The garden paragraph as a person wraps it by hand: two lines in the note.
+    const WRAPPED_OLD: [&str; 2] = [
+        "Tomatoes go along the south fence, where they get sun from late morning",
+        "until evening; the herb spiral moves to the corner by the shed.",
+    ];
+
+    /// The agent's version: one line, two places changed.
+    const JOINED_NEW: &str = "Tomatoes go along the west fence, where they get sun from late morning until evening; the herb spiral moves to the sunny corner by the gate.";
+
+    fn wrapped_paragraph_request(id: u64) -> PermissionRequest {
+        let note = |paragraph: &str| format!("# Garden Planner\n\n{paragraph}\n\n- basil\n");
+        write_request(
+            id,
+            "Projects/Garden Planner.md",
+            &note(&WRAPPED_OLD.join("\n")),
+            &note(JOINED_NEW),
+        )
+    }
+
+    /// The runs of cells drawn in the changed-word roles, row by row, as `-[text]` (removed) and
+    /// `+[text]` (added): what a text snapshot cannot show of the highlights.
+    fn changed_word_runs(buf: &Buffer) -> Vec<String> {
+        let theme = Theme::builtin_dark();
+        let roles = [
+            ('-', look(Some(theme.style(Role::DiffRemovedWord)))),
+            ('+', look(Some(theme.style(Role::DiffAddedWord)))),
+        ];
+        let area = buf.area;
+        let mut runs = Vec::new();
+        for y in area.top()..area.bottom() {
+            let mut open: Option<(char, String)> = None;
+            for x in area.left()..area.right() {
+                let cell = &buf[(x, y)];
+                let sign = roles
+                    .iter()
+                    .find(|(_, role)| *role == look(Some(cell.style())))
+                    .map(|(sign, _)| *sign);
+                match (&mut open, sign) {
+                    (Some((open_sign, text)), Some(sign)) if *open_sign == sign => {
+                        text.push_str(cell.symbol());
+                    }
+                    (_, sign) => {
+                        if let Some((open_sign, text)) = open.take() {
+                            runs.push(format!("{open_sign}[{text}]"));
+                        }
+                        open = sign.map(|s| (s, cell.symbol().to_string()));
+                    }
+                }
+            }
+            if let Some((sign, text)) = open {
+                runs.push(format!("{sign}[{text}]"));
+            }
+        }
+        runs
+    }
+
+    #[test]
+    fn two_wrapped_lines_rewritten_into_one_show_only_the_changed_words() {
+        for (w, h) in [(80, 24), (120, 40)] {
+            let mut banner = banner_with(vec![wrapped_paragraph_request(1)]);
+            let buf = draw(&mut banner, w, h);
+            let runs = changed_word_runs(&buf);
+            // The second old line's words are all in the new line: nothing of it is marked,
+            // and none of its words are marked as new.
+            assert_eq!(
+                runs.iter().map(|r| r.replace(' ', "")).collect::<Vec<_>>(),
+                ["-[south]", "-[shed]", "+[west]", "+[sunny]", "+[gate]"]
+                    .map(String::from)
+                    .to_vec(),
+                "{w}x{h}: {runs:?}\n{}",
+                buffer_text(&buf)
+            );
+            let text = buffer_text(&buf);
+            insta::assert_snapshot!(
+                format!("banner_wrapped_paragraph_joined_{w}x{h}"),
+                format!(
+                    "{text}\nchanged words: {}\n",
+                    changed_word_runs(&buf).join(" ")
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn two_wrapped_lines_rewritten_into_one_side_by_side() {
+        let mut banner = banner_with(vec![wrapped_paragraph_request(1)]);
+        press(&mut banner, KeyCode::Char('d'));
+        let buf = draw(&mut banner, 120, 40);
+        let text = buffer_text(&buf);
+        // The first old row faces the new line.
+        let row = text
+            .lines()
+            .find(|l| l.contains("Tomatoes go along"))
+            .unwrap_or_default();
+        assert_eq!(row.matches("Tomatoes go along").count(), 2, "{text}");
+        let runs = changed_word_runs(&buf).join(" ");
+        assert!(runs.contains("-[south]"), "{runs}\n{text}");
+        assert!(runs.contains("+[west]"), "{runs}\n{text}");
+        assert!(!runs.contains("-[until"), "{runs}\n{text}");
+    }
 }

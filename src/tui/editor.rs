@@ -46,6 +46,11 @@ pub const MAX_UNDO_STEPS: usize = 200;
 /// Rows kept visible above and below the cursor when scrolling, like vim's `scrolloff`.
 const SCROLL_OFF: usize = 3;
 
+/// A keystroke in the editor less than this long ago means the person is typing (or moving) in
+/// the note: an approved edit elsewhere in it then leaves the view where it is instead of
+/// scrolling away from their cursor (docs/decisions.md §61).
+pub const TYPING_PAUSE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The editing keys the pane handles itself (keys the key map leaves unbound), for the help
 /// overlay: (keys, what they do).
 pub const EDITING_KEYS: &[(&str, &str)] = &[
@@ -98,6 +103,8 @@ pub struct EditorPane {
     revision: u64,
     view: View,
     hints: KeyHints,
+    /// When a key last reached the pane (typing, moving, pasting): see [`TYPING_PAUSE`].
+    last_keystroke: Option<std::time::Instant>,
 }
 
 /// One undo step: the text and cursor before it.
@@ -151,6 +158,9 @@ struct View {
     cursor_screen: Option<(u16, u16)>,
     /// The screen column Up/Down aim for, kept across consecutive vertical moves.
     desired_x: Option<usize>,
+    /// Lines (first, last) the next frame brings into view instead of following the cursor:
+    /// what an approved edit changed.
+    reveal: Option<(usize, usize)>,
 }
 
 #[derive(Debug, Clone)]
@@ -211,6 +221,7 @@ impl EditorPane {
                 ..View::default()
             },
             hints: KeyHints::from_keymap(&Keymap::default_map()),
+            last_keystroke: None,
         }
     }
 
@@ -289,6 +300,7 @@ impl EditorPane {
         if key.kind == KeyEventKind::Release || self.path.is_none() {
             return;
         }
+        self.last_keystroke = Some(std::time::Instant::now());
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -371,6 +383,7 @@ impl EditorPane {
         if self.path.is_none() {
             return;
         }
+        self.last_keystroke = Some(std::time::Instant::now());
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
         self.edit(None, |t| t.insert_str(&text));
         self.view.follow_cursor = true;
@@ -503,7 +516,9 @@ impl EditorPane {
 
     /// Replace the whole text with `new_text` as ONE undo step, keeping the cursor near where it
     /// was (an agent edit): before the change it stays, after it it shifts with the text, inside it
-    /// it goes to the end of the new text.
+    /// it goes to the end of the new text. Unless the person is typing in the note (a keystroke
+    /// within [`TYPING_PAUSE`]), the next frame scrolls so the changed lines are visible; the
+    /// cursor stays, and the next key brings the view back to it, as after the mouse wheel.
     pub fn apply_edit(&mut self, new_text: &str) {
         let old = self.text();
         if old == new_text {
@@ -514,8 +529,25 @@ impl EditorPane {
         self.history.push(snapshot);
         self.history.open = None;
         let (lines, trailing) = split_text(new_text);
+        let changed = changed_lines(self.textarea.lines(), &lines);
         let position = position_of(&lines, cursor);
         self.set_lines(lines, trailing, position);
+        if !self.typing() {
+            self.view.reveal = Some(changed);
+        }
+    }
+
+    /// Whether a key reached the pane within [`TYPING_PAUSE`].
+    pub fn typing(&self) -> bool {
+        self.last_keystroke
+            .is_some_and(|at| at.elapsed() < TYPING_PAUSE)
+    }
+
+    /// The first and last lines of the text on screen in the last frame.
+    pub fn visible_lines(&self) -> Option<(usize, usize)> {
+        let first = self.view.rows.first()?.line;
+        let last = self.view.rows.last()?.line;
+        Some((first, last))
     }
 
     /// The `[[wikilink]]` target under the cursor (`Note#Heading` → "Note"; the alias is dropped).
@@ -961,6 +993,32 @@ impl EditorPane {
         self.set_lines(lines, trailing, cursor);
     }
 
+    /// Move the view so lines `first..=last` are visible with [`SCROLL_OFF`] rows around them
+    /// where they fit (their start, when they are taller than the view); a view already showing
+    /// them stays.
+    fn scroll_to_lines(&mut self, (first, last): (usize, usize)) {
+        let width = self.wrap_width();
+        let height = self.view.text_height.max(1);
+        let lines = self.textarea.lines();
+        let last_line = lines.len() - 1;
+        let (first, last) = (
+            first.min(last_line),
+            last.min(last_line).max(first.min(last_line)),
+        );
+        let margin = SCROLL_OFF.min(height.saturating_sub(1) / 2);
+        let end = (
+            last,
+            LineLayout::new(&lines[last], width).segments.len() - 1,
+        );
+        let highest = walk_back(lines, width, (first, 0), margin);
+        let lowest = walk_back(lines, width, end, height - 1 - margin);
+        if self.view.top > highest {
+            self.view.top = highest;
+        } else if self.view.top < lowest {
+            self.view.top = lowest.min(highest);
+        }
+    }
+
     /// Move the view so the cursor is visible with [`SCROLL_OFF`] rows around it.
     fn scroll_to_cursor(&mut self) {
         let width = self.wrap_width();
@@ -1016,6 +1074,20 @@ mod tests {
                 size: text.len() as u64,
             },
         }
+    }
+
+    #[test]
+    fn the_changed_lines_of_an_edit_are_found_between_what_is_kept() {
+        let lines = |text: &str| split_text(text).0;
+        let old = lines("a\nb\nc\nd\n");
+        assert_eq!(changed_lines(&old, &lines("a\nB\nc\nd\n")), (1, 1));
+        assert_eq!(changed_lines(&old, &lines("a\nb\nx\ny\nc\nd\n")), (2, 3));
+        // Lines removed: the line after the removal; at the end, the last line.
+        assert_eq!(changed_lines(&old, &lines("a\nd\n")), (1, 1));
+        assert_eq!(changed_lines(&old, &lines("a\nb\n")), (1, 1));
+        // A repeated line is not counted twice at the start and the end.
+        let same = lines("x\nx\n");
+        assert_eq!(changed_lines(&same, &lines("x\nx\nx\n")), (2, 2));
     }
 
     fn opened(text: &str) -> EditorPane {

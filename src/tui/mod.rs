@@ -23,6 +23,7 @@ mod own_commands_tests;
 pub mod picker;
 #[cfg(test)]
 mod plugin_screens;
+pub mod recovery_prompt;
 pub mod run;
 #[cfg(test)]
 mod save_chat_tests;

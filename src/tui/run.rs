@@ -162,8 +162,34 @@ async fn event_loop(
             break;
         }
     }
+    if runner.terminating.is_some() {
+        keep_unsaved(app, &runner.launch);
+    }
     runner.host.shut_down().await;
     Ok(())
+}
+
+/// A quit nobody could answer (a signal, the terminal gone) that leaves unsaved text in the
+/// editor — autosave off, a failed or conflicting save, a save that did not finish in time —
+/// keeps that text in a recovery file in the data folder (docs/decisions.md §61). Written here,
+/// on the way out, because nothing runs after this loop to carry out an effect.
+fn keep_unsaved(app: &App, launch: &Launch) {
+    let Some(path) = app.editor.path() else {
+        return;
+    };
+    if !app.editor.is_dirty() {
+        return;
+    }
+    let kept = crate::host::recovery::Recovery {
+        vault: launch.vault.root().to_path_buf(),
+        path: path.to_string(),
+        written_ms: crate::time::now_ms(),
+        text: app.editor.text(),
+    };
+    match crate::host::recovery::write(&launch.paths.data_dir, &kept) {
+        Ok(file) => tracing::info!(file = %file.display(), "unsaved text of {path} kept"),
+        Err(e) => tracing::error!("unsaved text of {path} could not be kept: {e}"),
+    }
 }
 
 /// Sleep until `at`; without one, never wake.

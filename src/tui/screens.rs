@@ -430,3 +430,149 @@ fn the_empty_chat_names_the_help_key_of_the_key_map_in_use() {
     assert!(screen.contains("f9 for help"), "{screen}");
     assert!(!screen.contains("f1 for help"), "{screen}");
 }
+
+/// A note longer than the editor: 60 numbered lines, under a heading.
+fn long_note() -> String {
+    let mut text = String::from("# Daily log\n\n");
+    for i in 1..=60 {
+        text.push_str(&format!("Line {i} of the log.\n"));
+    }
+    text
+}
+
+#[test]
+fn an_approved_edit_at_the_bottom_of_a_long_note_scrolls_into_view() {
+    let mut app = app();
+    let before = long_note();
+    app.on_note_opened("Journal/Log.md", note(&before));
+    draw(&mut app, 80, 24);
+    assert_eq!(app.editor.visible_lines().map(|(first, _)| first), Some(0));
+    let after = before.replace(
+        "Line 58 of the log.",
+        "Line 58 of the log, rewritten by the agent.",
+    );
+    app.on_agent_event(AgentEvent::EditorEdit {
+        id: 1,
+        path: "Journal/Log.md".into(),
+        before: before.clone(),
+        after: after.clone(),
+    });
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("rewritten by the agent"), "{screen}");
+    // The cursor did not move: it is still at the top of the note.
+    assert_eq!(app.editor.cursor_line_col(), (0, 0));
+    insta::assert_snapshot!("app_editor_after_approved_edit_at_bottom_80x24", screen);
+    // The next key brings the view back to the cursor.
+    app.on_terminal(key(KeyCode::Right));
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("# Daily log"), "{screen}");
+}
+
+#[test]
+fn an_approved_edit_leaves_the_view_alone_while_the_person_types() {
+    let mut app = app();
+    let before = long_note();
+    app.on_note_opened("Journal/Log.md", note(&before));
+    draw(&mut app, 80, 24);
+    // The person is typing at the top of the note.
+    type_text(&mut app, "Today ");
+    let typed = app.editor.text();
+    let after = typed.replace(
+        "Line 58 of the log.",
+        "Line 58 of the log, rewritten by the agent.",
+    );
+    app.on_agent_event(AgentEvent::EditorEdit {
+        id: 1,
+        path: "Journal/Log.md".into(),
+        before: typed,
+        after,
+    });
+    let screen = draw(&mut app, 80, 24);
+    assert!(app.editor.text().contains("rewritten by the agent"));
+    assert!(screen.contains("Today # Daily log"), "{screen}");
+    assert!(!screen.contains("rewritten by the agent"), "{screen}");
+}
+
+#[test]
+fn kept_changes_are_offered_when_their_note_opens_and_restore_puts_them_in_the_editor() {
+    let mut app = app();
+    app.on_note_opened("Projects/Plan.md", note(NOTE));
+    let kept = NOTE.replace(
+        "Water them daily.",
+        "Water them daily, typed before the logout.",
+    );
+    // Kept 2026-12-04 09:30 UTC.
+    app.on_host(crate::host::HostEvent::RecoveryFound(
+        crate::host::recovery::Recovery {
+            vault: "/vault".into(),
+            path: "Projects/Plan.md".into(),
+            written_ms: 1_796_376_600_000,
+            text: kept.clone(),
+        },
+    ));
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("Recovered changes"), "{screen}");
+    assert!(screen.contains("2026-12-04 09:30"), "{screen}");
+    assert!(
+        screen.contains("+ Water them daily, typed before the logout."),
+        "{screen}"
+    );
+    insta::assert_snapshot!("app_recovery_offer_80x24", screen);
+    // Nothing changed before the answer.
+    assert_eq!(app.editor.text(), NOTE);
+    app.take_effects();
+    app.on_terminal(key(KeyCode::Enter));
+    assert_eq!(app.editor.text(), kept);
+    assert!(app.editor.is_dirty(), "restored text is unsaved");
+    let effects = app.take_effects();
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            Effect::Host(crate::host::Request::ForgetRecovery(p)) if p == "Projects/Plan.md"
+        )),
+        "{effects:?}"
+    );
+    assert!(!draw(&mut app, 80, 24).contains("Recovered changes"));
+}
+
+#[test]
+fn kept_changes_can_be_discarded_or_left_for_later() {
+    for (keys, forgotten) in [
+        (vec![KeyCode::Right, KeyCode::Enter], true),
+        (vec![KeyCode::Esc], false),
+    ] {
+        let mut app = app();
+        app.on_note_opened("Projects/Plan.md", note(NOTE));
+        app.on_host(crate::host::HostEvent::RecoveryFound(
+            crate::host::recovery::Recovery {
+                vault: "/vault".into(),
+                path: "Projects/Plan.md".into(),
+                written_ms: 0,
+                text: format!("{NOTE}kept\n"),
+            },
+        ));
+        app.take_effects();
+        for code in keys {
+            app.on_terminal(key(code));
+        }
+        assert_eq!(app.editor.text(), NOTE);
+        let effects = app.take_effects();
+        let forgot = effects
+            .iter()
+            .any(|e| matches!(e, Effect::Host(crate::host::Request::ForgetRecovery(_))));
+        assert_eq!(forgot, forgotten, "{effects:?}");
+        assert!(!draw(&mut app, 80, 24).contains("Recovered changes"));
+    }
+    // An offer for a note no longer open is not shown.
+    let mut app = app();
+    app.on_note_opened("Other.md", note(NOTE));
+    app.on_host(crate::host::HostEvent::RecoveryFound(
+        crate::host::recovery::Recovery {
+            vault: "/vault".into(),
+            path: "Projects/Plan.md".into(),
+            written_ms: 0,
+            text: "x".into(),
+        },
+    ));
+    assert!(!draw(&mut app, 80, 24).contains("Recovered changes"));
+}

@@ -357,3 +357,67 @@ fn the_no_agent_notice_is_shown_once() {
     });
     assert_eq!(screen.matches("no API key").count(), 1, "{screen}");
 }
+
+/// With autosave off, a SIGTERM cannot ask "save?": the note stays as it was on disk and the typed
+/// text is kept in a recovery file in the data folder (not the vault), which the next opening of
+/// the note announces.
+#[test]
+fn sigterm_without_autosave_keeps_the_typed_text_in_a_recovery_file() {
+    let s = setup("[editor]\nautosave = false\n");
+    let fake = FakeLlm::start(vec![]);
+    let tmux = launch(&s, &fake);
+    open(&tmux, "Welcome", "Welcome.md");
+    tmux.type_text("Typed before the logout. ");
+    tmux.wait_text("Typed before the logout.");
+    let shell = tmux.run(&["display", "-p", "-t", "t", "#{pane_pid}"]);
+    let out = std::process::Command::new("pgrep")
+        .args(["-P", shell.trim()])
+        .output()
+        .unwrap();
+    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    let screen = tmux.wait_text("EXIT=");
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    // The note is untouched; the vault holds nothing new.
+    assert_eq!(read(&s.vault.join("Welcome.md")), WELCOME);
+    let mut vault_files: Vec<_> = std::fs::read_dir(&s.vault)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    vault_files.sort();
+    assert_eq!(vault_files, ["Seeds.md", "Welcome.md"]);
+    let kept: Vec<PathBuf> = std::fs::read_dir(s.data.join("recovery"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let recovery: serde_json::Value = serde_json::from_str(&read(&kept[0])).unwrap();
+    assert_eq!(recovery["path"], "Welcome.md");
+    assert_eq!(
+        recovery["text"],
+        format!("Typed before the logout. {WELCOME}")
+    );
+    drop(tmux);
+    // The next opening of the note offers the kept text, with a diff; nothing is restored
+    // before the answer.
+    let tmux = launch(&s, &fake);
+    open(&tmux, "Welcome", "Welcome.md");
+    let screen = tmux.wait_text("Recovered changes");
+    assert!(screen.contains("+ Typed before the logout."), "{screen}");
+    assert_eq!(read(&s.vault.join("Welcome.md")), WELCOME);
+    // Restore: the text is back in the editor (unsaved), and the recovery file is gone.
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the kept text in the editor", |s| {
+        !s.contains("Recovered changes") && s.contains("Typed before the logout. See [[Seeds]]")
+    });
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while kept[0].exists() {
+        assert!(Instant::now() < deadline, "the recovery file stayed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(read(&s.vault.join("Welcome.md")), WELCOME);
+}

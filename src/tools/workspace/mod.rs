@@ -713,3 +713,54 @@ impl Workspace {
         read_text(&self.resolve(rel, Access::Read)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/tools.md counts and names what the registry serves: the number of read-only tools
+    /// `vaultchat mcp` lists without `--allow-writes`, the tools that flag adds, and a section
+    /// for every tool.
+    #[test]
+    fn the_tool_docs_match_the_registry() {
+        let docs = include_str!("../../../docs/tools.md");
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("vault");
+        std::fs::create_dir_all(&vault).unwrap();
+        let paths = crate::config::Paths::under(&dir.path().join("data"));
+        let workspace = Workspace::open(
+            crate::vault::Vault::open(&vault).unwrap(),
+            &paths,
+            &crate::config::Config::default(),
+            Actor::Agent,
+        )
+        .unwrap();
+        let mut registry = Registry::new();
+        register(&mut registry, &workspace);
+        let read_only = registry
+            .specs()
+            .filter(|s| s.annotations.read_only_hint)
+            .count();
+        let sentence = format!("lists only the {read_only} read-only tools");
+        assert!(docs.contains(&sentence), "docs/tools.md lacks {sentence:?}");
+        let adds = docs
+            .split("`--allow-writes` adds")
+            .nth(1)
+            .and_then(|rest| rest.split("\n\n").next())
+            .unwrap_or_default();
+        for spec in registry.specs() {
+            assert!(
+                docs.contains(&format!("\n### {}\n", spec.name)),
+                "docs/tools.md has no section for {}",
+                spec.name
+            );
+            if !spec.annotations.read_only_hint {
+                assert!(
+                    adds.contains(&format!("`{}`", spec.name)),
+                    "docs/tools.md does not say --allow-writes adds {}",
+                    spec.name
+                );
+            }
+        }
+    }
+}

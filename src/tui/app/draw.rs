@@ -73,6 +73,9 @@ impl App {
         if let Some(question) = &self.trust_prompt {
             question.render(main, buf, &self.theme, &self.keymap);
         }
+        if let Some(offer) = &self.recovery_prompt {
+            offer.render(main, buf, &self.theme, &self.keymap);
+        }
         if self.banner.is_active() {
             self.banner.render(main, buf, &self.theme, &self.keymap);
         }

@@ -51,6 +51,7 @@ impl App {
             HostEvent::AgentUnavailable => self.on_agent_unavailable(),
             HostEvent::CommandRefused(message) => self.on_command_refused(&message),
             HostEvent::NoteOpened { path, note } => self.on_note_opened(&path, note),
+            HostEvent::RecoveryFound(kept) => self.on_recovery_found(kept),
             HostEvent::NoteChanged { path, note } => {
                 // The editor may have moved on since it asked.
                 if self.editor.path() == Some(path.as_str()) {

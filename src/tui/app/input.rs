@@ -19,7 +19,11 @@ impl App {
     }
 
     pub(super) fn on_paste(&mut self, text: &str) {
-        if self.banner.is_active() || self.overlay.is_some() || self.trust_prompt.is_some() {
+        if self.banner.is_active()
+            || self.overlay.is_some()
+            || self.trust_prompt.is_some()
+            || self.recovery_prompt.is_some()
+        {
             return;
         }
         match self.focus {
@@ -44,7 +48,11 @@ impl App {
     /// what the file pane shows there); a drag in the editor selects; the wheel scrolls the pane
     /// under the pointer. Overlays and the banner take no mouse input.
     pub(super) fn on_mouse(&mut self, mouse: &MouseEvent) {
-        if self.banner.is_active() || self.overlay.is_some() || self.trust_prompt.is_some() {
+        if self.banner.is_active()
+            || self.overlay.is_some()
+            || self.trust_prompt.is_some()
+            || self.recovery_prompt.is_some()
+        {
             return;
         }
         let (column, row) = (mouse.column, mouse.row);
@@ -139,6 +147,8 @@ impl App {
             self.on_banner_key(key);
         } else if self.trust_prompt.is_some() {
             self.on_trust_key(key);
+        } else if self.recovery_prompt.is_some() {
+            self.on_recovery_key(key);
         } else if self.prompt.is_some() {
             self.on_prompt_key(key);
         } else if self.overlay.is_some() {
@@ -199,6 +209,20 @@ impl App {
         self.effects.push(Effect::Host(Request::AnswerPluginTrust {
             trusted: choice == TrustChoice::Trust,
         }));
+    }
+
+    /// The recovery offer: Enter takes the focused button, Esc is "later".
+    pub(super) fn on_recovery_key(&mut self, key: &KeyEvent) {
+        let Some(prompt) = self.recovery_prompt.as_mut() else {
+            return;
+        };
+        let action = self.keymap.action(KeyContext::Unsaved, key);
+        let Some(choice) = prompt.handle(action, key) else {
+            return;
+        };
+        if let Some(prompt) = self.recovery_prompt.take() {
+            self.on_recovery_choice(prompt, choice);
+        }
     }
 
     pub(super) fn on_prompt_key(&mut self, key: &KeyEvent) {

@@ -218,7 +218,10 @@ impl EditorPane {
         self.view.text_width = text_width;
         self.view.text_height = usize::from(area.height);
         self.view.text_x = area.x + gutter as u16;
-        if self.view.follow_cursor {
+        if let Some(changed) = self.view.reveal.take() {
+            self.scroll_to_lines(changed);
+            self.view.follow_cursor = false;
+        } else if self.view.follow_cursor {
             self.scroll_to_cursor();
         }
         self.clamp_top();

@@ -67,6 +67,27 @@ pub(super) fn char_offset(lines: &[String], (row, col): (usize, usize)) -> usize
         + col
 }
 
+/// The lines of `new` (first, last) that differ from `old`, found by the lines the two share at
+/// their start and end; a change that only removed lines gives the line after the removal.
+pub(super) fn changed_lines(old: &[String], new: &[String]) -> (usize, usize) {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let end = new.len() - suffix;
+    let last_line = new.len().saturating_sub(1);
+    if end > prefix {
+        (prefix, end - 1)
+    } else {
+        (prefix.min(last_line), prefix.min(last_line))
+    }
+}
+
 /// The (row, col) of a char offset, clamped to the text.
 pub(super) fn position_of(lines: &[String], mut offset: usize) -> (usize, usize) {
     for (row, line) in lines.iter().enumerate() {

@@ -1,0 +1,181 @@
+//! The offer of a recovery file when its note opens: the unsaved text vaultchat kept when a
+//! signal stopped it (docs/decisions.md §61), with when it was kept and how it differs from the
+//! note as it is now. Restore puts it in the editor as unsaved changes (one undo step; the note
+//! on disk is untouched until the person saves), Discard forgets it, Esc decides later (the
+//! next opening asks again). Nothing is restored without the person's answer.
+
+use super::keymap::{Action, KeyContext, Keymap};
+use super::saving::{prompt_box, wrapped_rows};
+use super::theme::{Role, Theme};
+use crate::text::diff::{LineKind, TextDiff};
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+/// Changed lines shown in the offer at most (the rest are counted).
+const PREVIEW_LINES: usize = 6;
+
+/// The person's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryChoice {
+    Restore,
+    Discard,
+    Later,
+}
+
+/// The open offer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveryPrompt {
+    pub path: String,
+    /// The kept text.
+    pub text: String,
+    /// When it was kept, `YYYY-MM-DD HH:MM` UTC.
+    kept_at: String,
+    /// Lines added and removed against the note as it is now.
+    added: usize,
+    removed: usize,
+    /// The first changed lines, signed (`+ …`, `- …`).
+    preview: Vec<String>,
+    focus: RecoveryChoice,
+}
+
+impl RecoveryPrompt {
+    /// The offer of `text`, kept at `kept_ms`, for note `path` whose text is now `current`.
+    pub fn new(path: String, text: String, kept_ms: i64, current: &str) -> Self {
+        let diff = TextDiff::new(current, &text);
+        let (mut added, mut removed) = (0, 0);
+        let mut preview = Vec::new();
+        for line in diff.hunks.iter().flat_map(|h| h.lines.iter()) {
+            let sign = match line.kind {
+                LineKind::Context => continue,
+                LineKind::Added => {
+                    added += 1;
+                    '+'
+                }
+                LineKind::Removed => {
+                    removed += 1;
+                    '-'
+                }
+            };
+            if preview.len() < PREVIEW_LINES {
+                // Vault text reaches the terminal escaped.
+                preview.push(format!(
+                    "{sign} {}",
+                    crate::quote::terminal(line.text.trim_end())
+                ));
+            }
+        }
+        Self {
+            path,
+            text,
+            kept_at: crate::time::format_minute(kept_ms),
+            added,
+            removed,
+            preview,
+            focus: RecoveryChoice::Restore,
+        }
+    }
+
+    fn choices() -> [RecoveryChoice; 2] {
+        [RecoveryChoice::Restore, RecoveryChoice::Discard]
+    }
+
+    /// A key (resolved in [`KeyContext::Unsaved`]: Enter takes the focused button, Esc is
+    /// Later, the discard key discards; arrows and Tab move); `Some` once the person chose.
+    pub fn handle(&mut self, action: Option<Action>, key: &KeyEvent) -> Option<RecoveryChoice> {
+        match action {
+            Some(Action::Confirm) => return Some(self.focus),
+            Some(Action::Cancel) => return Some(RecoveryChoice::Later),
+            Some(Action::Discard) => return Some(RecoveryChoice::Discard),
+            _ => {}
+        }
+        if matches!(
+            key.code,
+            KeyCode::Left
+                | KeyCode::Right
+                | KeyCode::Up
+                | KeyCode::Down
+                | KeyCode::Tab
+                | KeyCode::BackTab
+        ) {
+            self.focus = match self.focus {
+                RecoveryChoice::Restore => RecoveryChoice::Discard,
+                RecoveryChoice::Discard | RecoveryChoice::Later => RecoveryChoice::Restore,
+            };
+        }
+        None
+    }
+
+    /// Draw the offer centred in `area`.
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme, keymap: &Keymap) {
+        let width = area.width.saturating_sub(4).min(76);
+        if width < 20 || area.height < 8 {
+            return;
+        }
+        let text_width = usize::from(width.saturating_sub(4));
+        let message = format!(
+            "vaultchat was stopped with unsaved changes to {} and kept them at {} UTC: +{} -{} lines against the note as it is now. Restore puts them in the editor, unsaved; the note on disk changes only when you save.",
+            self.path, self.kept_at, self.added, self.removed
+        );
+        let message_rows = wrapped_rows(&message, text_width);
+        let room = area.height.saturating_sub(message_rows + 6);
+        let shown = self.preview.len().min(usize::from(room));
+        let height = (message_rows + shown as u16 + 5).min(area.height);
+        let inner = prompt_box(area, (width, height), " Recovered changes ", buf, theme);
+        Paragraph::new(Line::styled(message, theme.style(Role::Text)))
+            .wrap(Wrap { trim: true })
+            .render(Rect::new(inner.x, inner.y, inner.width, message_rows), buf);
+        let mut row = inner.y + message_rows + 1;
+        for line in self.preview.iter().take(shown) {
+            let role = if line.starts_with('+') {
+                Role::DiffAdded
+            } else {
+                Role::DiffRemoved
+            };
+            let text = crate::tui::width::truncate(line, usize::from(inner.width));
+            Paragraph::new(Line::styled(text, theme.style(role)))
+                .render(Rect::new(inner.x, row, inner.width, 1), buf);
+            row += 1;
+        }
+        if shown > 0 {
+            row += 1;
+        }
+        let mut buttons = Vec::new();
+        for choice in Self::choices() {
+            let (key, label) = match choice {
+                RecoveryChoice::Restore => (Some(Action::Confirm), "Restore"),
+                RecoveryChoice::Discard | RecoveryChoice::Later => {
+                    (Some(Action::Discard), "Discard")
+                }
+            };
+            let key = key
+                .and_then(|a| keymap.keys_for(KeyContext::Unsaved, a).first().cloned())
+                .unwrap_or_default();
+            let role = if choice == self.focus {
+                Role::ButtonFocused
+            } else {
+                Role::Button
+            };
+            buttons.push(Span::styled(
+                format!(" [{key}] {label} "),
+                theme.style(role),
+            ));
+            buttons.push(Span::raw("  "));
+        }
+        let cancel = keymap
+            .keys_for(KeyContext::Unsaved, Action::Cancel)
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        buttons.push(Span::styled(
+            format!("[{cancel}] later"),
+            theme.style(Role::Dim),
+        ));
+        if row < inner.y + inner.height {
+            Paragraph::new(Line::from(buttons))
+                .render(Rect::new(inner.x, row, inner.width, 1), buf);
+        }
+    }
+}
