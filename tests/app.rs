@@ -38,3 +38,5 @@ mod tui_saving;
 mod tui_thinking;
 #[path = "app/tui_usage_estimates.rs"]
 mod tui_usage_estimates;
+#[path = "app/ui_loop.rs"]
+mod ui_loop;

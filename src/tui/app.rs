@@ -43,6 +43,7 @@ mod input;
 mod local;
 mod moves;
 mod save_chat;
+mod waiting;
 
 use local::LOCAL_REQUESTS;
 
@@ -236,6 +237,8 @@ pub struct App {
     recovery_prompt: Option<RecoveryPrompt>,
     mouse_captured: bool,
     effects: Vec<Effect>,
+    /// What was asked of the host and is still on its way (shown in the status bar).
+    waiting: Option<waiting::Waiting>,
     /// The person's own changes the banner asks about (moves, `/save`, `/rewind`).
     local: local::LocalChanges,
     /// The generation of the agent in use: events of an agent it replaced are dropped.
@@ -295,6 +298,7 @@ impl App {
             recovery_prompt: None,
             mouse_captured: true,
             effects: Vec::new(),
+            waiting: None,
             local: local::LocalChanges::default(),
             agent_generation: 0,
             files,
@@ -371,7 +375,16 @@ impl App {
 
     /// The effects queued since the last call.
     pub fn take_effects(&mut self) -> Vec<Effect> {
-        std::mem::take(&mut self.effects)
+        let effects = std::mem::take(&mut self.effects);
+        if let Some(waiting) = effects.iter().rev().find_map(waiting::Waiting::of) {
+            self.waiting = Some(waiting);
+        }
+        effects
+    }
+
+    /// What the status bar says the app is waiting for (a note being opened, a listing), if any.
+    pub fn waiting_for(&self) -> Option<String> {
+        self.waiting.as_ref().map(waiting::Waiting::label)
     }
 
     pub fn focus(&self) -> Pane {

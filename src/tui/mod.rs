@@ -41,4 +41,6 @@ pub mod theme;
 mod thinking_tests;
 pub mod trust_prompt;
 pub mod views;
+#[cfg(test)]
+mod waiting_tests;
 pub mod width;

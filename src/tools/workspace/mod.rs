@@ -574,6 +574,9 @@ pub fn not_read(rel: &str) -> ToolError {
 
 /// A note's text and revision token, read through the guard.
 fn read_text(path: &VaultPath) -> Result<note_io::NoteText, ToolError> {
+    // For the test that the app's loop never waits on a note read (tests/app/ui_loop.rs): a slow
+    // disk, held here until the test lets it go.
+    let _ = crate::vault::journal::failpoint("note.read");
     note_io::read_note(path).map_err(note_error)
 }
 

@@ -210,10 +210,18 @@ impl App {
             AgentState::Tool(name) => (format!(" {name} "), Role::StatusWarning),
             AgentState::WaitingForYou => (" your answer ".to_string(), Role::StatusWarning),
         };
-        let mut spans = vec![Span::styled(
+        let mut spans = Vec::new();
+        // First, so a narrow status bar cuts the vault's name rather than what is on its way.
+        if let Some(waiting) = self.waiting_for() {
+            spans.push(Span::styled(
+                format!(" {waiting} │"),
+                theme.style(Role::StatusAccent),
+            ));
+        }
+        spans.push(Span::styled(
             format!(" {} ", self.info.vault),
             theme.style(Role::StatusBar),
-        )];
+        ));
         if self.info.local_only {
             spans.push(Span::styled(
                 "│ local only ",

@@ -15,6 +15,9 @@ use crate::tui::views::usage::UsageView;
 
 impl App {
     pub fn on_host(&mut self, event: HostEvent) {
+        if self.waiting.as_ref().is_some_and(|w| w.answered_by(&event)) {
+            self.waiting = None;
+        }
         match event {
             HostEvent::Started(start_up) => self.on_started(start_up),
             HostEvent::Ready(Ok(())) => {

@@ -5,6 +5,11 @@
 //! first visible cell and updating one cell's height cost O(log n); and only the visible rows are
 //! drawn. A reply that is streaming is split into a settled head, laid out once, and a tail laid
 //! out again on each delta, so one delta costs only its tail however long the conversation is.
+//!
+//! The laid-out lines are paged: only the cells within [`KEEP_LAID_OUT`] cells of the view keep
+//! theirs (a cell's lines weigh several times its text), so over a long day the transcript holds
+//! each cell's text and height, and the lines of a bounded window around what is on screen. A
+//! cell scrolled back into view is laid out again, at the same height.
 
 pub mod cell;
 pub mod chips;
@@ -27,7 +32,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// The index of a cell in the transcript.
 pub type CellId = usize;
@@ -39,6 +44,9 @@ const PAGE_OVERLAP: usize = 2;
 /// Shown in an empty transcript until the App sets its own hint.
 const DEFAULT_HINT: &str = "Ask about your notes — [[Note]] pulls a note in";
 const DEFAULT_TITLE: &str = "Chat";
+/// How many cells on each side of the visible ones keep their laid-out lines; farther cells keep
+/// only their text and height. Enough for several pages of scrolling without laying out again.
+pub const KEEP_LAID_OUT: usize = 64;
 
 /// A cell with what the transcript knows about it.
 struct Entry {
@@ -180,6 +188,8 @@ pub struct Transcript {
     dirty: Vec<CellId>,
     /// The assistant cell that is receiving deltas.
     streaming: Option<CellId>,
+    /// The cells that hold laid-out lines (the page around the view, see [`KEEP_LAID_OUT`]).
+    laid_out: BTreeSet<CellId>,
     /// Whether the view sticks to the bottom as cells grow.
     follow: bool,
     /// The first visible row when not following.
@@ -209,6 +219,7 @@ impl Transcript {
             layout_theme: None,
             dirty: Vec::new(),
             streaming: None,
+            laid_out: BTreeSet::new(),
             follow: true,
             top: 0,
             viewport: 0,
@@ -373,6 +384,7 @@ impl Transcript {
         if empty && id + 1 == self.entries.len() {
             self.entries.pop();
             self.heights.pop();
+            self.laid_out.remove(&id);
             self.dirty.retain(|d| *d != id);
         } else {
             self.touch(id);
@@ -494,6 +506,7 @@ impl Transcript {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.heights.clear();
+        self.laid_out.clear();
         self.dirty.clear();
         self.streaming = None;
         self.follow = true;
@@ -629,6 +642,7 @@ impl Transcript {
                 if refresh_layout(entry, width, theme) {
                     self.layouts += 1;
                 }
+                self.laid_out.insert(id);
                 rows.push(entry_rows(
                     id,
                     entry.layout.as_ref().map_or(0, Layout::rows),
@@ -652,6 +666,7 @@ impl Transcript {
             if refresh_layout(entry, width, theme) {
                 self.layouts += 1;
             }
+            self.laid_out.insert(id);
             let rows = entry_rows(id, entry.layout.as_ref().map_or(0, Layout::rows));
             let old = self.heights.get(id);
             if rows != old {
@@ -671,13 +686,22 @@ impl Transcript {
         let Some(frame) = self.frame(area, buf, theme, focused) else {
             return;
         };
-        self.update_layouts(usize::from(frame.text.width), theme);
+        let width = usize::from(frame.text.width);
+        self.update_layouts(width, theme);
+        self.viewport = usize::from(frame.text.height);
+        let visible = self.visible_cells(self.viewport);
+        if let Some((first, last)) = visible {
+            self.lay_out_visible(first, last, width, theme);
+        }
         self.draw(&frame, buf, theme, |this, id, row| {
             this.entries
                 .get(id)
                 .and_then(|e| e.layout.as_ref())
                 .and_then(|l| l.row(row))
         });
+        if let Some((first, last)) = visible {
+            self.page_out(first, last);
+        }
     }
 
     /// The same picture without the cache (every cell laid out every time) — for the benchmark
@@ -705,6 +729,63 @@ impl Transcript {
         self.draw(&frame, buf, theme, |_, id, row| {
             layouts.get(id).and_then(|l| l.row(row))
         });
+    }
+
+    /// How many cells hold laid-out lines now (bounded by the page around the view).
+    pub fn laid_out_count(&self) -> usize {
+        self.laid_out.len()
+    }
+
+    /// The first and last cell with a row in view, for a viewport of `rows` rows.
+    fn visible_cells(&self, rows: usize) -> Option<(CellId, CellId)> {
+        let top = self.current_top();
+        let (first, _) = self.heights.locate(top)?;
+        let bottom = (top + rows.max(1))
+            .min(self.heights.total())
+            .saturating_sub(1);
+        let last = self.heights.locate(bottom).map_or(first, |(id, _)| id);
+        Some((first, last.max(first)))
+    }
+
+    /// Lay out the visible cells that lost their lines to paging (their height is kept, so the
+    /// view does not move; it is corrected if it differs).
+    fn lay_out_visible(&mut self, first: CellId, last: CellId, width: usize, theme: &Theme) {
+        for id in first..=last {
+            let Some(entry) = self.entries.get_mut(id) else {
+                break;
+            };
+            if entry.layout.is_some() {
+                continue;
+            }
+            if refresh_layout(entry, width, theme) {
+                self.layouts += 1;
+            }
+            self.laid_out.insert(id);
+            let rows = entry_rows(id, entry.layout.as_ref().map_or(0, Layout::rows));
+            if rows != self.heights.get(id) {
+                self.heights.set(id, rows);
+            }
+        }
+    }
+
+    /// Drop the lines of cells more than [`KEEP_LAID_OUT`] cells away from the view (never the
+    /// streaming reply's: it is laid out a tail at a time).
+    fn page_out(&mut self, first: CellId, last: CellId) {
+        let low = first.saturating_sub(KEEP_LAID_OUT);
+        let high = last.saturating_add(KEEP_LAID_OUT);
+        let far: Vec<CellId> = self
+            .laid_out
+            .range(..low)
+            .chain(self.laid_out.range(high.saturating_add(1)..))
+            .copied()
+            .filter(|id| Some(*id) != self.streaming)
+            .collect();
+        for id in far {
+            self.laid_out.remove(&id);
+            if let Some(entry) = self.entries.get_mut(id) {
+                entry.layout = None;
+            }
+        }
     }
 
     /// The pane's frame (border, title) and the rectangle for text; `None` when there is no room.

@@ -662,3 +662,72 @@ fn snapshot_compaction_collapsed_and_expanded() {
         24,
     );
 }
+
+/// A long day's transcript keeps laid-out lines only for a page of cells around the view; cells
+/// scrolled back into view are laid out again and look as they did.
+#[test]
+fn laid_out_lines_are_paged_around_the_view() {
+    let mut t = Transcript::new();
+    for n in 0..150 {
+        t.push_user(&format!("question {n}"));
+        t.append_delta(&format!(
+            "The plan has **three** items, see [[Plan]].\n\n- one\n- answer {n}"
+        ));
+        t.finish_streaming();
+    }
+    let cells = t.len();
+    draw(&mut t, 80, 24);
+    let bound = 2 * KEEP_LAID_OUT + 24;
+    assert!(
+        t.laid_out_count() <= bound,
+        "{} of {cells} cells hold lines; the page is {bound}",
+        t.laid_out_count()
+    );
+    assert!(
+        t.laid_out_count() > KEEP_LAID_OUT,
+        "the cells above the view are kept"
+    );
+    // The first cells were paged out: scrolled back to, they are laid out again, and the frame
+    // is the picture of a transcript that never dropped anything.
+    t.scroll_top();
+    let before = t.layout_count();
+    let paged = buffer_text(&draw(&mut t, 80, 24));
+    assert!(
+        t.layout_count() > before,
+        "the top cells were laid out again"
+    );
+    assert!(paged.contains("question 0"), "{paged}");
+    assert!(t.laid_out_count() <= bound);
+    let whole = buffer_text(&draw_uncached(&mut t, 80, 24));
+    assert_eq!(paged, whole);
+    // Paging keeps the heights: the bottom is where it was.
+    t.scroll_bottom();
+    let bottom = buffer_text(&draw(&mut t, 80, 24));
+    assert!(bottom.contains("answer 149"), "{bottom}");
+    assert_eq!(bottom, buffer_text(&draw_uncached(&mut t, 80, 24)));
+}
+
+/// A reply that streams while the person reads far above keeps its lines, so each delta still
+/// costs only its tail.
+#[test]
+fn the_streaming_reply_is_never_paged_out() {
+    let mut t = numbered(400);
+    t.append_delta("First paragraph.\n\nSecond");
+    draw(&mut t, 60, 20);
+    t.scroll_top();
+    draw(&mut t, 60, 20);
+    let streaming = t.len() - 1;
+    assert!(t.entries[streaming].layout.is_some());
+    assert!(
+        t.entries[streaming - 1].layout.is_none(),
+        "its neighbours are paged out"
+    );
+    let before = t.layout_count();
+    t.append_delta(" grows");
+    draw(&mut t, 60, 20);
+    assert_eq!(t.layout_count(), before + 1, "one tail layout");
+    assert_eq!(
+        t.entries[streaming].layout.as_ref().map(|l| l.settled),
+        Some("First paragraph.\n\n".len())
+    );
+}
