@@ -1,7 +1,8 @@
 //! The Markdown structure of one note, read the way Obsidian reads it: YAML frontmatter (`title`,
 //! `tags`, `aliases`, and the raw text of every other key), inline `#tags`, `[[wikilinks]]`, headings,
 //! sections, blank-line-delimited paragraphs and fenced code blocks with attributes in their info
-//! string; plus [`set_frontmatter_list`], the one frontmatter edit the tag and alias tools need.
+//! string; `- [ ]` tasks ([`tasks`]); plus [`set_frontmatter_list`], the one frontmatter edit the tag
+//! and alias tools need.
 //!
 //! Everything here is a pure function of the text. Offsets are byte offsets into the text the caller
 //! passed, line numbers are 1-based. Callers strip a BOM and normalise CRLF to LF first.
@@ -24,12 +25,14 @@ mod code;
 mod frontmatter;
 mod lines;
 mod scan;
+mod tasks;
 use blocks::*;
 use code::*;
 pub use frontmatter::set_frontmatter_list;
 use frontmatter::*;
 use lines::*;
 use scan::*;
+pub use tasks::{Task, TaskStatus, set_task_status, tasks};
 
 /// Everything [`parse`] extracts from a note.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
