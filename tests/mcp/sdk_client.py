@@ -37,7 +37,7 @@ EXPECTED_TOOLS = {
     "list_notebooks", "create_notebook", "list_tags", "manage_tags",
     "list_connections", "get_connection", "list_environments", "get_environment_variables",
     "list_blocks_in_note", "get_block_settings", "get_block_history", "semantic_search_notes",
-    "move_note",
+    "move_note", "list_tasks", "toggle_task",
 }
 # Secrets this script plants itself while it runs (in config files it breaks on purpose).
 SCRIPT_SECRETS = ["PLANTED-CONNBROKEN-24", "PLANTED-BARE-25", "PLANTED-DUPKEY-26"]
