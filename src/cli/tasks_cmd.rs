@@ -24,7 +24,7 @@ pub struct TasksArgs {
     /// Only notes inside this folder (vault-relative).
     #[arg(long, value_name = "FOLDER")]
     pub folder: Option<String>,
-    /// Only tasks tagged T (in the task's line or its note; nested tags included).
+    /// Only tasks tagged T (in the task's line or its note's frontmatter; nested tags included).
     #[arg(long, value_name = "TAG")]
     pub tag: Option<String>,
     /// Print a JSON array: [{"path", "line", "text", "status", "done", "due"}].
@@ -72,10 +72,12 @@ pub fn run(ctx: &Context, args: &TasksArgs) -> Result<ExitCode, Failure> {
         eprintln!("{}", super::index_cmd::summary(&report, index.db_path()));
     }
     let page = index.tasks(&filter)?;
-    let mut out = std::io::stdout().lock();
+    // Buffered: a vault's tasks can be hundreds of thousands of lines.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         serde_json::to_writer(&mut out, &page.tasks)?;
         writeln!(out)?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
     for task in &page.tasks {
@@ -84,6 +86,7 @@ pub fn run(ctx: &Context, args: &TasksArgs) -> Result<ExitCode, Failure> {
     if page.tasks.is_empty() {
         writeln!(out, "no tasks match")?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -34,7 +34,8 @@ pub struct IndexedTask {
     pub status: String,
     pub text: String,
     pub due: Option<String>,
-    /// The task line's own tags, lower-cased, each followed by a space (`a b/c `).
+    /// The task line's own tags and the note's frontmatter tags, lower-cased, each followed by a
+    /// space (`a b/c `).
     pub tags: String,
 }
 
@@ -64,13 +65,24 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
     } else {
         format!("\u{1}{}\u{1}", names.join("\u{1}"))
     };
-    let tasks = markdown::tasks(text)
-        .into_iter()
+    // A task's tags are those of its own line and the note's frontmatter `tags` (not every
+    // inline tag of the note: `#bills` on one task does not tag the others).
+    let frontmatter_tags = parsed
+        .frontmatter
+        .as_ref()
+        .map(|f| f.tags.as_slice())
+        .unwrap_or_default();
+    let tasks = parsed
+        .tasks
+        .iter()
+        .cloned()
         .map(|task| {
             let mut tags: Vec<String> = markdown::parse(&task.text)
                 .inline_tags
                 .into_iter()
-                .map(|t| t.name.to_lowercase() + " ")
+                .map(|t| t.name)
+                .chain(frontmatter_tags.iter().cloned())
+                .map(|t| t.to_lowercase() + " ")
                 .collect();
             tags.sort_unstable();
             tags.dedup();

@@ -47,6 +47,6 @@ CREATE TABLE IF NOT EXISTS tasks (
     status  TEXT NOT NULL,            -- open, done, in_progress, cancelled, or the raw character
     text    TEXT NOT NULL,            -- without the checkbox and the date fields
     due     TEXT,                     -- YYYY-MM-DD
-    tags    TEXT NOT NULL,            -- the task line's own tags, lower-cased, each followed by ' '
+    tags    TEXT NOT NULL,            -- the task line's and the note's frontmatter tags, lower-cased, each followed by ' '
     PRIMARY KEY (note_id, line)
 ) WITHOUT ROWID;

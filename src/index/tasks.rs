@@ -23,8 +23,8 @@ pub struct TaskFilter {
     pub due_before: Option<String>,
     /// Only notes in this folder (vault-relative, without a trailing `/`; "" is the whole vault).
     pub folder: Option<String>,
-    /// Only tasks tagged with this (in the task's own line or anywhere in its note), or with a tag
-    /// nested under it; case-insensitive, `#` optional.
+    /// Only tasks tagged with this (in the task's own line or the note's frontmatter `tags`), or
+    /// with a tag nested under it; case-insensitive, `#` optional.
     pub tag: Option<String>,
     /// Skip this many tasks of the sorted list.
     pub offset: usize,
@@ -80,15 +80,11 @@ impl Index {
         }
         if let Some(tag) = &filter.tag {
             let tag = tag.trim().trim_start_matches('#').to_lowercase();
-            let exact = param(tag.clone(), &mut params);
-            let lo = param(format!("{tag}/"), &mut params);
-            let hi = param(format!("{tag}0"), &mut params);
             let own = param(format!("{tag} "), &mut params);
             let nested = param(format!("{tag}/"), &mut params);
-            // The task line's tags are stored each followed by a space: ` a b/c `.
+            // `tags` holds each tag followed by a space: ` a b/c ` once a space is put in front.
             conditions.push(format!(
-                "(n.id IN (SELECT note_id FROM note_tags WHERE tag = {exact} OR (tag >= {lo} AND tag < {hi})) \
-                 OR instr(' ' || t.tags, ' ' || {own}) > 0 OR instr(' ' || t.tags, ' ' || {nested}) > 0)"
+                "(instr(' ' || t.tags, ' ' || {own}) > 0 OR instr(' ' || t.tags, ' ' || {nested}) > 0)"
             ));
         }
         let filter_sql = if conditions.is_empty() {
@@ -97,11 +93,7 @@ impl Index {
             format!("WHERE {}", conditions.join(" AND "))
         };
         let from = "FROM tasks t JOIN notes n ON n.id = t.note_id";
-        let total: i64 = self.conn.query_row(
-            &format!("SELECT count(*) {from} {filter_sql}"),
-            rusqlite::params_from_iter(params.iter()),
-            |r| r.get(0),
-        )?;
+        let filter_params = params.clone();
         let as_sql = |n: usize| Value::Integer(i64::try_from(n).unwrap_or(i64::MAX));
         params.push(as_sql(filter.limit));
         params.push(as_sql(filter.offset));
@@ -123,9 +115,19 @@ impl Index {
                 due: r.get(4)?,
             })
         })?;
-        Ok(TaskPage {
-            tasks: rows.collect::<Result<_, _>>()?,
-            total: usize::try_from(total).unwrap_or(0),
-        })
+        let tasks: Vec<TaskRow> = rows.collect::<Result<_, _>>()?;
+        // A page that is not full ends the list: its total needs no second pass over the rows
+        // (the CLI asks for every task, so it never counts).
+        let total = if tasks.len() < filter.limit && (filter.offset == 0 || !tasks.is_empty()) {
+            filter.offset + tasks.len()
+        } else {
+            let counted: i64 = self.conn.query_row(
+                &format!("SELECT count(*) {from} {filter_sql}"),
+                rusqlite::params_from_iter(filter_params.iter()),
+                |r| r.get(0),
+            )?;
+            usize::try_from(counted).unwrap_or(0)
+        };
+        Ok(TaskPage { tasks, total })
     }
 }

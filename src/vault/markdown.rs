@@ -53,6 +53,8 @@ pub struct ParsedNote {
     pub headings: Vec<Heading>,
     /// Fenced code blocks only: indented code has no info string and so no attributes.
     pub code_blocks: Vec<CodeBlock>,
+    /// The `- [ ]` tasks ([`tasks`]).
+    pub tasks: Vec<Task>,
 }
 
 /// A YAML frontmatter block at the very start of a note.
@@ -200,6 +202,7 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
         BlockStructure {
             headings: atx_headings(text, body_start),
             fences: Vec::new(),
+            items: Vec::new(),
         }
     } else {
         let (structure, excluded) = block_structure(text, body_start);
@@ -238,6 +241,14 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
         .into_iter()
         .map(|span| code_block(text, span, &lines))
         .collect();
+    // The list items pulldown-cmark found, when it ran; else a parse of its own, only when some
+    // line looks like a task (a plain note has no code to hide one in, but list rules still
+    // decide what is an item).
+    let tasks = if structure.items.is_empty() {
+        tasks::tasks(text)
+    } else {
+        tasks::tasks_at_items(text, &structure.items)
+    };
 
     let title = frontmatter
         .as_ref()
@@ -272,6 +283,7 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
         links: scanner.links,
         headings,
         code_blocks,
+        tasks,
     }
 }
 

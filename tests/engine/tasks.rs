@@ -103,7 +103,8 @@ fn the_cli_lists_exactly_the_fixtures_tasks() {
         tasks_json(&data, &vault, &["--folder", "Home"]),
         only(&all, &[(chores, 24), (chores, 25)])
     );
-    // A tag in the task's own line, or on its note (Launch has `tags: [work]`).
+    // A tag in the task's own line, or in its note's frontmatter (Launch has `tags: [work]`); an
+    // inline tag on one task (`#bills`) does not tag the other tasks of its note.
     assert_eq!(
         tasks_json(&data, &vault, &["--tag", "#bills"]),
         only(&all, &[(chores, 25)])
@@ -211,7 +212,10 @@ fn mcp_lists_the_same_tasks_and_toggles_one_by_its_anchor() {
         json!({"note": "Home/Chores.md", "line": 24, "text": "Pay rent #bills"}),
     );
     assert_eq!(stale["isError"], true, "{stale}");
-    assert!(stale.to_string().contains("list_tasks again"), "{stale}");
+    assert!(
+        stale.to_string().contains("list the tasks again"),
+        "{stale}"
+    );
     let not_a_task = session.call_tool(
         "toggle_task",
         json!({"note": "Home/Chores.md", "line": 6, "text": "fenced task"}),

@@ -32,7 +32,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
              status character), `done` and `due` (YYYY-MM-DD from the Tasks plugin's `📅` or Dataview's \
              `[due:: …]`). `state` is `open` (default: not done, not cancelled), `done` (done or cancelled) or \
              `all`; filter by `due_before` (YYYY-MM-DD, exclusive), `folder` and `tag` (the task's line or its \
-             note, nested tags included). Paged: pass `next_offset` back as `offset` for more.",
+             note's frontmatter `tags`, nested tags included). Paged: pass `next_offset` back as `offset` for more.",
             Annotations::READ_ONLY,
             Body::Read(list_tasks),
         ),
@@ -66,7 +66,8 @@ struct ListTasksArgs {
     /// Only notes inside this folder (vault-relative).
     #[serde(default)]
     folder: Option<String>,
-    /// Only tasks with this tag in their line or their note (`#` optional; nested tags included).
+    /// Only tasks with this tag in their line or their note's frontmatter `tags` (`#` optional;
+    /// nested tags included).
     #[serde(default)]
     tag: Option<String>,
     /// At most this many tasks, 1 to 500 (default 100).
@@ -200,13 +201,13 @@ fn toggled(
         Some(task) if task.text == anchor.trim() => task,
         Some(task) => {
             return Err(ToolError::Invalid(format!(
-                "line {line} of `{rel}` now holds the task `{}`, not `{anchor}`; nothing was written: call list_tasks again and use the line it gives",
+                "line {line} of `{rel}` now holds the task `{}`, not `{anchor}`; nothing was written: list the tasks again (list_tasks) and use the line given there",
                 task.text
             )));
         }
         None => {
             return Err(ToolError::Invalid(format!(
-                "line {line} of `{rel}` holds no task now; nothing was written: call list_tasks again and use the line it gives"
+                "line {line} of `{rel}` holds no task now; nothing was written: list the tasks again (list_tasks) and use the line given there"
             )));
         }
     };

@@ -108,16 +108,26 @@ pub fn tasks(text: &str) -> Vec<Task> {
     }
     let body_start = frontmatter_bounds(text).map_or(0, |b| b.whole.end);
     let body = &text[body_start..];
-    let lines = LineIndex::new(text);
-    let mut out = Vec::new();
-    for (event, range) in Parser::new_ext(body, Options::ENABLE_FOOTNOTES).into_offset_iter() {
-        if let Event::Start(Tag::Item) = event
-            && let Some(task) = task_at(text, body_start + range.start, &lines)
-        {
-            out.push(task);
-        }
+    let items: Vec<usize> = Parser::new_ext(body, Options::ENABLE_FOOTNOTES)
+        .into_offset_iter()
+        .filter_map(|(event, range)| {
+            matches!(event, Event::Start(Tag::Item)).then_some(body_start + range.start)
+        })
+        .collect();
+    tasks_at_items(text, &items)
+}
+
+/// The tasks among the list items that start at `items` (offsets of their markers in `text`, as
+/// pulldown-cmark reports them with the same options as here; [`parse`] passes its own).
+pub(super) fn tasks_at_items(text: &str, items: &[usize]) -> Vec<Task> {
+    if items.is_empty() {
+        return Vec::new();
     }
-    out
+    let lines = LineIndex::new(text);
+    items
+        .iter()
+        .filter_map(|&at| task_at(text, at, &lines))
+        .collect()
 }
 
 /// The task whose list marker starts at `at`, if the item is one.
@@ -370,6 +380,32 @@ mod tests {
         assert!(TaskStatus::Other('?').is_open() && !TaskStatus::Cancelled.is_open());
         assert!(TaskStatus::from_char('X').is_done());
         assert_eq!(TaskStatus::from_name("nope"), None);
+    }
+
+    /// `parse` takes the list items of its own pulldown-cmark pass when it runs one, and asks
+    /// [`tasks`] otherwise: either way the same tasks.
+    #[test]
+    fn parse_finds_the_same_tasks_on_either_path() {
+        let notes = [
+            "- [ ] plain\n- [x] done\n",
+            "# Coded\n\n- [ ] with `code`\n\n```\n- [ ] fenced\n```\n> 1. [/] quoted\n",
+            "---\ntags: [a]\n---\ntext\n\n* [-] after frontmatter 📅 2026-12-03\n",
+            "no tasks at all\n",
+        ];
+        for note in notes {
+            let expected = tasks(note);
+            assert_eq!(
+                super::super::parse_with(note, true).tasks,
+                expected,
+                "{note:?}"
+            );
+            assert_eq!(
+                super::super::parse_with(note, false).tasks,
+                expected,
+                "{note:?}"
+            );
+        }
+        assert_eq!(tasks(notes[1]).len(), 2);
     }
 
     #[test]
