@@ -33,6 +33,8 @@ mod move_note;
 mod note_format;
 #[path = "engine/semantic_search.rs"]
 mod semantic_search;
+#[path = "engine/tasks.rs"]
+mod tasks;
 #[path = "engine/token_accuracy.rs"]
 mod token_accuracy;
 #[path = "engine/tools_workspace.rs"]

@@ -23,11 +23,12 @@ pub const CHATS_FOLDER: &str = "Chats";
 /// The workspace tools whose successful call changes the note named in their input (the
 /// destructive ones of `vaultchat tools` that take a note; the session tools edit the open note
 /// and name none); any other tool that names a note only read it.
-const CHANGING_TOOLS: [&str; 5] = [
+const CHANGING_TOOLS: [&str; 6] = [
     "create_note",
     "delete_note",
     "manage_tags",
     "move_note",
+    "toggle_task",
     "update_note",
 ];
 

@@ -13,6 +13,7 @@ mod search_cmd;
 mod servers;
 mod sessions_cmd;
 mod sessions_export;
+mod tasks_cmd;
 mod tools_cmd;
 mod trust_cmd;
 mod usage_cmd;
@@ -80,6 +81,8 @@ pub enum Command {
     Index(index_cmd::IndexArgs),
     /// Search the vault's notes.
     Search(search_cmd::SearchArgs),
+    /// List the vault's `- [ ]` tasks (open ones by default), those due soonest first.
+    Tasks(tasks_cmd::TasksArgs),
     /// List every tool with its tier, schema and annotations.
     Tools(tools_cmd::ToolsArgs),
     /// Serve the vault's tools over MCP on stdin/stdout (for Claude Desktop, IDEs, other agents).
@@ -257,6 +260,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Usage(args)) => usage_cmd::run(&ctx, &args),
         Some(Command::Index(args)) => index_cmd::run(&ctx, &args),
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
+        Some(Command::Tasks(args)) => tasks_cmd::run(&ctx, &args),
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
         Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),

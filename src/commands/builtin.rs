@@ -37,6 +37,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "Restore the open note to before an agent edit (shown as a diff first)",
         "",
     ),
+    (
+        "tasks",
+        "Show the vault's open tasks, due first; Enter opens one, a key checks it off",
+        "",
+    ),
     ("help", "Show the keys and every command", ""),
     ("mcp", "Show the tools and the MCP servers", ""),
 ];

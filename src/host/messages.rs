@@ -72,6 +72,15 @@ pub enum Request {
     },
     /// The context window of a model: the known one at once, the server's when it answers.
     ContextWindow(String),
+    /// The vault's open tasks, due first (the tasks view).
+    ListTasks,
+    /// Check the task on `line` of `path` off (or open it again), written as the person's own
+    /// save; refused unless that line still holds a task with this `text`.
+    ToggleTask {
+        path: String,
+        line: usize,
+        text: String,
+    },
     /// The person's answer to the vault plugins question.
     AnswerPluginTrust {
         trusted: bool,
@@ -167,6 +176,16 @@ pub enum HostEvent {
         text: Option<String>,
     },
     Tools(ToolsReport),
+    /// The open tasks (at most a page of them) and how many there are in all.
+    Tasks {
+        tasks: Vec<super::TaskEntry>,
+        total: usize,
+    },
+    /// A task was toggled: the note as written, or why nothing was.
+    TaskToggled {
+        path: String,
+        result: Result<crate::vault::note_io::NoteText, String>,
+    },
     Models(Result<ModelsReport, String>),
     Window {
         model: String,

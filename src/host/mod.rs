@@ -16,11 +16,14 @@ mod models;
 mod notes;
 mod servers;
 mod sessions;
+mod tasks;
 mod tools_list;
 
 /// Recovery files (kept by the app's loop on a signal, offered by the host at the next open).
 pub use crate::store::recovery;
 
+/// One task of the tasks view, as the index lists it.
+pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
     ChangeRequest, HostEvent, ModelRow, ModelsReport, NoteEntry, NoteName, Request, StartUp,
@@ -214,6 +217,8 @@ mod core {
             | Request::Revisions(_)
             | Request::RevisionText(_)
             | Request::ListTools { .. }
+            | Request::ListTasks
+            | Request::ToggleTask { .. }
             | Request::AnswerPluginTrust { .. }) => {
                 let core = Arc::clone(core);
                 tokio::task::spawn_blocking(move || blocking(&core, request));
@@ -245,6 +250,8 @@ mod core {
             Request::Revisions(path) => sessions::revisions(core, path),
             Request::RevisionText(revision) => sessions::revision_text(core, revision),
             Request::ListTools { model, window } => tools_list::list(core, &model, window),
+            Request::ListTasks => tasks::list(core),
+            Request::ToggleTask { path, line, text } => tasks::toggle(core, path, line, &text),
             Request::AnswerPluginTrust { trusted } => core.servers.answer(core, trusted),
             Request::Agent(_)
             | Request::RunCommand { .. }

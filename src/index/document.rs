@@ -23,6 +23,20 @@ pub struct Document {
     /// The names a person may type to mean this note (title, file name, aliases), each as
     /// [`super::query::name_key`] makes it, between `\u{1}` separators: `\u{1}plan\u{1}q3 plan\u{1}`.
     pub name_keys: String,
+    /// The note's `- [ ]` tasks.
+    pub tasks: Vec<IndexedTask>,
+}
+
+/// One task as the `tasks` table stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedTask {
+    pub line: usize,
+    pub status: String,
+    pub text: String,
+    pub due: Option<String>,
+    /// The task line's own tags and the note's frontmatter tags, lower-cased, each followed by a
+    /// space (`a b/c `).
+    pub tags: String,
 }
 
 /// Build the document for the note at `rel` from its bytes. Text that is not valid UTF-8 is
@@ -51,7 +65,38 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
     } else {
         format!("\u{1}{}\u{1}", names.join("\u{1}"))
     };
+    // A task's tags are those of its own line and the note's frontmatter `tags` (not every
+    // inline tag of the note: `#bills` on one task does not tag the others).
+    let frontmatter_tags = parsed
+        .frontmatter
+        .as_ref()
+        .map(|f| f.tags.as_slice())
+        .unwrap_or_default();
+    let tasks = parsed
+        .tasks
+        .iter()
+        .cloned()
+        .map(|task| {
+            let mut tags: Vec<String> = markdown::parse(&task.text)
+                .inline_tags
+                .into_iter()
+                .map(|t| t.name)
+                .chain(frontmatter_tags.iter().cloned())
+                .map(|t| t.to_lowercase() + " ")
+                .collect();
+            tags.sort_unstable();
+            tags.dedup();
+            IndexedTask {
+                line: task.line,
+                status: task.status.name(),
+                tags: tags.concat(),
+                text: task.text,
+                due: task.due,
+            }
+        })
+        .collect();
     Document {
+        tasks,
         name_keys,
         title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),
         title,

@@ -13,10 +13,12 @@ pub mod query;
 mod search;
 mod snippet;
 mod sync;
+mod tasks;
 pub mod watch;
 
 pub use search::{SearchHit, SearchResults};
 pub use sync::{Progress, ProgressPhase, Skipped, Staleness, SyncReport};
+pub use tasks::{TaskFilter, TaskPage, TaskRow, TaskState};
 
 use crate::config::IndexConfig;
 use crate::store::{Journal, StoreError, open_connection};
@@ -26,7 +28,7 @@ use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -197,7 +199,7 @@ impl Index {
     pub fn reset(&mut self) -> Result<(), IndexError> {
         let tx = self.conn.transaction()?;
         tx.execute_batch(
-            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta; DELETE FROM chunks;",
+            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta; DELETE FROM chunks; DELETE FROM tasks;",
         )?;
         tx.commit()?;
         // Reclaim the space now rather than leaving a file twice the size.

@@ -39,3 +39,14 @@ CREATE TABLE IF NOT EXISTS chunks (
     vector  BLOB NOT NULL             -- little-endian f32, L2-normalised
 );
 CREATE INDEX IF NOT EXISTS chunks_by_note ON chunks (note_id);
+-- The `- [ ]` tasks of each note (vault::markdown::tasks), for `vaultchat tasks` and list_tasks:
+-- kept by sync with the note's other rows, so listing them never reads the notes.
+CREATE TABLE IF NOT EXISTS tasks (
+    note_id INTEGER NOT NULL,
+    line    INTEGER NOT NULL,         -- 1-based line of the checkbox
+    status  TEXT NOT NULL,            -- open, done, in_progress, cancelled, or the raw character
+    text    TEXT NOT NULL,            -- without the checkbox and the date fields
+    due     TEXT,                     -- YYYY-MM-DD
+    tags    TEXT NOT NULL,            -- the task line's and the note's frontmatter tags, lower-cased, each followed by ' '
+    PRIMARY KEY (note_id, line)
+) WITHOUT ROWID;

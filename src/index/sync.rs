@@ -530,6 +530,19 @@ fn write_one(
     for tag in &doc.tags {
         insert_tag.execute(params![tag, id])?;
     }
+    let mut insert_task = tx.prepare_cached(
+        "INSERT OR REPLACE INTO tasks (note_id, line, status, text, due, tags) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for task in &doc.tasks {
+        insert_task.execute(params![
+            id,
+            task.line as i64,
+            task.status,
+            task.text,
+            task.due,
+            task.tags
+        ])?;
+    }
     Ok(())
 }
 
@@ -537,6 +550,8 @@ fn clear_note_terms(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
     tx.prepare_cached("DELETE FROM notes_fts WHERE rowid = ?1")?
         .execute([id])?;
     tx.prepare_cached("DELETE FROM note_tags WHERE note_id = ?1")?
+        .execute([id])?;
+    tx.prepare_cached("DELETE FROM tasks WHERE note_id = ?1")?
         .execute([id])?;
     Ok(())
 }

@@ -24,6 +24,7 @@ use super::views::help::HelpView;
 use super::views::models::ModelsView;
 use super::views::rewind::RewindView;
 use super::views::sessions::SessionsView;
+use super::views::tasks::{TaskEntry, TasksView};
 use super::views::tools::ToolsView;
 use super::views::usage::UsageView;
 use super::views::{View, ViewOutcome};
@@ -173,6 +174,7 @@ enum Overlay {
     Help(HelpView),
     Rewind(RewindView),
     Tools(ToolsView),
+    Tasks(TasksView),
     Models(ModelsView),
 }
 
@@ -186,6 +188,7 @@ impl Overlay {
             Overlay::Help(view) => Some(view),
             Overlay::Rewind(view) => Some(view),
             Overlay::Tools(view) => Some(view),
+            Overlay::Tasks(view) => Some(view),
             Overlay::Models(view) => Some(view),
         }
     }
@@ -248,6 +251,8 @@ pub struct App {
     files_shown: Option<bool>,
     /// The `[[` completion list, while open.
     completion: Option<LinkCompletion>,
+    /// A note asked for at a line (the tasks view): the cursor goes there once it is open.
+    pending_line: Option<(String, usize)>,
     /// The areas of the last frame, for mouse clicks.
     editor_area: Rect,
     chat_area: Rect,
@@ -304,6 +309,7 @@ impl App {
             files,
             files_shown: None,
             completion: None,
+            pending_line: None,
             editor_area: Rect::default(),
             chat_area: Rect::default(),
             files_area: Rect::default(),
@@ -644,6 +650,7 @@ impl App {
             "usage" => self.effects.push(Effect::Host(Request::Usage)),
             "help" => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
             "mcp" | "tools" => self.load_tools(),
+            "tasks" => self.load_tasks(),
             "rewind" => match self.editor.path() {
                 Some(path) => self
                     .effects
@@ -734,6 +741,14 @@ impl App {
                 self.overlay = None;
                 self.set_model(&model);
             }
+            ViewOutcome::OpenAtLine { path, line } => {
+                self.overlay = None;
+                self.open_at_line(path, line);
+            }
+            ViewOutcome::ToggleTask { path, line, text } => {
+                self.effects
+                    .push(Effect::Host(Request::ToggleTask { path, line, text }));
+            }
         }
     }
 
@@ -799,6 +814,9 @@ impl App {
         self.saver.on_opened(&self.editor);
         self.focus = Pane::Editor;
         self.flash(format!("opened {path}"), Role::Notice);
+        if let Some((_, line)) = self.pending_line.take_if(|(p, _)| p == path) {
+            self.cursor_to_line(line);
+        }
     }
 
     /// A save the app asked for finished: `Ok` with the note as written, or `Err((changed on
@@ -948,6 +966,65 @@ impl App {
 
     pub fn show_tools(&mut self, view: ToolsView) {
         self.overlay = Some(Overlay::Tools(view.with_keymap(&self.keymap)));
+    }
+
+    /// Ask the host for the vault's open tasks (the tasks view opens when they arrive).
+    fn load_tasks(&mut self) {
+        self.effects.push(Effect::Host(Request::ListTasks));
+    }
+
+    /// The open tasks arrived: a first list opens the view, a later one (after a toggle) replaces
+    /// the rows of the open view.
+    pub fn show_tasks(&mut self, tasks: Vec<TaskEntry>, total: usize) {
+        match self.overlay.as_mut() {
+            Some(Overlay::Tasks(view)) => view.set_tasks(tasks, total),
+            _ => {
+                let today = crate::time::format_day(crate::time::now_ms());
+                self.overlay = Some(Overlay::Tasks(
+                    TasksView::new(tasks, total, &today).with_keymap(&self.keymap),
+                ));
+            }
+        }
+    }
+
+    /// A task was toggled on disk: the open note follows (merged with unsaved typing, as any
+    /// change on disk), and the tasks are listed again.
+    pub fn on_task_toggled(&mut self, path: &str, result: Result<NoteText, String>) {
+        match result {
+            Ok(note) => {
+                if self.editor.path() == Some(path) {
+                    self.on_disk_change(note);
+                }
+                self.on_note_written(path);
+                self.flash(format!("task toggled in {path}"), Role::Notice);
+            }
+            Err(message) => self.flash(message, Role::Error),
+        }
+        if matches!(self.overlay, Some(Overlay::Tasks(_))) {
+            self.load_tasks();
+        }
+    }
+
+    /// Open `path` (or stay in it, when it is the open note) with the cursor on `line`.
+    fn open_at_line(&mut self, path: String, line: usize) {
+        if self.editor.path() == Some(path.as_str()) {
+            self.focus = Pane::Editor;
+            self.cursor_to_line(line);
+            return;
+        }
+        self.pending_line = Some((path.clone(), line));
+        self.open_note(path);
+    }
+
+    /// Put the editor's cursor at the start of `line` (1-based; past the end: the last line).
+    fn cursor_to_line(&mut self, line: usize) {
+        let text = self.editor.text();
+        let offset: usize = text
+            .split_inclusive('\n')
+            .take(line.saturating_sub(1))
+            .map(|l| l.chars().count())
+            .sum();
+        self.editor.select_chars(offset..offset);
     }
 
     pub fn show_rewind(&mut self, view: RewindView) {

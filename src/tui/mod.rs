@@ -33,6 +33,8 @@ mod saving_tests;
 #[cfg(test)]
 mod screens;
 pub mod stored_transcript;
+#[cfg(test)]
+mod tasks_tests;
 pub mod term;
 #[cfg(test)]
 pub mod testing;

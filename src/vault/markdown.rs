@@ -1,7 +1,8 @@
 //! The Markdown structure of one note, read the way Obsidian reads it: YAML frontmatter (`title`,
 //! `tags`, `aliases`, and the raw text of every other key), inline `#tags`, `[[wikilinks]]`, headings,
 //! sections, blank-line-delimited paragraphs and fenced code blocks with attributes in their info
-//! string; plus [`set_frontmatter_list`], the one frontmatter edit the tag and alias tools need.
+//! string; `- [ ]` tasks ([`tasks`]); plus [`set_frontmatter_list`], the one frontmatter edit the tag
+//! and alias tools need.
 //!
 //! Everything here is a pure function of the text. Offsets are byte offsets into the text the caller
 //! passed, line numbers are 1-based. Callers strip a BOM and normalise CRLF to LF first.
@@ -24,12 +25,14 @@ mod code;
 mod frontmatter;
 mod lines;
 mod scan;
+mod tasks;
 use blocks::*;
 use code::*;
 pub use frontmatter::set_frontmatter_list;
 use frontmatter::*;
 use lines::*;
 use scan::*;
+pub use tasks::{Task, TaskStatus, set_task_status, tasks};
 
 /// Everything [`parse`] extracts from a note.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -50,6 +53,8 @@ pub struct ParsedNote {
     pub headings: Vec<Heading>,
     /// Fenced code blocks only: indented code has no info string and so no attributes.
     pub code_blocks: Vec<CodeBlock>,
+    /// The `- [ ]` tasks ([`tasks`]).
+    pub tasks: Vec<Task>,
 }
 
 /// A YAML frontmatter block at the very start of a note.
@@ -197,6 +202,7 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
         BlockStructure {
             headings: atx_headings(text, body_start),
             fences: Vec::new(),
+            items: Vec::new(),
         }
     } else {
         let (structure, excluded) = block_structure(text, body_start);
@@ -235,6 +241,14 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
         .into_iter()
         .map(|span| code_block(text, span, &lines))
         .collect();
+    // The list items pulldown-cmark found, when it ran; else a parse of its own, only when some
+    // line looks like a task (a plain note has no code to hide one in, but list rules still
+    // decide what is an item).
+    let tasks = if structure.items.is_empty() {
+        tasks::tasks(text)
+    } else {
+        tasks::tasks_at_items(text, &structure.items)
+    };
 
     let title = frontmatter
         .as_ref()
@@ -269,6 +283,7 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
         links: scanner.links,
         headings,
         code_blocks,
+        tasks,
     }
 }
 

@@ -37,7 +37,7 @@ EXPECTED_TOOLS = {
     "list_notebooks", "create_notebook", "list_tags", "manage_tags",
     "list_connections", "get_connection", "list_environments", "get_environment_variables",
     "list_blocks_in_note", "get_block_settings", "get_block_history", "semantic_search_notes",
-    "move_note",
+    "move_note", "list_tasks", "toggle_task",
 }
 # Secrets this script plants itself while it runs (in config files it breaks on purpose).
 SCRIPT_SECRETS = ["PLANTED-CONNBROKEN-24", "PLANTED-BARE-25", "PLANTED-DUPKEY-26"]
@@ -293,6 +293,29 @@ def tag_note_text(mode):
         "\n"
         f"Body with #inline-only-{mode} and #alpha and #beta inline.\n"
     )
+
+
+async def task_checks(c):
+    mode, call = c.mode, c.call
+    # The sample vault's tasks (Projects/Garden Planner.md): two open, one done.
+    r = await call("list_tasks", {"folder": "Projects"})
+    got = [(t["path"], t["line"], t["status"], t["text"]) for t in sc(r).get("tasks", [])]
+    check(("Projects/Garden Planner.md", 25, "open", "Build the compost bin") in got
+          and not any(t[2] == "done" for t in got), f"{mode}: list_tasks lists the open tasks ({got})")
+    r = await call("list_tasks", {"state": "done", "tag": "todo"})
+    got = [(t["line"], t["text"]) for t in sc(r).get("tasks", [])]
+    check(got == [(24, "Order seeds #todo")], f"{mode}: list_tasks filters by state and tag ({got})")
+    # Toggling is anchored by line and text: a wrong text writes nothing, the right one checks it off.
+    note = f"Inbox/Tasks {mode}.md"
+    r = await call("create_note", {"path": note, "content": "# Tasks\n\n- [ ] Try the toggle\n"})
+    check(not r.is_error, f"{mode}: tasks note created")
+    r = await call("toggle_task", {"note": note, "line": 3, "text": "Another task"})
+    check(r.is_error and "list the tasks again" in text_of(r), f"{mode}: toggle_task refuses a stale anchor")
+    r = await call("toggle_task", {"note": note, "line": 3, "text": "Try the toggle"})
+    check(not r.is_error and read_bytes(c.abs(note)) == b"# Tasks\n\n- [x] Try the toggle\n",
+          f"{mode}: toggle_task checks the task off")
+    r = await call("delete_note", {"note": note})
+    check(not r.is_error, f"{mode}: tasks note deleted")
 
 
 async def tag_checks(c):
@@ -684,6 +707,9 @@ async def bad_argument_checks(c, listed):
         "get_block_settings": {"note": ops, "id": "prod-check"},
         "get_block_history": {"note": ops, "id": "prod-check"},
         "semantic_search_notes": {"query": "garden", "limit": 3, "relevance": "broad"},
+        "list_tasks": {"state": "all", "due_before": "2026-12-31", "folder": "Projects", "tag": "todo",
+                       "limit": 5, "offset": 0},
+        "toggle_task": {"note": scratch, "line": 3, "text": "never", "status": "done"},
     }
     for t in listed:
         name, schema = t.name, t.input_schema
@@ -818,12 +844,12 @@ async def session(args, mode):
             a = t.annotations
             check(a is not None and a.read_only_hint is not None, f"{mode}: {t.name} has annotations")
             writes = t.name in {"create_note", "update_note", "delete_note", "create_notebook", "manage_tags",
-                                "move_note"}
+                                "move_note", "toggle_task"}
             check(a is not None and a.read_only_hint is (not writes), f"{mode}: {t.name} readOnlyHint is {not writes}")
         by_name = {t.name: t for t in listed}
         c = Ctx(args, mode, client, names)
         refused = 0
-        for part in (lambda: notes_checks(c, by_name), lambda: notebook_checks(c), lambda: tag_checks(c),
+        for part in (lambda: notes_checks(c, by_name), lambda: notebook_checks(c), lambda: tag_checks(c), lambda: task_checks(c),
                      lambda: connection_checks(c), lambda: block_checks(c), lambda: config_file_probes(c),
                      lambda: bad_argument_checks(c, listed), lambda: path_checks(c)):
             try:

@@ -15,6 +15,7 @@ mod notes;
 mod plan;
 mod semantic;
 mod tags;
+mod tasks;
 
 use super::{
     Annotations, BoxFuture, Registry, Tier, Tool, ToolError, ToolOutput, ToolSpec, parse_args,
@@ -490,6 +491,7 @@ pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
         notes::tools(workspace),
         notebooks::tools(workspace),
         tags::tools(workspace),
+        tasks::tools(workspace),
         config_files::tools(workspace),
         blocks::tools(workspace),
         moves::tools(workspace),

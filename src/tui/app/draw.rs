@@ -60,6 +60,7 @@ impl App {
                 | Overlay::Help(_)
                 | Overlay::Rewind(_)
                 | Overlay::Tools(_)
+                | Overlay::Tasks(_)
                 | Overlay::Models(_) => {
                     if let Some(view) = overlay.view() {
                         view.render(main, buf, &self.theme);

@@ -96,6 +96,8 @@ impl App {
                 .on_error("that revision created the note, so there is no earlier text to restore"),
             HostEvent::Tools(report) => self
                 .show_tools(ToolsView::new(report.tools, report.servers).with_offer(report.offer)),
+            HostEvent::Tasks { tasks, total } => self.show_tasks(tasks, total),
+            HostEvent::TaskToggled { path, result } => self.on_task_toggled(&path, result),
             HostEvent::Models(Ok(report)) => self.show_models(ModelsView::new(
                 &report.label,
                 &report.current,

@@ -431,6 +431,7 @@ impl App {
             Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
             Action::ShowSessions => self.effects.push(Effect::Host(Request::ListSessions(None))),
             Action::ShowUsage => self.effects.push(Effect::Host(Request::Usage)),
+            Action::ShowTasks => self.load_tasks(),
             Action::NewSession => self.new_session(),
             Action::ToggleMaximize => {
                 self.maximized = match self.maximized {
@@ -488,6 +489,7 @@ impl App {
             | Action::Cancel
             | Action::Delete
             | Action::Rename
+            | Action::ToggleTask
             | Action::KeepMine
             | Action::TakeTheirs
             | Action::Merge

@@ -38,6 +38,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/rewind",
         "Restore the open note to before an agent edit (shown as a diff first)",
     ),
+    (
+        "/tasks",
+        "Show the vault's open tasks: Enter opens one, Ctrl+L checks it off",
+    ),
     ("/help", "Show this help"),
     ("/mcp", "Show the tools and the MCP servers"),
 ];

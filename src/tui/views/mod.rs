@@ -9,6 +9,7 @@ pub mod help;
 pub mod models;
 pub mod rewind;
 pub mod sessions;
+pub mod tasks;
 pub mod tools;
 pub mod usage;
 
@@ -49,6 +50,14 @@ pub enum ViewOutcome {
     Rewind { revision: i64 },
     /// Use this model for the next turns (`/model`).
     SetModel(String),
+    /// Open the note at `path` with the cursor on `line` (1-based).
+    OpenAtLine { path: String, line: usize },
+    /// Toggle the task on `line` of `path`, which the view showed with `text`.
+    ToggleTask {
+        path: String,
+        line: usize,
+        text: String,
+    },
 }
 
 /// Below this size the overlays take the whole screen: 80% of a small terminal is too cramped to

@@ -8,6 +8,8 @@ pub(super) struct BlockStructure {
     pub(super) headings: Vec<(u8, Range<usize>)>,
     /// pulldown-cmark's range of each fenced code block.
     pub(super) fences: Vec<Range<usize>>,
+    /// Where each list item starts (its marker), for the tasks.
+    pub(super) items: Vec<usize>,
 }
 
 /// Whether the tag/link scan can run over the raw body without pulldown-cmark. True when nothing in
@@ -137,6 +139,7 @@ pub(super) fn block_structure(
             | Event::Code(_) => {
                 excluded.push(range.clone());
             }
+            Event::Start(Tag::Item) => structure.items.push(range.start),
             Event::Start(Tag::Heading { level, .. }) => {
                 structure
                     .headings
