@@ -3,6 +3,7 @@
 
 mod app_cmd;
 mod ask_cmd;
+mod daily_cmd;
 mod doctor;
 mod doctor_provider;
 mod index_cmd;
@@ -92,6 +93,8 @@ pub enum Command {
     },
     /// Show what the vault's plugins (.vaultchat/plugins.toml) would run, and trust them.
     Trust(trust_cmd::TrustArgs),
+    /// Today's daily note (as .obsidian/daily-notes.json places it): create it from its template, append a line.
+    Daily(daily_cmd::DailyArgs),
 }
 
 /// An error that ends the program: printed as one line on stderr, exit code 1 — unless the reader
@@ -258,6 +261,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),
         Some(Command::Completions { shell }) => completions(shell),
         Some(Command::Trust(args)) => trust_cmd::run(&ctx, &args),
+        Some(Command::Daily(args)) => daily_cmd::run(&ctx, &args),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
                 // `vaultchat typo` must not look like success.

@@ -10,6 +10,7 @@
 
 mod agent_link;
 mod changes;
+mod daily;
 mod messages;
 mod models;
 mod notes;
@@ -19,8 +20,8 @@ mod tools_list;
 
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
-    ChangeRequest, HostEvent, ModelRow, ModelsReport, NoteEntry, NoteName, Request, StartUp,
-    ToolsReport, TrustQuestion, UsageReport,
+    ChangeRequest, DailyOpened, FilledTemplate, HostEvent, ModelRow, ModelsReport, NoteEntry,
+    NoteName, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
 };
 
 use crate::agent::ProviderChoice;
@@ -203,7 +204,9 @@ mod core {
             | Request::Revisions(_)
             | Request::RevisionText(_)
             | Request::ListTools { .. }
-            | Request::AnswerPluginTrust { .. }) => {
+            | Request::AnswerPluginTrust { .. }
+            | Request::OpenDailyNote
+            | Request::Templates { .. }) => {
                 let core = Arc::clone(core);
                 tokio::task::spawn_blocking(move || blocking(&core, request));
             }
@@ -234,6 +237,8 @@ mod core {
             Request::RevisionText(revision) => sessions::revision_text(core, revision),
             Request::ListTools { model, window } => tools_list::list(core, &model, window),
             Request::AnswerPluginTrust { trusted } => core.servers.answer(core, trusted),
+            Request::OpenDailyNote => daily::open_today(core),
+            Request::Templates { title } => daily::templates(core, &title),
             Request::Agent(_) | Request::ListModels { .. } | Request::ContextWindow(_) => {
                 tracing::warn!("not a blocking request; ignored");
             }
