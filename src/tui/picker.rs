@@ -934,6 +934,53 @@ mod tests {
         insta::assert_snapshot!("picker_no_match_80x24", buffer_text(&buf));
     }
 
+    fn templates() -> Vec<PickerItem> {
+        [
+            "Daily",
+            "Meeting",
+            "Weekly review",
+            "Work/Standup",
+            "Work/Retro",
+        ]
+        .iter()
+        .map(|name| item(&format!("Templates/{name}.md"), name, &[]))
+        .collect()
+    }
+
+    #[test]
+    fn snapshot_template_picker_80x24() {
+        let mut picker = Picker::templates(templates());
+        let buf = rendered(&mut picker, 80, 24);
+        insta::assert_snapshot!("template_picker_all_80x24", buffer_text(&buf));
+    }
+
+    #[test]
+    fn snapshot_template_picker_with_query_120x40() {
+        let mut picker = Picker::templates(templates());
+        type_query(&mut picker, "work");
+        let buf = rendered(&mut picker, 120, 40);
+        let text = buffer_text(&buf);
+        assert!(
+            text.contains(" Insert template ") && text.contains("insert"),
+            "{text}"
+        );
+        insta::assert_snapshot!("template_picker_query_120x40", text);
+        // Enter chooses the template: the app inserts the text it holds for that path.
+        assert_eq!(
+            picker.handle(Some(Action::Confirm), &key(KeyCode::Enter)),
+            Some(PickerOutcome::Open(
+                picker.selected_path().unwrap_or_default().to_string()
+            ))
+        );
+        assert!(
+            picker
+                .selected_path()
+                .is_some_and(|p| p.starts_with("Templates/Work/")),
+            "{:?}",
+            picker.selected_path()
+        );
+    }
+
     #[test]
     fn matched_chars_and_the_selected_row_use_their_roles() {
         let theme = Theme::builtin_dark();
