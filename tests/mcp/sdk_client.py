@@ -831,7 +831,7 @@ async def session(args, mode):
             a = t.annotations
             check(a is not None and a.read_only_hint is not None, f"{mode}: {t.name} has annotations")
             writes = t.name in {"create_note", "update_note", "delete_note", "create_notebook", "manage_tags",
-                                "move_note"}
+                                "move_note", "write_daily_note"}
             check(a is not None and a.read_only_hint is (not writes), f"{mode}: {t.name} readOnlyHint is {not writes}")
         by_name = {t.name: t for t in listed}
         c = Ctx(args, mode, client, names)
