@@ -285,3 +285,61 @@ fn without_allow_writes_mcp_reads_the_daily_note_but_cannot_write_it() {
     assert!(names.contains(&"read_daily_note"), "{names:?}");
     assert!(!names.contains(&"write_daily_note"), "{names:?}");
 }
+
+#[test]
+fn a_format_that_leaves_the_vault_or_hides_the_note_is_refused_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, vault) = (tmp.path().join("data"), tmp.path().join("vault"));
+    for (format, says) in [
+        ("[../outside/]YYYY-MM-DD", "outside"),
+        ("[.hidden/]YYYY-MM-DD", "hidden"),
+    ] {
+        write(
+            &vault,
+            ".obsidian/daily-notes.json",
+            &format!(r#"{{"format": "{format}"}}"#),
+        );
+        let out = daily(&data, &vault, &["--append", "- nope"]);
+        assert_eq!(out.status.code(), Some(1), "{format}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_lowercase();
+        assert!(
+            stderr.contains(says) || stderr.contains("vault"),
+            "{format}: {stderr}"
+        );
+    }
+    assert!(!tmp.path().join("outside").exists());
+    assert!(!vault.join(".hidden").exists());
+    let names: Vec<_> = std::fs::read_dir(&vault)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, [".obsidian"]);
+}
+
+/// The permission check sees the path a daily tool writes, which no argument names: a rule on the
+/// journal folder covers it.
+#[test]
+fn the_daily_tools_name_their_note_to_the_permission_check() {
+    use vaultchat::config::{Config, Paths};
+    use vaultchat::store::Actor;
+    use vaultchat::tools::workspace::Workspace;
+    use vaultchat::vault::Vault;
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    journal_vault(&vault);
+    let ws = Workspace::open(
+        Vault::open(&vault).unwrap(),
+        &Paths::under(&tmp.path().join("data")),
+        &Config::default(),
+        Actor::Agent,
+    )
+    .unwrap();
+    let args = json!({"date": "2026-12-01", "append": "- x"});
+    assert_eq!(ws.implied_targets("write_daily_note", &args), [DAY_NOTE]);
+    assert_eq!(ws.implied_targets("read_daily_note", &args), [DAY_NOTE]);
+    assert!(ws.implied_targets("update_note", &args).is_empty());
+    assert!(
+        ws.implied_targets("write_daily_note", &json!({"date": "someday"}))
+            .is_empty()
+    );
+}
