@@ -178,7 +178,8 @@ enum Overlay {
 }
 
 impl Overlay {
-    /// The overlay as a list view; `None` for the picker, whose keys open notes instead.
+    /// The overlay as a list view; `None` for the pickers, whose keys open a note or insert a
+    /// template instead.
     fn view(&mut self) -> Option<&mut dyn View> {
         match self {
             Overlay::Picker(_) | Overlay::Templates(_) => None,

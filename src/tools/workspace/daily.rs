@@ -35,10 +35,8 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             ws,
             READ_DAILY_NOTE,
             "Read a daily note",
-            "Find the daily note of a day (default today) where the vault's Obsidian settings put it \
-             (.obsidian/daily-notes.json: folder, date format, template) and read it: `path`, `exists`, \
-             and when it exists its `content` (the first 20000 characters; read_note pages through the rest) \
-             and `revision`. Use this instead of guessing a journal's path.",
+            "The daily note of a day (default today), where the vault's Obsidian settings put it: `path`, \
+             `exists`, and its `content` and `revision` when it exists.",
             Annotations::READ_ONLY,
             Body::Read(read_daily_note),
         ),
@@ -46,10 +44,8 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             ws,
             WRITE_DAILY_NOTE,
             "Write to a daily note",
-            "Add to the daily note of a day (default today): when the note does not exist it is created \
-             from the vault's daily note template (with {{date}}, {{time}}, {{title}} filled in), then \
-             `append` (if given) is added at its end on a new line (e.g. `- [ ] call Ana` or `- 14:00 met Bo`). \
-             Nothing else in the note is changed. Returns `path`, `created` and `appended`.",
+            "Create the daily note of a day (default today) from the vault's daily template if missing, \
+             then add `append` at its end on a new line.",
             // It only ever adds: a new note, or lines at the end of one.
             Annotations::ADDITIVE,
             Body::Write(write_daily_note),
@@ -60,7 +56,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReadDailyArgs {
-    /// The day: `YYYY-MM-DD`, `today` (the default), `yesterday` or `tomorrow`.
+    /// `YYYY-MM-DD`, `today` (default), `yesterday` or `tomorrow`.
     #[serde(default)]
     date: Option<String>,
 }
@@ -68,10 +64,10 @@ struct ReadDailyArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WriteDailyArgs {
-    /// The day: `YYYY-MM-DD`, `today` (the default), `yesterday` or `tomorrow`.
+    /// `YYYY-MM-DD`, `today` (default), `yesterday` or `tomorrow`.
     #[serde(default)]
     date: Option<String>,
-    /// Markdown added at the end of the note, on a new line.
+    /// Markdown added at the end, on a new line.
     #[serde(default)]
     append: Option<String>,
 }

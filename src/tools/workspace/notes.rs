@@ -52,9 +52,8 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             "create_note",
             "Create a note",
             "Create a new note at a vault-relative `path` (`.md` is added when missing; missing folders are \
-             created) with `content` (Markdown, frontmatter included if wanted), or from a `template` (a note \
-             of the vault's templates folder, its {{title}}, {{date}}, {{time}} and {{date:FORMAT}} filled in; \
-             `content` then follows it). Fails if the note exists unless `overwrite` is true.",
+             created) with `content` (Markdown, frontmatter included if wanted) and/or from a `template`. Fails \
+             if the note exists unless `overwrite` is true.",
             // With `overwrite` it replaces a note, so clients must treat it as destructive.
             Annotations::DESTRUCTIVE,
             Body::Write(create_note),
@@ -327,12 +326,10 @@ fn search_notes(ws: &Workspace, args: SearchNotesArgs) -> Result<ToolOutput, Too
 struct CreateNoteArgs {
     /// Vault-relative path of the new note, e.g. `Projects/New idea.md` (`.md` is added if missing).
     path: String,
-    /// The note's Markdown text (after the template's, when `template` is given).
+    /// The note's Markdown text (after the template's).
     #[serde(default)]
     content: Option<String>,
-    /// A template to start the note from: the name of a note in the vault's templates folder
-    /// (`.obsidian/templates.json`), e.g. `Meeting`, or a vault-relative path. Its {{title}},
-    /// {{date}}, {{time}}, {{date:FORMAT}} and {{time:FORMAT}} are filled in.
+    /// A template to start from (a note of the templates folder, e.g. `Meeting`), filled in.
     #[serde(default)]
     template: Option<String>,
     /// Replace an existing note at that path (default false: an existing note is never replaced).

@@ -253,7 +253,13 @@ impl App {
                 Some(PickerOutcome::Cancel) => self.overlay = None,
                 None => {}
             },
-            _ => {}
+            // The list views took the key above.
+            Overlay::Sessions(_)
+            | Overlay::Usage(_)
+            | Overlay::Help(_)
+            | Overlay::Rewind(_)
+            | Overlay::Tools(_)
+            | Overlay::Models(_) => {}
         }
     }
 
