@@ -21,7 +21,12 @@
 //! whole seconds (`2026-11-30T09:15:00Z`). Instants beyond the years the `time` crate knows
 //! (±9999) are shown as its first or last instant rather than failing.
 //!
+//! **moment.js formats** ([`moment`]): the date formats Obsidian's daily notes and templates are
+//! written in, on this calendar.
+//!
 //! A leaf: it imports nothing from the crate.
+
+pub mod moment;
 
 use ::time::format_description::BorrowedFormatItem;
 use ::time::macros::format_description;

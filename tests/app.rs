@@ -12,6 +12,8 @@ mod common;
 mod ask_terminal;
 #[path = "app/tui_compaction.rs"]
 mod tui_compaction;
+#[path = "app/tui_daily.rs"]
+mod tui_daily;
 #[path = "app/tui_e2e.rs"]
 mod tui_e2e;
 #[path = "app/tui_e2e_prose.rs"]

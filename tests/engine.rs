@@ -13,6 +13,8 @@ mod common;
 mod cli_search;
 #[path = "engine/crash_safety.rs"]
 mod crash_safety;
+#[path = "engine/daily_notes.rs"]
+mod daily_notes;
 #[path = "engine/edit_robustness.rs"]
 mod edit_robustness;
 #[path = "engine/index_crash.rs"]

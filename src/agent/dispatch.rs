@@ -492,6 +492,9 @@ impl Agent {
                     Err(refusal) => path_refusal = Some(refusal),
                 }
             }
+            // A tool that finds its note itself (the daily note of a date) still names it here,
+            // so a rule on its folder covers it.
+            paths.extend(self.workspace.implied_targets(&spec.name, input));
         }
         CallFacts {
             tool: spec.name.clone(),

@@ -4,6 +4,7 @@
 mod app_cmd;
 mod ask_cmd;
 mod commands_cmd;
+mod daily_cmd;
 mod doctor;
 mod doctor_provider;
 mod index_cmd;
@@ -99,6 +100,8 @@ pub enum Command {
     /// List every slash command: the chat's own, yours (commands/ in the config folder) and the
     /// vault's (.vaultchat/commands/, once trusted).
     Commands(commands_cmd::CommandsArgs),
+    /// Today's daily note (as .obsidian/daily-notes.json places it): create it from its template, append a line.
+    Daily(daily_cmd::DailyArgs),
 }
 
 /// An error that ends the program: printed as one line on stderr, exit code 1 — unless the reader
@@ -267,6 +270,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Completions { shell }) => completions(shell),
         Some(Command::Trust(args)) => trust_cmd::run(&ctx, &args),
         Some(Command::Commands(args)) => commands_cmd::run(&ctx, &args),
+        Some(Command::Daily(args)) => daily_cmd::run(&ctx, &args),
         None => {
             if let Some(arg) = cli.vault_positional.as_deref().filter(|p| !p.is_dir()) {
                 // `vaultchat typo` must not look like success.

@@ -85,6 +85,14 @@ pub enum Request {
     AnswerPluginTrust {
         trusted: bool,
     },
+    /// Today's daily note, made at once from its template when missing (the person's own
+    /// action, as in Obsidian); answered with `DailyNote`, then opened as any note.
+    OpenDailyNote,
+    /// The templates of the templates folder, filled in for a note named `title` (to insert one
+    /// at the cursor); answered with `Templates`.
+    Templates {
+        title: String,
+    },
 }
 
 /// A change the person asked for, to be planned.
@@ -191,10 +199,35 @@ pub enum HostEvent {
         model: String,
         tokens: u64,
     },
+    /// Today's daily note exists now, or why it cannot.
+    DailyNote(Result<DailyOpened, String>),
+    /// The templates, filled in, or why they cannot be listed.
+    Templates(Result<Vec<FilledTemplate>, String>),
     /// Something failed; the text says what, for the person.
     Error(String),
     /// Something the person should know that is not a failure (the vault is still opening).
     Notice(String),
+}
+
+/// Today's daily note, as the host made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DailyOpened {
+    /// Vault-relative path.
+    pub path: String,
+    /// Made now (from its template) rather than found.
+    pub created: bool,
+    /// What was wrong with `.obsidian/` settings or the template.
+    pub warnings: Vec<String>,
+}
+
+/// A template with its variables filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilledTemplate {
+    /// Vault-relative path of the template.
+    pub path: String,
+    /// Its name in the templates folder (`Meeting`, `Work/Standup`).
+    pub name: String,
+    pub text: String,
 }
 
 /// What start-up found.

@@ -11,6 +11,7 @@
 mod agent_link;
 mod changes;
 mod commands_link;
+mod daily;
 mod messages;
 mod models;
 mod notes;
@@ -26,8 +27,8 @@ pub use crate::store::recovery;
 pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
-    ChangeRequest, HostEvent, ModelRow, ModelsReport, NoteEntry, NoteName, Request, StartUp,
-    ToolsReport, TrustQuestion, UsageReport,
+    ChangeRequest, DailyOpened, FilledTemplate, HostEvent, ModelRow, ModelsReport, NoteEntry,
+    NoteName, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
 };
 
 use crate::agent::ProviderChoice;
@@ -219,7 +220,9 @@ mod core {
             | Request::ListTools { .. }
             | Request::ListTasks
             | Request::ToggleTask { .. }
-            | Request::AnswerPluginTrust { .. }) => {
+            | Request::AnswerPluginTrust { .. }
+            | Request::OpenDailyNote
+            | Request::Templates { .. }) => {
                 let core = Arc::clone(core);
                 tokio::task::spawn_blocking(move || blocking(&core, request));
             }
@@ -253,6 +256,8 @@ mod core {
             Request::ListTasks => tasks::list(core),
             Request::ToggleTask { path, line, text } => tasks::toggle(core, path, line, &text),
             Request::AnswerPluginTrust { trusted } => core.servers.answer(core, trusted),
+            Request::OpenDailyNote => daily::open_today(core),
+            Request::Templates { title } => daily::templates(core, &title),
             Request::Agent(_)
             | Request::RunCommand { .. }
             | Request::ListModels { .. }

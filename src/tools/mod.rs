@@ -28,7 +28,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// The names of the workspace tools, as `workspace::register` adds them: for checking permission
 /// rules before a workspace is open (tests/tools_workspace.rs keeps the list equal to the
 /// registry's).
-pub const WORKSPACE_TOOL_NAMES: [&str; 21] = [
+pub const WORKSPACE_TOOL_NAMES: [&str; 23] = [
     "create_note",
     "create_notebook",
     "delete_note",
@@ -45,11 +45,13 @@ pub const WORKSPACE_TOOL_NAMES: [&str; 21] = [
     "list_tasks",
     "manage_tags",
     "move_note",
+    "read_daily_note",
     "read_note",
     "search_notes",
     "semantic_search_notes",
     "toggle_task",
     "update_note",
+    "write_daily_note",
 ];
 
 /// Every tool vaultchat itself provides: the workspace tools and the session tools.

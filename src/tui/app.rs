@@ -45,6 +45,7 @@ mod local;
 mod moves;
 mod save_chat;
 mod waiting;
+mod templates;
 
 use local::LOCAL_REQUESTS;
 
@@ -169,6 +170,8 @@ pub enum AgentState {
 /// An overlay above the panes (the banner is separate and above everything).
 enum Overlay {
     Picker(Picker),
+    /// The templates to insert at the cursor (`insert_template`).
+    Templates(templates::TemplatePicker),
     Sessions(SessionsView),
     Usage(UsageView),
     Help(HelpView),
@@ -179,10 +182,11 @@ enum Overlay {
 }
 
 impl Overlay {
-    /// The overlay as a list view; `None` for the picker, whose keys open notes instead.
+    /// The overlay as a list view; `None` for the pickers, whose keys open a note or insert a
+    /// template instead.
     fn view(&mut self) -> Option<&mut dyn View> {
         match self {
-            Overlay::Picker(_) => None,
+            Overlay::Picker(_) | Overlay::Templates(_) => None,
             Overlay::Sessions(view) => Some(view),
             Overlay::Usage(view) => Some(view),
             Overlay::Help(view) => Some(view),

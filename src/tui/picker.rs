@@ -111,7 +111,29 @@ pub struct Picker {
     list_height: usize,
     cursor_screen: Option<(u16, u16)>,
     hints: Hints,
+    /// What the picker is for: its title, what Enter does, the empty query's placeholder.
+    labels: Labels,
 }
+
+/// The words of a picker.
+#[derive(Debug, Clone, Copy)]
+struct Labels {
+    title: &'static str,
+    confirm: &'static str,
+    placeholder: &'static str,
+}
+
+const NOTE_LABELS: Labels = Labels {
+    title: " Open note ",
+    confirm: "open",
+    placeholder: "title, path or alias",
+};
+
+const TEMPLATE_LABELS: Labels = Labels {
+    title: " Insert template ",
+    confirm: "insert",
+    placeholder: "template name",
+};
 
 impl Picker {
     /// A picker over `items`, showing all of them by path.
@@ -133,6 +155,15 @@ impl Picker {
             list_height: 10,
             cursor_screen: None,
             hints: Hints::from_keymap(&Keymap::default_map()),
+            labels: NOTE_LABELS,
+        }
+    }
+
+    /// A picker of templates (`title`: the template's name in its folder): Enter inserts one.
+    pub fn templates(items: Vec<PickerItem>) -> Self {
+        Picker {
+            labels: TEMPLATE_LABELS,
+            ..Picker::new(items)
         }
     }
 
@@ -222,12 +253,16 @@ impl Picker {
             .border_type(BorderType::Rounded)
             .border_style(border)
             .title(Line::from(vec![Span::styled(
-                " Open note ",
+                self.labels.title,
                 theme.style(Role::TitleFocused),
             )]));
         let hint = format!(
-            " {}{} select · {} open · {} close ",
-            self.hints.up, self.hints.down, self.hints.confirm, self.hints.cancel
+            " {}{} select · {} {} · {} close ",
+            self.hints.up,
+            self.hints.down,
+            self.hints.confirm,
+            self.labels.confirm,
+            self.hints.cancel
         );
         if str_width(&hint) + 4 <= usize::from(width) {
             block = block.title_bottom(Line::styled(hint, theme.style(Role::Dim)).right_aligned());
@@ -278,7 +313,7 @@ impl Picker {
             buf.set_stringn(
                 query_x + 1,
                 inner.y,
-                "title, path or alias",
+                self.labels.placeholder,
                 room - 1,
                 theme.style(Role::Placeholder),
             );
@@ -897,6 +932,53 @@ mod tests {
         type_query(&mut picker, "nothing like this");
         let buf = rendered(&mut picker, 80, 24);
         insta::assert_snapshot!("picker_no_match_80x24", buffer_text(&buf));
+    }
+
+    fn templates() -> Vec<PickerItem> {
+        [
+            "Daily",
+            "Meeting",
+            "Weekly review",
+            "Work/Standup",
+            "Work/Retro",
+        ]
+        .iter()
+        .map(|name| item(&format!("Templates/{name}.md"), name, &[]))
+        .collect()
+    }
+
+    #[test]
+    fn snapshot_template_picker_80x24() {
+        let mut picker = Picker::templates(templates());
+        let buf = rendered(&mut picker, 80, 24);
+        insta::assert_snapshot!("template_picker_all_80x24", buffer_text(&buf));
+    }
+
+    #[test]
+    fn snapshot_template_picker_with_query_120x40() {
+        let mut picker = Picker::templates(templates());
+        type_query(&mut picker, "work");
+        let buf = rendered(&mut picker, 120, 40);
+        let text = buffer_text(&buf);
+        assert!(
+            text.contains(" Insert template ") && text.contains("insert"),
+            "{text}"
+        );
+        insta::assert_snapshot!("template_picker_query_120x40", text);
+        // Enter chooses the template: the app inserts the text it holds for that path.
+        assert_eq!(
+            picker.handle(Some(Action::Confirm), &key(KeyCode::Enter)),
+            Some(PickerOutcome::Open(
+                picker.selected_path().unwrap_or_default().to_string()
+            ))
+        );
+        assert!(
+            picker
+                .selected_path()
+                .is_some_and(|p| p.starts_with("Templates/Work/")),
+            "{:?}",
+            picker.selected_path()
+        );
     }
 
     #[test]

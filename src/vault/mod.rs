@@ -8,6 +8,7 @@
 //! * [`name`] names a note: its file name and stem, one rule for every caller.
 //! * [`links`] resolves wikilink targets to notes; [`relink`] keeps links right when a note moves.
 //! * [`walk`] lists the notes of a vault; [`watch`] reports changes while a process runs.
+//! * [`obsidian`] reads what the vault's Obsidian settings say about daily notes and templates.
 //! * [`journal`] keeps the small durable file a write over several notes needs (a move).
 
 pub mod anchor_match;
@@ -18,6 +19,7 @@ pub mod links;
 pub mod markdown;
 pub mod name;
 pub mod note_io;
+pub mod obsidian;
 pub mod percent;
 pub mod relink;
 pub mod walk;

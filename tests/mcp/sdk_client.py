@@ -37,7 +37,7 @@ EXPECTED_TOOLS = {
     "list_notebooks", "create_notebook", "list_tags", "manage_tags",
     "list_connections", "get_connection", "list_environments", "get_environment_variables",
     "list_blocks_in_note", "get_block_settings", "get_block_history", "semantic_search_notes",
-    "move_note", "list_tasks", "toggle_task",
+    "move_note", "list_tasks", "toggle_task", "read_daily_note", "write_daily_note",
 }
 # Secrets this script plants itself while it runs (in config files it breaks on purpose).
 SCRIPT_SECRETS = ["PLANTED-CONNBROKEN-24", "PLANTED-BARE-25", "PLANTED-DUPKEY-26"]
@@ -710,6 +710,8 @@ async def bad_argument_checks(c, listed):
         "list_tasks": {"state": "all", "due_before": "2026-12-31", "folder": "Projects", "tag": "todo",
                        "limit": 5, "offset": 0},
         "toggle_task": {"note": scratch, "line": 3, "text": "never", "status": "done"},
+        "read_daily_note": {"date": "2026-12-01"},
+        "write_daily_note": {"date": "2026-12-01", "append": f"- {mode}"},
     }
     for t in listed:
         name, schema = t.name, t.input_schema
@@ -753,6 +755,7 @@ async def bad_argument_checks(c, listed):
     check(not os.path.exists(c.abs(f"Inbox/Never {mode}.md")), f"{mode}: no refused call created a note")
     check(not os.path.exists(c.abs(f"Never {mode}")), f"{mode}: no refused call created a notebook")
     check(not os.path.exists(c.abs(f"Inbox/Moved {mode}.md")), f"{mode}: no refused call moved a note")
+    check(not os.path.exists(c.abs("2026-12-01.md")), f"{mode}: no refused call wrote a daily note")
     # Only now do the destructive valid arguments run, to show they were valid.
     r = await call("update_note", valid["update_note"])
     check(not r.is_error, f"{mode}: update_note's valid arguments are valid")
@@ -773,6 +776,16 @@ async def bad_argument_checks(c, listed):
     check(not r.is_error, f"{mode}: create_note's valid arguments are valid")
     r = await call("delete_note", {"note": valid["create_note"]["path"]})
     check(not r.is_error, f"{mode}: the note from create_note's valid arguments deleted")
+    # The daily note of the fixture (no .obsidian settings: the vault root, YYYY-MM-DD).
+    r = await call("read_daily_note", valid["read_daily_note"])
+    check(not r.is_error and sc(r).get("path") == "2026-12-01.md" and sc(r).get("exists") is False,
+          f"{mode}: read_daily_note's valid arguments are valid")
+    r = await call("write_daily_note", valid["write_daily_note"])
+    check(not r.is_error and sc(r).get("created") is True
+          and read_bytes(c.abs("2026-12-01.md")) == f"- {mode}\n".encode(),
+          f"{mode}: write_daily_note's valid arguments are valid")
+    r = await call("delete_note", {"note": "2026-12-01.md"})
+    check(not r.is_error, f"{mode}: the daily note deleted")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -844,7 +857,7 @@ async def session(args, mode):
             a = t.annotations
             check(a is not None and a.read_only_hint is not None, f"{mode}: {t.name} has annotations")
             writes = t.name in {"create_note", "update_note", "delete_note", "create_notebook", "manage_tags",
-                                "move_note", "toggle_task"}
+                                "move_note", "toggle_task", "write_daily_note"}
             check(a is not None and a.read_only_hint is (not writes), f"{mode}: {t.name} readOnlyHint is {not writes}")
         by_name = {t.name: t for t in listed}
         c = Ctx(args, mode, client, names)

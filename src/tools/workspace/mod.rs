@@ -8,6 +8,7 @@
 
 mod blocks;
 mod config_files;
+mod daily;
 mod move_apply;
 mod moves;
 mod notebooks;
@@ -16,13 +17,16 @@ mod plan;
 mod semantic;
 mod tags;
 mod tasks;
+mod templates;
 
 use super::{
     Annotations, BoxFuture, Registry, Tier, Tool, ToolError, ToolOutput, ToolSpec, parse_args,
     schema_of,
 };
+pub use daily::{DailyNote, DailyOutcome, READ_DAILY_NOTE, WRITE_DAILY_NOTE, append_line, day_of};
 pub use moves::{FileEdit, MovePlan};
 pub use plan::{Applied, Change, FileDiff, Plan, Written, record_hunks};
+pub use templates::{Filling, MAX_TEMPLATE_BYTES, TemplateNote, fill};
 
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};
@@ -495,6 +499,7 @@ pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
         config_files::tools(workspace),
         blocks::tools(workspace),
         moves::tools(workspace),
+        daily::tools(workspace),
         vec![semantic::tool(workspace)],
     ];
     for t in families.into_iter().flatten() {

@@ -52,8 +52,8 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             "create_note",
             "Create a note",
             "Create a new note at a vault-relative `path` (`.md` is added when missing; missing folders are \
-             created) with `content` (Markdown, frontmatter included if wanted). Fails if the note exists unless \
-             `overwrite` is true.",
+             created) with `content` (Markdown, frontmatter included if wanted) and/or from a `template`. Fails \
+             if the note exists unless `overwrite` is true.",
             // With `overwrite` it replaces a note, so clients must treat it as destructive.
             Annotations::DESTRUCTIVE,
             Body::Write(create_note),
@@ -326,8 +326,12 @@ fn search_notes(ws: &Workspace, args: SearchNotesArgs) -> Result<ToolOutput, Too
 struct CreateNoteArgs {
     /// Vault-relative path of the new note, e.g. `Projects/New idea.md` (`.md` is added if missing).
     path: String,
-    /// The note's Markdown text.
-    content: String,
+    /// The note's Markdown text (after the template's).
+    #[serde(default)]
+    content: Option<String>,
+    /// A template to start from (a note of the templates folder, e.g. `Meeting`), filled in.
+    #[serde(default)]
+    template: Option<String>,
     /// Replace an existing note at that path (default false: an existing note is never replaced).
     #[serde(default)]
     overwrite: bool,
@@ -349,12 +353,37 @@ fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<Plan, ToolError> 
     };
     let mut extra = Map::new();
     extra.insert("created".into(), json!(before.is_none()));
+    let after = match (&args.template, args.content) {
+        (None, None) => {
+            return Err(ToolError::Invalid(
+                "give the note's `content`, or a `template` to start it from (or both)".into(),
+            ));
+        }
+        (None, Some(content)) => content,
+        (Some(name), content) => {
+            let template = ws.read_template(name)?;
+            let formats = ws.template_settings();
+            let filled = super::fill(
+                &template.text,
+                &super::Filling {
+                    title: stem(path.rel()),
+                    at_ms: crate::time::now_ms(),
+                    formats: &formats,
+                },
+            );
+            extra.insert("template".into(), json!(template.path));
+            match content.filter(|c| !c.is_empty()) {
+                Some(content) => super::append_line(&filled, &content),
+                None => filled,
+            }
+        }
+    };
     Ok(Plan {
         tool: "create_note".into(),
         change: Change::Write {
             path,
             before,
-            after: args.content,
+            after,
         },
         extra,
         pinned: false,
@@ -386,7 +415,8 @@ impl Workspace {
             self,
             CreateNoteArgs {
                 path: path.to_string(),
-                content,
+                content: Some(content),
+                template: None,
                 overwrite: false,
             },
         )

@@ -55,6 +55,7 @@ impl App {
         if let Some(overlay) = self.overlay.as_mut() {
             match overlay {
                 Overlay::Picker(picker) => picker.render(main, buf, &self.theme),
+                Overlay::Templates(templates) => templates.picker.render(main, buf, &self.theme),
                 Overlay::Sessions(_)
                 | Overlay::Usage(_)
                 | Overlay::Help(_)

@@ -106,6 +106,8 @@ impl App {
             )),
             HostEvent::Models(Err(message)) => self.on_error(message),
             HostEvent::Window { model, tokens } => self.set_context_window(&model, tokens),
+            HostEvent::DailyNote(result) => self.on_daily_note(result),
+            HostEvent::Templates(result) => self.on_templates(result),
             HostEvent::Error(message) => self.on_error(message),
             HostEvent::Notice(message) => self.flash(message, Role::Notice),
         }

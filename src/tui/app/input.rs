@@ -259,16 +259,31 @@ impl App {
             self.on_view_outcome(outcome);
             return;
         }
-        let Overlay::Picker(picker) = overlay else {
-            return;
-        };
-        match picker.handle(action, key) {
-            Some(PickerOutcome::Open(path)) => {
-                self.overlay = None;
-                self.open_note(path);
-            }
-            Some(PickerOutcome::Cancel) => self.overlay = None,
-            None => {}
+        match overlay {
+            Overlay::Picker(picker) => match picker.handle(action, key) {
+                Some(PickerOutcome::Open(path)) => {
+                    self.overlay = None;
+                    self.open_note(path);
+                }
+                Some(PickerOutcome::Cancel) => self.overlay = None,
+                None => {}
+            },
+            Overlay::Templates(templates) => match templates.picker.handle(action, key) {
+                Some(PickerOutcome::Open(path)) => {
+                    let text = templates.text_of(&path).map(str::to_string);
+                    self.overlay = None;
+                    self.insert_template(&path, text);
+                }
+                Some(PickerOutcome::Cancel) => self.overlay = None,
+                None => {}
+            },
+            // The list views took the key above.
+            Overlay::Sessions(_)
+            | Overlay::Usage(_)
+            | Overlay::Help(_)
+            | Overlay::Rewind(_)
+            | Overlay::Tools(_)
+            | Overlay::Models(_) => {}
         }
     }
 
@@ -428,6 +443,8 @@ impl App {
             Action::FocusFiles => self.focus_files(),
             Action::ToggleFiles => self.toggle_files(),
             Action::OpenPicker => self.effects.push(Effect::Host(Request::ListNames)),
+            Action::OpenDaily => self.effects.push(Effect::Host(Request::OpenDailyNote)),
+            Action::InsertTemplate => self.ask_templates(),
             Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
             Action::ShowSessions => self.effects.push(Effect::Host(Request::ListSessions(None))),
             Action::ShowUsage => self.effects.push(Effect::Host(Request::Usage)),
