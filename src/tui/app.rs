@@ -44,8 +44,8 @@ mod input;
 mod local;
 mod moves;
 mod save_chat;
-mod waiting;
 mod templates;
+mod waiting;
 
 use local::LOCAL_REQUESTS;
 

@@ -283,7 +283,8 @@ impl App {
             | Overlay::Help(_)
             | Overlay::Rewind(_)
             | Overlay::Tools(_)
-            | Overlay::Models(_) => {}
+            | Overlay::Models(_)
+            | Overlay::Tasks(_) => {}
         }
     }
 
