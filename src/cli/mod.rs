@@ -6,6 +6,7 @@ mod ask_cmd;
 mod doctor;
 mod doctor_provider;
 mod index_cmd;
+mod links_cmd;
 mod logging;
 mod mcp_cmd;
 mod search_cmd;
@@ -79,6 +80,8 @@ pub enum Command {
     Index(index_cmd::IndexArgs),
     /// Search the vault's notes.
     Search(search_cmd::SearchArgs),
+    /// A note's links and backlinks, or the vault's unresolved links or orphans.
+    Links(links_cmd::LinksArgs),
     /// List every tool with its tier, schema and annotations.
     Tools(tools_cmd::ToolsArgs),
     /// Serve the vault's tools over MCP on stdin/stdout (for Claude Desktop, IDEs, other agents).
@@ -253,6 +256,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Usage(args)) => usage_cmd::run(&ctx, &args),
         Some(Command::Index(args)) => index_cmd::run(&ctx, &args),
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
+        Some(Command::Links(args)) => links_cmd::run(&ctx, &args),
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
         Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),

@@ -23,6 +23,8 @@ pub struct Document {
     /// The names a person may type to mean this note (title, file name, aliases), each as
     /// [`super::query::name_key`] makes it, between `\u{1}` separators: `\u{1}plan\u{1}q3 plan\u{1}`.
     pub name_keys: String,
+    /// Every link of the note with its line (the link graph).
+    pub links: Vec<super::graph::NoteLink>,
 }
 
 /// Build the document for the note at `rel` from its bytes. Text that is not valid UTF-8 is
@@ -51,7 +53,9 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
     } else {
         format!("\u{1}{}\u{1}", names.join("\u{1}"))
     };
+    let links = super::graph::extract(text, &parsed);
     Document {
+        links,
         name_keys,
         title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),
         title,

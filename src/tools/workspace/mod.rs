@@ -8,6 +8,7 @@
 
 mod blocks;
 mod config_files;
+mod graph;
 mod move_apply;
 mod moves;
 mod notebooks;
@@ -490,6 +491,7 @@ pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
         notes::tools(workspace),
         notebooks::tools(workspace),
         tags::tools(workspace),
+        graph::tools(workspace),
         config_files::tools(workspace),
         blocks::tools(workspace),
         moves::tools(workspace),
