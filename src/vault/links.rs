@@ -334,12 +334,10 @@ pub fn has_md_extension(path: &str) -> bool {
 /// ambiguous, and `move_note` never rewrites on a guess.
 pub fn obsidian_pick<'a>(candidates: &[&'a str], from_note: &str) -> Option<&'a str> {
     let folder = from_note.rsplit_once('/').map_or("", |(folder, _)| folder);
-    let in_folder = |p: &str| p.rsplit_once('/').map_or("", |(f, _)| f) == folder;
-    candidates.iter().copied().min_by(|a, b| {
-        in_folder(b)
-            .cmp(&in_folder(a))
-            .then_with(|| a.matches('/').count().cmp(&b.matches('/').count()))
-            .then_with(|| a.cmp(b))
+    // Each candidate's key once (a name shared by a copied folder tree has dozens of them).
+    candidates.iter().copied().min_by_key(|p| {
+        let elsewhere = p.rsplit_once('/').map_or("", |(f, _)| f) != folder;
+        (elsewhere, p.bytes().filter(|&b| b == b'/').count(), *p)
     })
 }
 

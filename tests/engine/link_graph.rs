@@ -118,8 +118,6 @@ fn paths(v: &Value) -> Vec<String> {
 
 fn expected_hub_outgoing(target: &str) -> Vec<(String, Value, u64)> {
     let t = |name: &str, path: Option<&str>, line: u64| (name.to_string(), json!(path), line);
-    let target_name = target.trim_end_matches(".md").rsplit('/').next().unwrap();
-    let _ = target_name;
     vec![
         t("Property Target", Some("Property Target.md"), 2),
         t("Target", Some(target), 5),
