@@ -21,6 +21,8 @@ mod edit_robustness;
 mod index_crash;
 #[path = "engine/index_sync.rs"]
 mod index_sync;
+#[path = "engine/link_graph.rs"]
+mod link_graph;
 #[path = "engine/mcp_input_bounds.rs"]
 mod mcp_input_bounds;
 #[path = "engine/mcp_startup.rs"]

@@ -8,6 +8,7 @@ mod daily_cmd;
 mod doctor;
 mod doctor_provider;
 mod index_cmd;
+mod links_cmd;
 mod logging;
 mod mcp_cmd;
 mod search_cmd;
@@ -84,6 +85,8 @@ pub enum Command {
     Search(search_cmd::SearchArgs),
     /// List the vault's `- [ ]` tasks (open ones by default), those due soonest first.
     Tasks(tasks_cmd::TasksArgs),
+    /// A note's links and backlinks, or the vault's unresolved links or orphans.
+    Links(links_cmd::LinksArgs),
     /// List every tool with its tier, schema and annotations.
     Tools(tools_cmd::ToolsArgs),
     /// Serve the vault's tools over MCP on stdin/stdout (for Claude Desktop, IDEs, other agents).
@@ -264,6 +267,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Index(args)) => index_cmd::run(&ctx, &args),
         Some(Command::Search(args)) => search_cmd::run(&ctx, &args),
         Some(Command::Tasks(args)) => tasks_cmd::run(&ctx, &args),
+        Some(Command::Links(args)) => links_cmd::run(&ctx, &args),
         Some(Command::Tools(args)) => tools_cmd::run(&ctx, &args),
         Some(Command::Mcp(args)) => mcp_cmd::run(&ctx, &args),
         Some(Command::Doctor(args)) => doctor::run(&ctx, &cli.global, &args),

@@ -264,6 +264,17 @@ impl NoteEntry {
         crate::vault::name::stem(&self.path)
     }
 
+    /// The stem as the link resolver compares names (NFC, lower case): two notes with the same
+    /// key need a path in a `[[link]]` (`vault::links`, the rule of the graph and `move_note`).
+    pub fn link_key(&self) -> String {
+        crate::vault::links::fold_name(self.stem())
+    }
+
+    /// The path without `.md`: what a `[[link]]` says when the stem is not unique.
+    pub fn path_without_md(&self) -> &str {
+        crate::vault::name::without_md(&self.path)
+    }
+
     /// The title, or the file name when the note has none.
     pub fn display_title(&self) -> &str {
         if self.title.trim().is_empty() {

@@ -25,6 +25,8 @@ pub struct Document {
     pub name_keys: String,
     /// The note's `- [ ]` tasks.
     pub tasks: Vec<IndexedTask>,
+    /// Every link of the note with its line (the link graph).
+    pub links: Vec<super::graph::NoteLink>,
 }
 
 /// One task as the `tasks` table stores it.
@@ -95,7 +97,9 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
             }
         })
         .collect();
+    let links = super::graph::extract(text, &parsed);
     Document {
+        links,
         tasks,
         name_keys,
         title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),

@@ -9,6 +9,7 @@
 pub mod cjk;
 mod document;
 pub mod embeddings;
+pub mod graph;
 pub mod query;
 mod search;
 mod snippet;
@@ -28,7 +29,7 @@ use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -199,7 +200,7 @@ impl Index {
     pub fn reset(&mut self) -> Result<(), IndexError> {
         let tx = self.conn.transaction()?;
         tx.execute_batch(
-            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta; DELETE FROM chunks; DELETE FROM tasks;",
+            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta; DELETE FROM chunks; DELETE FROM tasks; DELETE FROM links;",
         )?;
         tx.commit()?;
         // Reclaim the space now rather than leaving a file twice the size.

@@ -95,8 +95,9 @@ pub async fn get(
         FIND_RELATED => {
             let note = required_note()?;
             let (rel, text, title) = blocking(move || note_and_title(&catalog, &note)).await?;
+            let linked = graph_neighbours(registry, &rel).await;
             let candidates = search_candidates(registry, &title, &rel).await;
-            Ok(find_related(&rel, text, &candidates))
+            Ok(find_related(&rel, text, &linked, &candidates))
         }
         DAILY_REVIEW => {
             let days = parse_days(argument("days").as_deref())?;
@@ -178,13 +179,15 @@ fn note_and_title(catalog: &NoteCatalog, note: &str) -> Result<(String, String, 
     Ok((rel, text, title))
 }
 
-fn find_related(rel: &str, text: String, candidates: &str) -> GetPromptResult {
+fn find_related(rel: &str, text: String, linked: &str, candidates: &str) -> GetPromptResult {
     let instructions = format!(
-        "Find the notes of this vault related to `{rel}` (above). Candidates from a keyword \
-         search on its title follow; read the promising ones (read_note) and search further \
-         (search_notes) on its key ideas if the tools are available. Answer with a short list of \
-         [[wikilinks]] to the related notes, each with one sentence on how it relates, strongest \
-         first; say so if nothing is related.\n\nCandidates:\n{candidates}"
+        "Find the notes of this vault related to `{rel}` (above). The notes it links to and the \
+         notes that link to it (the vault's link graph) come first, then candidates from a keyword \
+         search on its title; read the promising ones (read_note), follow their links \
+         (get_backlinks, get_outgoing_links) and search further (search_notes) on its key ideas if \
+         the tools are available. Answer with a short list of [[wikilinks]] to the related notes \
+         that are not linked yet, each with one sentence on how it relates, strongest first, then \
+         say which linked notes matter most; say so if nothing is related.\n\nLinked:\n{linked}\n\nCandidates:\n{candidates}"
     );
     result(
         format!("Notes related to {rel}"),
@@ -193,6 +196,47 @@ fn find_related(rel: &str, text: String, candidates: &str) -> GetPromptResult {
             PromptMessage::new_text(Role::User, instructions),
         ],
     )
+}
+
+/// The notes `rel` links to and the notes linking to it, from the link graph through the server's
+/// own tools (at most 20 of each), one line each.
+async fn graph_neighbours(registry: &Registry, rel: &str) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    if let Ok(out) = registry
+        .call("get_outgoing_links", json!({ "note": rel, "limit": 200 }))
+        .await
+    {
+        let mut seen = std::collections::BTreeSet::new();
+        for link in out.structured["links"].as_array().into_iter().flatten() {
+            if let Some(path) = link["path"].as_str()
+                && path != rel
+                && seen.len() < 20
+                && seen.insert(path.to_string())
+            {
+                lines.push(format!("- links to {path}"));
+            }
+        }
+    }
+    if let Ok(out) = registry
+        .call("get_backlinks", json!({ "note": rel, "limit": 100 }))
+        .await
+    {
+        let mut seen = std::collections::BTreeSet::new();
+        for link in out.structured["backlinks"].as_array().into_iter().flatten() {
+            if let Some(path) = link["path"].as_str()
+                && seen.len() < 20
+                && seen.insert(path.to_string())
+            {
+                let context = link["context"].as_str().unwrap_or_default();
+                lines.push(format!("- linked from {path}: {context}"));
+            }
+        }
+    }
+    if lines.is_empty() {
+        "(no links in or out)".into()
+    } else {
+        lines.join("\n")
+    }
 }
 
 /// A keyword search for notes sharing the title's words, through the server's own search tool

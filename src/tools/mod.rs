@@ -28,21 +28,25 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// The names of the workspace tools, as `workspace::register` adds them: for checking permission
 /// rules before a workspace is open (tests/tools_workspace.rs keeps the list equal to the
 /// registry's).
-pub const WORKSPACE_TOOL_NAMES: [&str; 23] = [
+pub const WORKSPACE_TOOL_NAMES: [&str; 27] = [
     "create_note",
     "create_notebook",
     "delete_note",
+    "get_backlinks",
     "get_block_history",
     "get_block_settings",
     "get_connection",
     "get_environment_variables",
+    "get_outgoing_links",
     "list_blocks_in_note",
     "list_connections",
     "list_environments",
     "list_notebooks",
     "list_notes",
+    "list_orphan_notes",
     "list_tags",
     "list_tasks",
+    "list_unresolved_links",
     "manage_tags",
     "move_note",
     "read_daily_note",

@@ -311,14 +311,13 @@ pub fn just_opened(line: &str, cursor_col: usize) -> bool {
     }
 }
 
-/// What a link to `note` says: its file name, or its path when another note has the same name.
+/// What a link to `note` says: its file name, or its path when another note has the same name
+/// (names compared as the link resolver compares them: `NoteEntry::link_key`), so the link
+/// inserted resolves to this note by the rule the graph and `move_note` use.
 fn link_target(note: &NoteEntry, stem_counts: &HashMap<String, usize>) -> String {
     let stem = note.stem();
-    if stem_counts.get(&stem.to_lowercase()).copied().unwrap_or(0) > 1 {
-        note.path
-            .strip_suffix(".md")
-            .unwrap_or(&note.path)
-            .to_string()
+    if stem_counts.get(&note.link_key()).copied().unwrap_or(0) > 1 {
+        note.path_without_md().to_string()
     } else {
         stem.to_string()
     }
@@ -330,7 +329,7 @@ fn link_target(note: &NoteEntry, stem_counts: &HashMap<String, usize>) -> String
 pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate> {
     let mut stem_counts: HashMap<String, usize> = HashMap::new();
     for note in notes {
-        *stem_counts.entry(note.stem().to_lowercase()).or_default() += 1;
+        *stem_counts.entry(note.link_key()).or_default() += 1;
     }
     let by_title = |note: &NoteEntry| {
         let target = link_target(note, &stem_counts);

@@ -43,28 +43,172 @@ pub fn fold_name(s: &str) -> String {
 /// Resolves a wikilink target (as in `WikiLink::target`) among `notes`, vault-relative paths with
 /// `/`. `from_note` is the linking note: an empty target (`[[#Heading]]`) means that note, and
 /// `./` or `../` targets are relative to its folder. A `|alias` or `#subpath` left on the target is
-/// ignored.
+/// ignored. For many links against one vault, build a [`LinkIndex`]: the same rule, hashed.
 pub fn resolve_link<'a>(
     target: &str,
     from_note: Option<&str>,
     notes: &'a [String],
 ) -> LinkResolution<'a> {
     let paths: Vec<&'a str> = notes.iter().map(String::as_str).collect();
+    resolve_with(target, from_note, &Scan(&paths))
+}
+
+/// The one wikilink rule, over any [`Candidates`] source.
+fn resolve_with<'a>(
+    target: &str,
+    from_note: Option<&str>,
+    candidates: &impl Candidates<'a>,
+) -> LinkResolution<'a> {
     let target = target.split(['|', '#', '^']).next().unwrap_or("").trim();
     if target.is_empty() {
         return from_note
-            .and_then(|from| by_path(&Query::new(from), &paths))
+            .and_then(|from| by_path(&Query::new(from), candidates))
             .unwrap_or(LinkResolution::Missing);
     }
     if target.starts_with("./") || target.starts_with("../") {
         // A relative link names one path; falling back to a file-name match would find a note the
         // author did not mean.
         return relative_to(from_note.unwrap_or(""), target)
-            .and_then(|path| by_path(&Query::new(&path), &paths))
+            .and_then(|path| by_path(&Query::new(&path), candidates))
             .unwrap_or(LinkResolution::Missing);
     }
     let query = Query::new(target.trim_start_matches('/'));
-    by_path_or_name(&query, &paths).unwrap_or(LinkResolution::Missing)
+    by_path_or_name(&query, candidates).unwrap_or(LinkResolution::Missing)
+}
+
+/// Where the tiers of the rule find their candidates: a plain list of paths, scanned (one lookup,
+/// as `move_note` does per link), or a [`LinkIndex`], hashed (the index resolves every link of a
+/// vault). Both answer the same two questions, so the rule itself is written once.
+trait Candidates<'a> {
+    /// Paths that equal `folded` (a folded path) as they are or without their `.md`.
+    fn by_path(&self, folded: &str) -> Vec<&'a str>;
+    /// Paths whose file name equals `folded` (a folded name) as it is or without its `.md`.
+    fn by_name(&self, folded: &str) -> Vec<&'a str>;
+}
+
+/// Candidates by scanning every path.
+struct Scan<'s, 'a>(&'s [&'a str]);
+
+impl<'a> Candidates<'a> for Scan<'_, 'a> {
+    fn by_path(&self, folded: &str) -> Vec<&'a str> {
+        self.0
+            .iter()
+            .copied()
+            .filter(|p| stem_or_name_matches(p, folded))
+            .collect()
+    }
+
+    fn by_name(&self, folded: &str) -> Vec<&'a str> {
+        self.0
+            .iter()
+            .copied()
+            .filter(|p| stem_or_name_matches(file_name(p), folded))
+            .collect()
+    }
+}
+
+/// The paths of a vault keyed for [`resolve_link`]'s rule: resolving one link costs a hash lookup
+/// instead of a scan of every path, which is what indexing the links of a whole vault needs.
+#[derive(Debug, Default)]
+pub struct LinkIndex {
+    paths: Vec<String>,
+    /// Folded path, and folded path without `.md` → positions in `paths`.
+    by_path: std::collections::HashMap<String, Vec<u32>>,
+    /// Folded file name, and folded file name without `.md` → positions in `paths`.
+    by_name: std::collections::HashMap<String, Vec<u32>>,
+}
+
+impl LinkIndex {
+    /// Every path of `paths` (vault-relative, `/`).
+    pub fn new(paths: impl IntoIterator<Item = String>) -> Self {
+        let mut index = Self::default();
+        for path in paths {
+            index.insert(path);
+        }
+        index
+    }
+
+    /// Only the paths whose file name (or its stem) folds to one of `names`: enough to resolve
+    /// links whose [`link_name_key`] is among them, without keying a whole vault.
+    pub fn with_names(
+        paths: impl IntoIterator<Item = String>,
+        names: &std::collections::HashSet<String>,
+    ) -> Self {
+        let mut index = Self::default();
+        for path in paths {
+            if name_keys_of(&path).iter().any(|k| names.contains(k)) {
+                index.insert(path);
+            }
+        }
+        index
+    }
+
+    fn insert(&mut self, path: String) {
+        let Ok(at) = u32::try_from(self.paths.len()) else {
+            return;
+        };
+        let folded = fold_name(&path);
+        if let Some(stem) = md_stem(&folded) {
+            self.by_path.entry(stem.to_string()).or_default().push(at);
+        }
+        for key in name_keys_of(&path) {
+            self.by_name.entry(key).or_default().push(at);
+        }
+        self.by_path.entry(folded).or_default().push(at);
+        self.paths.push(path);
+    }
+
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// [`resolve_link`] against these paths.
+    pub fn resolve<'a>(&'a self, target: &str, from_note: Option<&str>) -> LinkResolution<'a> {
+        resolve_with(target, from_note, &Hashed(self))
+    }
+
+    /// The note a Markdown link's destination (percent-decoded, without `#fragment`) names from
+    /// `note`: relative to its folder, or to the vault root when it starts with `/`. Only an exact
+    /// `.md` path counts: a Markdown link is a path, not a name (the rule `move_note` keeps).
+    pub fn resolve_markdown(&self, dest: &str, note: &str) -> Option<&str> {
+        let joined = markdown_destination_path(dest, note)?;
+        self.by_path
+            .get(&fold_name(&joined))?
+            .iter()
+            .map(|&at| self.paths[at as usize].as_str())
+            .find(|p| *p == joined && has_md_extension(p))
+    }
+
+    fn lookup<'a>(
+        &'a self,
+        map: &std::collections::HashMap<String, Vec<u32>>,
+        key: &str,
+    ) -> Vec<&'a str> {
+        map.get(key)
+            .map(|hits| {
+                hits.iter()
+                    .map(|&at| self.paths[at as usize].as_str())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Candidates from a [`LinkIndex`]'s maps.
+struct Hashed<'a>(&'a LinkIndex);
+
+impl<'a> Candidates<'a> for Hashed<'a> {
+    fn by_path(&self, folded: &str) -> Vec<&'a str> {
+        self.0.lookup(&self.0.by_path, folded)
+    }
+
+    fn by_name(&self, folded: &str) -> Vec<&'a str> {
+        self.0.lookup(&self.0.by_name, folded)
+    }
 }
 
 /// Finds the note a person means by `query`: its path (with or without `.md`), a path suffix, its
@@ -76,7 +220,7 @@ pub fn resolve_title_or_path<'a>(query: &str, notes: &'a [NoteName]) -> LinkReso
     }
     let query = Query::new(raw.trim_start_matches('/'));
     let paths: Vec<&'a str> = notes.iter().map(|n| n.path.as_str()).collect();
-    if let Some(found) = by_path_or_name(&query, &paths) {
+    if let Some(found) = by_path_or_name(&query, &Scan(&paths)) {
         return found;
     }
     let titled = notes
@@ -118,37 +262,83 @@ impl Query {
     }
 }
 
-fn by_path_or_name<'a>(query: &Query, paths: &[&'a str]) -> Option<LinkResolution<'a>> {
-    by_path(query, paths).or_else(|| {
-        let hits = if query.folded.contains('/') {
-            let suffix = format!("/{}", query.folded);
-            paths
-                .iter()
-                .copied()
-                .filter(|p| {
-                    let folded = fold_name(p);
-                    folded.ends_with(&suffix)
-                        || md_stem(&folded).is_some_and(|s| s.ends_with(&suffix))
-                })
-                .collect()
-        } else {
-            paths
-                .iter()
-                .copied()
-                .filter(|p| stem_or_name_matches(file_name(p), &query.folded))
-                .collect()
+fn by_path_or_name<'a>(
+    query: &Query,
+    candidates: &impl Candidates<'a>,
+) -> Option<LinkResolution<'a>> {
+    by_path(query, candidates).or_else(|| {
+        let hits = match query.folded.rsplit_once('/') {
+            // A path suffix: every note it can name has its last segment as file name or stem.
+            Some((_, last)) => {
+                let suffix = format!("/{}", query.folded);
+                candidates
+                    .by_name(last)
+                    .into_iter()
+                    .filter(|p| {
+                        let folded = fold_name(p);
+                        folded.ends_with(&suffix)
+                            || md_stem(&folded).is_some_and(|s| s.ends_with(&suffix))
+                    })
+                    .collect()
+            }
+            None => candidates.by_name(&query.folded),
         };
         decide(hits, query, false)
     })
 }
 
-fn by_path<'a>(query: &Query, paths: &[&'a str]) -> Option<LinkResolution<'a>> {
-    let hits = paths
-        .iter()
-        .copied()
-        .filter(|p| stem_or_name_matches(p, &query.folded))
-        .collect();
-    decide(hits, query, true)
+fn by_path<'a>(query: &Query, candidates: &impl Candidates<'a>) -> Option<LinkResolution<'a>> {
+    decide(candidates.by_path(&query.folded), query, true)
+}
+
+/// The keys a file is found by name under: its folded file name and, for a note, its folded stem.
+fn name_keys_of(path: &str) -> Vec<String> {
+    let name = fold_name(file_name(path));
+    match md_stem(&name) {
+        Some(stem) => vec![stem.to_string(), name],
+        None => vec![name],
+    }
+}
+
+/// The key under which a link may resolve to a file: the folded last segment of its target (for
+/// a Markdown link, of its destination). A note can only be what such a link names if one of
+/// its [`LinkIndex`] name keys equals this, so when notes appear, vanish or are renamed, only
+/// the links with their keys need resolving again.
+pub fn link_name_key(target: &str) -> String {
+    let target = target.split(['|', '#', '^']).next().unwrap_or("").trim();
+    fold_name(file_name(target))
+}
+
+/// The vault path a Markdown link's destination (percent-decoded, without `#fragment`) names from
+/// `note`: relative to its folder, or to the vault root when it starts with `/`; `None` when it
+/// climbs above the root.
+pub fn markdown_destination_path(dest: &str, note: &str) -> Option<String> {
+    match dest.strip_prefix('/') {
+        Some(rooted) => super::name::join_relative(Vec::new(), rooted),
+        None => {
+            let mut folder: Vec<&str> = note.split('/').collect();
+            folder.pop();
+            super::name::join_relative(folder, dest)
+        }
+    }
+}
+
+/// Whether `path` ends in `.md` (any case): a note, not an attachment.
+pub fn has_md_extension(path: &str) -> bool {
+    md_stem(file_name(path)).is_some()
+}
+
+/// Among the notes an ambiguous link names, the one Obsidian opens: a note in the linking note's
+/// own folder first, then the one nearest the vault root (fewest folders), then the first by path.
+/// The graph follows it so that backlinks match what a click does; tools still say the link is
+/// ambiguous, and `move_note` never rewrites on a guess.
+pub fn obsidian_pick<'a>(candidates: &[&'a str], from_note: &str) -> Option<&'a str> {
+    let folder = from_note.rsplit_once('/').map_or("", |(folder, _)| folder);
+    // Each candidate's key once (a name shared by a copied folder tree has dozens of them).
+    candidates.iter().copied().min_by_key(|p| {
+        let elsewhere = p.rsplit_once('/').map_or("", |(f, _)| f) != folder;
+        (elsewhere, p.bytes().filter(|&b| b == b'/').count(), *p)
+    })
 }
 
 /// `name` equals `folded` as is or without its `.md` extension.
@@ -314,14 +504,59 @@ mod tests {
             ("Nowhere", None, Missing),
             ("   ", None, Missing),
         ];
+        let hashed = LinkIndex::new(notes.clone());
         for (target, from, expected) in cases {
             assert_eq!(
                 resolve_link(target, from, &notes),
                 expected,
                 "{target:?} from {from:?}"
             );
+            // The hashed index is the same rule: the graph and move_note never disagree.
+            assert_eq!(
+                hashed.resolve(target, from),
+                expected,
+                "hashed: {target:?} from {from:?}"
+            );
         }
         assert_eq!(resolve_link("Plan", None, &[]), Missing);
+    }
+
+    #[test]
+    fn an_index_keyed_by_some_names_resolves_links_with_those_names_alike() {
+        let notes = vault();
+        let names: std::collections::HashSet<String> =
+            ["deep", "plan"].iter().map(|s| s.to_string()).collect();
+        let some = LinkIndex::with_names(notes.clone(), &names);
+        assert_eq!(some.len(), 4);
+        for target in ["Deep", "sub/Deep", "Plan", "Projects/Plan", "plan.md"] {
+            assert_eq!(
+                some.resolve(target, None),
+                resolve_link(target, None, &notes),
+                "{target}"
+            );
+        }
+        assert_eq!(
+            some.resolve_markdown("../Plan.md", "Projects/Roadmap.md"),
+            Some("Plan.md")
+        );
+        assert_eq!(some.resolve_markdown("plan.md", "x.md"), None);
+    }
+
+    #[test]
+    fn ambiguous_names_pick_what_obsidian_opens() {
+        let candidates = ["Archive/sub/Deep.md", "Deep.md", "Projects/sub/Deep.md"];
+        assert_eq!(
+            obsidian_pick(&candidates, "Projects/sub/Other.md"),
+            Some("Projects/sub/Deep.md")
+        );
+        assert_eq!(obsidian_pick(&candidates, "Inbox/x.md"), Some("Deep.md"));
+        assert_eq!(
+            obsidian_pick(&["B/x.md", "A/x.md"], "C/y.md"),
+            Some("A/x.md")
+        );
+        assert_eq!(obsidian_pick(&[], "x.md"), None);
+        assert_eq!(link_name_key("Folder/Plan#Goals|the plan"), "plan");
+        assert_eq!(link_name_key("Café.md"), "café.md");
     }
 
     #[test]

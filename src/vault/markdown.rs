@@ -287,6 +287,14 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
     }
 }
 
+/// The `[[wikilinks]]` written in the frontmatter's property values (`related: "[[Plan]]"`), which
+/// Obsidian counts as links of the note; [`ParsedNote::links`] holds the body's only.
+pub fn frontmatter_links(text: &str, frontmatter: &Frontmatter) -> Vec<WikiLink> {
+    let mut scanner = Scanner::new(text);
+    scanner.scan(frontmatter.span.clone());
+    scanner.links
+}
+
 /// The sections of a note: the text before the first heading (when it holds more than whitespace;
 /// the frontmatter is not part of it) and one section per heading, running to the next heading of the
 /// same or a higher level. Sections nest, so one `##` section lies inside its `#` section.

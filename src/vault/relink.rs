@@ -229,20 +229,20 @@ use super::name::{stem, without_md as strip_md};
 
 /// An inline Markdown link to a local `.md` file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct MarkdownLink {
+pub struct MarkdownLink {
     /// The destination's bytes in the text, `<>` included when angled.
-    target: Range<usize>,
+    pub target: Range<usize>,
     /// The destination percent-decoded, without its `#fragment`.
-    decoded: String,
+    pub decoded: String,
     /// Written `<like this>` (spaces allowed unencoded).
-    angled: bool,
+    pub angled: bool,
     /// `#fragment` as written (or empty), kept after the new path.
-    fragment: String,
+    pub fragment: String,
 }
 
 /// The inline Markdown links (and images) of the body whose destination is a local file path:
 /// no scheme, not a bare `#fragment`. Links in code are not seen (pulldown-cmark parses code).
-fn markdown_links(text: &str, body_start: usize) -> Vec<MarkdownLink> {
+pub fn markdown_links(text: &str, body_start: usize) -> Vec<MarkdownLink> {
     let body = &text[body_start..];
     let mut found = Vec::new();
     for (event, range) in Parser::new_ext(body, Options::ENABLE_FOOTNOTES).into_offset_iter() {
@@ -315,21 +315,11 @@ fn has_scheme(dest: &str) -> bool {
 /// The note a Markdown link destination (decoded) names from `note`: relative to its folder, or
 /// to the vault root when it starts with `/`. Only exact paths count (Markdown links are paths).
 fn resolve_markdown<'a>(dest: &str, note: &str, notes: &'a [String]) -> Option<&'a str> {
-    let joined = if let Some(rooted) = dest.strip_prefix('/') {
-        normalise(rooted)?
-    } else {
-        let folder = note.rsplit_once('/').map_or("", |(folder, _)| folder);
-        normalise(&format!("{folder}/{dest}"))?
-    };
+    let joined = super::links::markdown_destination_path(dest, note)?;
     notes
         .iter()
-        .find(|p| **p == joined && p.to_ascii_lowercase().ends_with(".md"))
+        .find(|p| **p == joined && super::links::has_md_extension(p))
         .map(String::as_str)
-}
-
-/// `a/./b/../c` → `a/c`; `None` when it climbs above the vault root.
-fn normalise(path: &str) -> Option<String> {
-    super::name::join_relative(Vec::new(), path)
 }
 
 /// The destination to write in `note` for a link to `target`: relative to the note's folder, with

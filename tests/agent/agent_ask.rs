@@ -1399,7 +1399,7 @@ fn tools_lists_every_tier_with_closed_schemas() {
         assert_eq!(tier_of(name), Some(json!("session")), "{name}");
     }
     assert_eq!(tier_of("update_note"), Some(json!("workspace")));
-    assert_eq!(tools.len(), 23 + 6);
+    assert_eq!(tools.len(), 27 + 6);
     for t in tools {
         assert_eq!(
             t["inputSchema"]["additionalProperties"], false,

@@ -234,7 +234,7 @@ fn ollama_allocated_context_wins_and_no_request_passes_it() {
             .is_some_and(|c| !c.is_empty()),
         "the conversation was compacted: {json}"
     );
-    // The small window got the core tools, not all 21.
+    // The small window got the core tools, not all 27.
     let tools = last.body["tools"].as_array().map_or(0, Vec::len);
     assert!((1..=6).contains(&tools), "{tools} tools sent");
 }

@@ -38,6 +38,7 @@ EXPECTED_TOOLS = {
     "list_connections", "get_connection", "list_environments", "get_environment_variables",
     "list_blocks_in_note", "get_block_settings", "get_block_history", "semantic_search_notes",
     "move_note", "list_tasks", "toggle_task", "read_daily_note", "write_daily_note",
+    "get_backlinks", "get_outgoing_links", "list_unresolved_links", "list_orphan_notes",
 }
 # Secrets this script plants itself while it runs (in config files it breaks on purpose).
 SCRIPT_SECRETS = ["PLANTED-CONNBROKEN-24", "PLANTED-BARE-25", "PLANTED-DUPKEY-26"]
@@ -316,6 +317,28 @@ async def task_checks(c):
           f"{mode}: toggle_task checks the task off")
     r = await call("delete_note", {"note": note})
     check(not r.is_error, f"{mode}: tasks note deleted")
+async def graph_checks(c):
+    mode, call = c.mode, c.call
+    # The sample vault's link graph: backlinks with their lines and context, outgoing links
+    # resolved, the one dangling link, orphans.
+    r = await call("get_backlinks", {"note": "Garden Planner"})
+    s = sc(r)
+    back = {(b["path"], b["line"]): b["context"] for b in s.get("backlinks", [])}
+    check(not r.is_error and back.get(("Welcome.md", 13)) == "- A plain link: [[Garden Planner]]"
+          and ("Journal/2026-11-30.md", 5) in back and s.get("total") == len(back),
+          f"{mode}: get_backlinks lists each linking line {back}")
+    r = await call("get_outgoing_links", {"note": "Garden Planner"})
+    links = [(l["target"], l["path"], l["state"]) for l in sc(r).get("links", [])]
+    check(not r.is_error and ("Vaultchat Launch", "Projects/Vaultchat Launch.md", "resolved") in links,
+          f"{mode}: get_outgoing_links resolves {links}")
+    r = await call("list_unresolved_links", {})
+    dangling = [(l["from"], l["target"]) for l in sc(r).get("links", [])]
+    check(not r.is_error and ("Welcome.md", "Someday Maybe") in dangling,
+          f"{mode}: list_unresolved_links finds the dangling link {dangling}")
+    r = await call("list_orphan_notes", {})
+    orphans = [n["path"] for n in sc(r).get("notes", [])]
+    check(not r.is_error and "Welcome.md" in orphans and "Projects/Garden Planner.md" not in orphans,
+          f"{mode}: list_orphan_notes {orphans}")
 
 
 async def tag_checks(c):
@@ -712,6 +735,10 @@ async def bad_argument_checks(c, listed):
         "toggle_task": {"note": scratch, "line": 3, "text": "never", "status": "done"},
         "read_daily_note": {"date": "2026-12-01"},
         "write_daily_note": {"date": "2026-12-01", "append": f"- {mode}"},
+        "get_backlinks": {"note": "Garden Planner", "offset": 0, "limit": 5, "unlinked_mentions": False},
+        "get_outgoing_links": {"note": "Garden Planner", "offset": 0, "limit": 5},
+        "list_unresolved_links": {"folder": "Projects", "offset": 0, "limit": 5},
+        "list_orphan_notes": {"folder": "Projects", "offset": 0, "limit": 5},
     }
     for t in listed:
         name, schema = t.name, t.input_schema
@@ -862,7 +889,8 @@ async def session(args, mode):
         by_name = {t.name: t for t in listed}
         c = Ctx(args, mode, client, names)
         refused = 0
-        for part in (lambda: notes_checks(c, by_name), lambda: notebook_checks(c), lambda: tag_checks(c), lambda: task_checks(c),
+        for part in (lambda: notes_checks(c, by_name), lambda: notebook_checks(c), lambda: tag_checks(c),
+                     lambda: task_checks(c), lambda: graph_checks(c),
                      lambda: connection_checks(c), lambda: block_checks(c), lambda: config_file_probes(c),
                      lambda: bad_argument_checks(c, listed), lambda: path_checks(c)):
             try:

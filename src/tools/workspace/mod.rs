@@ -9,6 +9,7 @@
 mod blocks;
 mod config_files;
 mod daily;
+mod graph;
 mod move_apply;
 mod moves;
 mod notebooks;
@@ -496,6 +497,7 @@ pub fn register(registry: &mut Registry, workspace: &Arc<Workspace>) {
         notebooks::tools(workspace),
         tags::tools(workspace),
         tasks::tools(workspace),
+        graph::tools(workspace),
         config_files::tools(workspace),
         blocks::tools(workspace),
         moves::tools(workspace),

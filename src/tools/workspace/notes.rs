@@ -32,7 +32,7 @@ pub(super) fn tools(ws: &Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
             "Read one note. `note` is a vault-relative path (`Projects/Plan.md`) or, when unambiguous, a title, \
              alias or file name (`Plan`); if several notes match, the error lists them. Returns the content \
              (paged by `offset`/`max_chars` in characters, with `has_more` and the total `length`), the \
-             frontmatter, tags, outgoing wikilinks and a `revision` to pass to update_note as `expected_revision`.",
+             frontmatter, tags, outgoing wikilinks, `backlinks` (how many other notes link to it: get_backlinks lists them) and a `revision` to pass to update_note as `expected_revision`.",
             Annotations::READ_ONLY,
             Body::Read(read_note),
         ),
@@ -180,7 +180,7 @@ fn list_notes(ws: &Workspace, args: ListNotesArgs) -> Result<ToolOutput, ToolErr
 
 use crate::vault::name::stem;
 
-fn bounded(
+pub(super) fn bounded(
     value: Option<u32>,
     default: u32,
     min: u32,
@@ -260,9 +260,12 @@ fn read_note(ws: &Workspace, args: ReadNoteArgs) -> Result<ToolOutput, ToolError
         .title
         .clone()
         .unwrap_or_else(|| stem(path.rel()).to_string());
+    // How many other notes link here (the graph in the index; null if it cannot be read now).
+    let backlinks = ws.index().backlink_count(path.rel()).ok();
     ToolOutput::json(json!({
         "path": path.rel(),
         "title": title,
+        "backlinks": backlinks,
         "content": content,
         "offset": offset,
         "length": length,

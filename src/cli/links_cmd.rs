@@ -1,0 +1,191 @@
+//! `vaultchat links NOTE [--json]`, `vaultchat links --unresolved [--json]`,
+//! `vaultchat links --orphans [--json]`: the link graph from the index.
+
+use super::outln;
+use super::{Context, Failure};
+use crate::index::Index;
+use crate::index::graph::{LinkState, Orphan, Unresolved};
+use crate::quote::terminal;
+use crate::vault::links::{LinkResolution, resolve_title_or_path};
+use clap::Args;
+use serde::Serialize;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct LinksArgs {
+    /// The note: a vault-relative path, or a file name, title or alias when unambiguous.
+    #[arg(
+        value_name = "NOTE",
+        required_unless_present_any = ["unresolved", "orphans"],
+        conflicts_with_all = ["unresolved", "orphans"]
+    )]
+    pub note: Option<String>,
+    /// List every link that resolves to no note: [{"from", "target", "line"}].
+    #[arg(long, conflicts_with = "orphans")]
+    pub unresolved: bool,
+    /// List the notes no other note links to: [{"path", "outgoing"}].
+    #[arg(long)]
+    pub orphans: bool,
+    /// With --unresolved or --orphans: only notes in this folder.
+    #[arg(long, value_name = "FOLDER", default_value = "")]
+    pub folder: String,
+    /// Print JSON: {"note", "outgoing": [{"target", "path", "line"}], "backlinks": [{"path", "line", "context"}]}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct NoteLinks {
+    note: String,
+    outgoing: Vec<OutgoingJson>,
+    backlinks: Vec<crate::index::graph::Backlink>,
+}
+
+#[derive(Serialize)]
+struct OutgoingJson {
+    target: String,
+    /// The note the link opens; null when unresolved or an attachment.
+    path: Option<String>,
+    line: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ambiguous: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    attachment: bool,
+}
+
+/// Every linking note at once: a page as large as any vault's backlinks of one note.
+const ALL: usize = usize::MAX >> 1;
+
+pub fn run(ctx: &Context, args: &LinksArgs) -> Result<ExitCode, Failure> {
+    let vault = ctx.vault()?;
+    let mut index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
+    if !index.has_synced()? {
+        // Never indexed: build it once now (later commands reuse it).
+        let report = super::index_cmd::sync_with_progress(&mut index)?;
+        eprintln!("{}", super::index_cmd::summary(&report, index.db_path()));
+    }
+    if args.unresolved {
+        let page = index.unresolved_links(&args.folder, 0, ALL)?;
+        return print_unresolved(&page.items, args.json);
+    }
+    if args.orphans {
+        let page = index.orphans(&args.folder, 0, ALL)?;
+        return print_orphans(&page.items, args.json);
+    }
+    let Some(name) = args.note.as_deref() else {
+        return Err(Failure::new(
+            "name a note, or pass --unresolved or --orphans",
+        ));
+    };
+    let path = resolve_note(&index, name)?;
+    let mut links = note_links(&index, &path)?;
+    // The notes involved changed since they were indexed (no watcher running): read them again.
+    let involved: Vec<String> = std::iter::once(path.clone())
+        .chain(links.backlinks.iter().map(|b| b.path.clone()))
+        .collect();
+    let refs: Vec<&str> = involved.iter().map(String::as_str).collect();
+    if !index.is_fresh(&refs)? {
+        index.sync_paths(&involved)?;
+        links = note_links(&index, &path)?;
+    }
+    if args.json {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, &links)?;
+        outln!();
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!("{}", terminal(&links.note));
+    outln!("links from it ({}):", links.outgoing.len());
+    for link in &links.outgoing {
+        let to = match (&link.path, link.attachment) {
+            (_, true) => "attachment".to_string(),
+            (Some(path), false) if link.ambiguous => {
+                format!("{} (ambiguous)", terminal(path))
+            }
+            (Some(path), false) => terminal(path).into_owned(),
+            (None, false) => "unresolved".to_string(),
+        };
+        outln!("  {:>5}  {} → {}", link.line, terminal(&link.target), to);
+    }
+    outln!("links to it ({}):", links.backlinks.len());
+    for link in &links.backlinks {
+        outln!(
+            "  {}:{}  {}",
+            terminal(&link.path),
+            link.line,
+            terminal(&link.context)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn note_links(index: &Index, path: &str) -> Result<NoteLinks, Failure> {
+    let outgoing = index
+        .outgoing_links(path)?
+        .ok_or_else(|| Failure::new(format!("{} is not indexed", crate::quote::quoted(path))))?;
+    let backlinks = index.backlinks(path, 0, ALL)?.items;
+    Ok(NoteLinks {
+        note: path.to_string(),
+        outgoing: outgoing
+            .into_iter()
+            .map(|o| OutgoingJson {
+                target: o.target,
+                path: o.path,
+                line: o.line,
+                ambiguous: o.state == LinkState::Ambiguous,
+                attachment: o.state == LinkState::Attachment,
+            })
+            .collect(),
+        backlinks,
+    })
+}
+
+/// The path of the note `name` means, or a failure that says why there is none.
+fn resolve_note(index: &Index, name: &str) -> Result<String, Failure> {
+    let names = index.note_names()?;
+    match resolve_title_or_path(name, &names) {
+        LinkResolution::Unique(path) => Ok(path.to_string()),
+        LinkResolution::Ambiguous(paths) => Err(Failure::new(format!(
+            "{} names several notes: {}; pass one path",
+            crate::quote::quoted(name),
+            paths.join(", ")
+        ))),
+        LinkResolution::Missing => Err(Failure::new(format!(
+            "no note is named {}",
+            crate::quote::quoted(name)
+        ))),
+    }
+}
+
+fn print_unresolved(items: &[Unresolved], json: bool) -> Result<ExitCode, Failure> {
+    if json {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, items)?;
+        outln!();
+        return Ok(ExitCode::SUCCESS);
+    }
+    for item in items {
+        outln!(
+            "{}:{}  {}",
+            terminal(&item.from),
+            item.line,
+            terminal(&item.target)
+        );
+    }
+    outln!("{} unresolved links", items.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_orphans(items: &[Orphan], json: bool) -> Result<ExitCode, Failure> {
+    if json {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, items)?;
+        outln!();
+        return Ok(ExitCode::SUCCESS);
+    }
+    for item in items {
+        outln!("{}", terminal(&item.path));
+    }
+    outln!("{} notes no other note links to", items.len());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,363 @@
+//! The link graph driven as a person and a client would: `vaultchat links … --json` (the real
+//! binary), the graph tools over MCP stdio, a rename by `move_note`, and `index --watch` keeping
+//! the graph current. One fixture vault holds every link form, links in code that must not count,
+//! an ambiguous name, an attachment and notes nothing links to.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::mcp_stdio::McpStdio;
+use common::*;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const HUB: &str = "---
+related: \"[[Property Target]]\"
+---
+# Hub
+Plain [[Target]] and aliased [[Target|the target]] and heading [[Target#Section]].
+Block [[Target#^blk1]] and embed ![[Target]] and image ![[diagram.png]].
+
+| col | link |
+| --- | --- |
+| a | [[Tabled\\|shown]] |
+
+Markdown [to spaced](Sub/Spaced%20Name.md) and [gone](Sub/Gone.md).
+Inline `[[Inline Code]]` is text.
+```
+[[Fenced]]
+```
+Ambiguous [[Twin]] and missing [[Nowhere]].
+";
+
+fn fixture(vault: &Path) {
+    let files: [(&str, &[u8]); 11] = [
+        ("Hub.md", HUB.as_bytes()),
+        ("Target.md", b"# Target\n## Section\ntext ^blk1\n"),
+        ("Property Target.md", b"# Property Target\n"),
+        ("Tabled.md", b"# Tabled\n"),
+        ("Sub/Spaced Name.md", b"back to [[Hub]]\n"),
+        ("A/Twin.md", b"# Twin A\n"),
+        ("B/Twin.md", b"# Twin B\n"),
+        ("Lonely.md", b"# Lonely\nno links here\n"),
+        // Would gain backlinks if links in code counted.
+        ("Inline Code.md", b"# Inline Code\n"),
+        ("Fenced.md", b"# Fenced\n"),
+        ("diagram.png", b"\x89PNG\r\n"),
+    ];
+    for (rel, bytes) in files {
+        let path = vault.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+fn links_json(data: &Path, vault: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["links"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = ok(data, vault, &all);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// (target, path, line) of each outgoing link.
+fn outgoing(v: &Value) -> Vec<(String, Value, u64)> {
+    v["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["target"].as_str().unwrap().to_string(),
+                o["path"].clone(),
+                o["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// (path, line) of each backlink.
+fn backlinks(v: &Value, key: &str) -> Vec<(String, u64)> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["path"].as_str().unwrap().to_string(),
+                b["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn unresolved(v: &Value) -> Vec<(String, String, u64)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["from"].as_str().unwrap().to_string(),
+                u["target"].as_str().unwrap().to_string(),
+                u["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn paths(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn expected_hub_outgoing(target: &str) -> Vec<(String, Value, u64)> {
+    let t = |name: &str, path: Option<&str>, line: u64| (name.to_string(), json!(path), line);
+    vec![
+        t("Property Target", Some("Property Target.md"), 2),
+        t("Target", Some(target), 5),
+        t("Target", Some(target), 5),
+        t("Target", Some(target), 5),
+        t("Target", Some(target), 6),
+        t("Target", Some(target), 6),
+        t("diagram.png", None, 6),
+        t("Tabled", Some("Tabled.md"), 10),
+        t("Sub/Spaced Name.md", Some("Sub/Spaced Name.md"), 12),
+        t("Sub/Gone.md", None, 12),
+        t("Twin", Some("A/Twin.md"), 17),
+        t("Nowhere", None, 17),
+    ]
+}
+
+#[test]
+fn every_link_form_through_the_cli() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    fixture(&vault);
+
+    let hub = links_json(&data, &vault, &["Hub"]);
+    assert_eq!(hub["note"], "Hub.md");
+    assert_eq!(outgoing(&hub), expected_hub_outgoing("Target.md"), "{hub}");
+    let flags = &hub["outgoing"];
+    assert_eq!(flags[6]["attachment"], true, "{hub}");
+    assert_eq!(flags[10]["ambiguous"], true, "{hub}");
+    assert_eq!(
+        backlinks(&hub, "backlinks"),
+        [("Sub/Spaced Name.md".to_string(), 1)]
+    );
+    assert_eq!(hub["backlinks"][0]["context"], "back to [[Hub]]");
+
+    let target = links_json(&data, &vault, &["Target.md"]);
+    let from_hub = |line| ("Hub.md".to_string(), line);
+    assert_eq!(
+        backlinks(&target, "backlinks"),
+        [
+            from_hub(5),
+            from_hub(5),
+            from_hub(5),
+            from_hub(6),
+            from_hub(6)
+        ]
+    );
+    assert_eq!(
+        target["backlinks"][0]["context"],
+        "Plain [[Target]] and aliased [[Target|the target]] and heading [[Target#Section]]."
+    );
+    // The table-escaped alias and the percent-encoded Markdown link reach their notes.
+    let tabled = links_json(&data, &vault, &["Tabled"]);
+    assert_eq!(backlinks(&tabled, "backlinks"), [from_hub(10)]);
+    let spaced = links_json(&data, &vault, &["Sub/Spaced Name.md"]);
+    assert_eq!(backlinks(&spaced, "backlinks"), [from_hub(12)]);
+    // Code is text: these notes are linked from nowhere.
+    for name in ["Inline Code", "Fenced", "B/Twin.md"] {
+        let v = links_json(&data, &vault, &[name]);
+        assert_eq!(backlinks(&v, "backlinks"), [], "{name}: {v}");
+    }
+
+    assert_eq!(
+        unresolved(&links_json(&data, &vault, &["--unresolved"])),
+        [
+            ("Hub.md".to_string(), "Sub/Gone.md".to_string(), 12),
+            ("Hub.md".to_string(), "Nowhere".to_string(), 17)
+        ]
+    );
+    assert_eq!(
+        paths(&links_json(&data, &vault, &["--orphans"])),
+        ["B/Twin.md", "Fenced.md", "Inline Code.md", "Lonely.md"]
+    );
+    // Human output is escaped: a control character in a note name cannot reach the terminal.
+    std::fs::write(vault.join("Evil\u{1b}[2J.md"), "[[Hub]]\n").unwrap();
+    ok(&data, &vault, &["index"]);
+    let human = ok(&data, &vault, &["links", "Hub"]);
+    assert!(!human.contains('\u{1b}'), "{human}");
+    assert!(
+        human.contains("Sub/Spaced Name.md:1  back to [[Hub]]"),
+        "{human}"
+    );
+}
+
+#[test]
+fn graph_tools_over_mcp_and_a_rename_by_move_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    fixture(&vault);
+    let mut command = cmd(&data, &vault);
+    command.args(["mcp", "--allow-writes"]);
+    let mut mcp = McpStdio::spawn(command);
+    mcp.initialize();
+
+    let back = mcp.call_ok("get_backlinks", json!({"note": "Target"}));
+    assert_eq!(back["total"], 5, "{back}");
+    assert_eq!(back["backlinks"][3]["line"], 6);
+    let page = mcp.call_ok(
+        "get_backlinks",
+        json!({"note": "Target", "offset": 4, "limit": 2}),
+    );
+    assert_eq!(page["backlinks"].as_array().unwrap().len(), 1);
+    assert_eq!(page["has_more"], false);
+    let read = mcp.call_ok("read_note", json!({"note": "Target"}));
+    assert_eq!(read["backlinks"], 1, "one note links to it: {read}");
+
+    let out = mcp.call_ok("get_outgoing_links", json!({"note": "Hub"}));
+    assert_eq!(out["total"], 12);
+    assert_eq!(out["links"][10]["state"], "ambiguous");
+    assert_eq!(out["links"][6]["state"], "attachment");
+    let gone = mcp.call_ok("list_unresolved_links", json!({}));
+    assert_eq!(gone["total"], 2, "{gone}");
+    assert_eq!(gone["links"][1]["target"], "Nowhere");
+    let in_sub = mcp.call_ok("list_unresolved_links", json!({"folder": "Sub"}));
+    assert_eq!(in_sub["total"], 0);
+    let orphans = mcp.call_ok("list_orphan_notes", json!({"limit": 2}));
+    assert_eq!(orphans["total"], 4);
+    assert_eq!(orphans["has_more"], true);
+    assert_eq!(orphans["notes"][0]["path"], "B/Twin.md");
+
+    let mentions = mcp.call_ok(
+        "get_backlinks",
+        json!({"note": "Lonely", "unlinked_mentions": true}),
+    );
+    assert_eq!(mentions["unlinked_mentions"], json!([]));
+
+    // A rename by move_note: every link follows, and the graph says so at once.
+    let moved = mcp.call_ok(
+        "move_note",
+        json!({"note": "Target.md", "to": "Archive/Goal.md"}),
+    );
+    assert_eq!(moved["path"], "Archive/Goal.md", "{moved}");
+    let back = mcp.call_ok("get_backlinks", json!({"note": "Archive/Goal.md"}));
+    let lines: Vec<u64> = back["backlinks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [5, 5, 5, 6, 6], "{back}");
+    let gone = mcp.call_ok("list_unresolved_links", json!({}));
+    assert_eq!(gone["total"], 2, "the rename left no link dangling: {gone}");
+    drop(mcp);
+
+    // The same through the CLI, from the files as the move left them.
+    let hub = links_json(&data, &vault, &["Hub"]);
+    let targets: Vec<(Value, u64)> = outgoing(&hub).into_iter().map(|(_, p, l)| (p, l)).collect();
+    let expected: Vec<(Value, u64)> = expected_hub_outgoing("Archive/Goal.md")
+        .into_iter()
+        .map(|(_, p, l)| (p, l))
+        .collect();
+    assert_eq!(targets, expected, "{hub}");
+}
+
+struct KillOnDrop(std::process::Child);
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Long enough that only a change that never reaches the index runs out of it.
+const NEVER: Duration = Duration::from_secs(60);
+
+#[test]
+fn the_watcher_keeps_the_graph_current() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    fixture(&vault);
+    let mut child = cmd(&data, &vault)
+        .args(["index", "--watch"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _guard = KillOnDrop(child);
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        let line = lines.next().expect("the watcher exited").unwrap();
+        if line.contains("watching") {
+            break;
+        }
+    }
+    let dangling = || {
+        unresolved(&links_json(&data, &vault, &["--unresolved"]))
+            .into_iter()
+            .map(|(_, target, _)| target)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(dangling(), ["Sub/Gone.md", "Nowhere"]);
+
+    // (what, how another program saves, the dangling links expected after)
+    type Case<'a> = (&'a str, Box<dyn Fn() + 'a>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            "a note created later resolves the link that waited for it",
+            Box::new(|| std::fs::write(vault.join("Elsewhere/Nowhere.md"), "hi\n").unwrap()),
+            vec!["Sub/Gone.md"],
+        ),
+        (
+            "a Markdown link's note appears",
+            Box::new(|| std::fs::write(vault.join("Sub/Gone.md"), "back\n").unwrap()),
+            vec![],
+        ),
+        (
+            "a rename leaves the old name dangling",
+            Box::new(|| {
+                std::fs::rename(
+                    vault.join("Elsewhere/Nowhere.md"),
+                    vault.join("Elsewhere/Somewhere.md"),
+                )
+                .unwrap()
+            }),
+            vec!["Nowhere"],
+        ),
+        (
+            "a delete leaves its links dangling",
+            Box::new(|| std::fs::remove_file(vault.join("Sub/Gone.md")).unwrap()),
+            vec!["Sub/Gone.md", "Nowhere"],
+        ),
+    ];
+    std::fs::create_dir_all(vault.join("Elsewhere")).unwrap();
+    for (what, save, expected) in cases {
+        let saved = Instant::now();
+        save();
+        loop {
+            let got = dangling();
+            if got == expected {
+                eprintln!("{what}: after {:?}", saved.elapsed());
+                break;
+            }
+            assert!(saved.elapsed() < NEVER, "{what}: never reflected ({got:?})");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    // The renamed note's backlinks: none now (the link names the old file name).
+    let v = links_json(&data, &vault, &["Elsewhere/Somewhere.md"]);
+    assert_eq!(backlinks(&v, "backlinks"), []);
+}
