@@ -19,8 +19,8 @@ mod tools_list;
 
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
-    ChangeRequest, HostEvent, ModelRow, ModelsReport, NoteEntry, NoteName, Request, StartUp,
-    ToolsReport, TrustQuestion, UsageReport,
+    ChangeRequest, HostEvent, ModelRow, ModelsReport, NoteEntry, Request, StartUp, ToolsReport,
+    TrustQuestion, UsageReport,
 };
 
 use crate::agent::ProviderChoice;
@@ -193,7 +193,6 @@ mod core {
             | Request::CheckNote { .. }
             | Request::SaveNote { .. }
             | Request::ListFiles
-            | Request::ListNames
             | Request::PlanChange(_)
             | Request::ApplyChange { .. }
             | Request::ListSessions(_)
@@ -223,7 +222,6 @@ mod core {
                 agent_edit,
             } => notes::save(core, path, &text, &read, agent_edit),
             Request::ListFiles => notes::list_files(core),
-            Request::ListNames => notes::list_names(core),
             Request::PlanChange(change) => changes::plan(core, change),
             Request::ApplyChange { change, hunks } => changes::apply(core, *change, hunks),
             Request::ListSessions(query) => sessions::list(core, query.as_deref()),

@@ -275,7 +275,11 @@ impl Index {
                 mtime_ns: r.get(3)?,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let listing = rows.collect::<Result<_, _>>()?;
+        // The scan filled the page cache with the whole `notes` table (13 MB at 137k notes),
+        // which the app, idle afterwards, would keep.
+        self.release_memory()?;
+        Ok(listing)
     }
 
     /// Check the FTS5 structures (used after crash tests and by `doctor`).

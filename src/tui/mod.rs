@@ -18,6 +18,7 @@ pub mod highlight;
 mod image_paste_tests;
 pub mod keymap;
 pub mod link_completion;
+pub mod name_rank;
 pub mod picker;
 #[cfg(test)]
 mod plugin_screens;

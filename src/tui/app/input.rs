@@ -403,7 +403,7 @@ impl App {
             Action::FocusChat => self.focus = Pane::Chat,
             Action::FocusFiles => self.focus_files(),
             Action::ToggleFiles => self.toggle_files(),
-            Action::OpenPicker => self.effects.push(Effect::Host(Request::ListNames)),
+            Action::OpenPicker => self.show_picker(),
             Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
             Action::ShowSessions => self.effects.push(Effect::Host(Request::ListSessions(None))),
             Action::ShowUsage => self.effects.push(Effect::Host(Request::Usage)),

@@ -2,7 +2,7 @@
 //! insta snapshots at 80×24 and 120×40), and the mouse on every pane.
 
 use crate::tui::app::{App, Effect, Pane};
-use crate::tui::files::RowKind;
+use crate::tui::files::{NoteEntry, RowKind};
 use crate::tui::keymap::Keymap;
 use crate::tui::testing::draw_app as draw;
 use crate::tui::testing::{app_with, buffer, buffer_text, note_text, sample_notes, style_at};
@@ -145,10 +145,11 @@ fn the_pane_follows_the_active_note() {
 fn enter_opens_a_note_the_way_the_picker_does() {
     let mut app = app();
     // The picker's way: Enter on a match queues OpenNote with its path.
-    app.show_picker(vec![crate::tui::picker::PickerItem {
+    app.show_picker_over(vec![NoteEntry {
         path: "Welcome.md".into(),
         title: "Welcome".into(),
         aliases: vec![],
+        modified_ns: 0,
     }]);
     press(&mut app, KeyCode::Enter);
     let picker = app.take_effects();
@@ -239,10 +240,13 @@ fn n_asks_for_a_name_in_the_selected_folder_and_creates_through_an_effect() {
     press(&mut app, KeyCode::Char('n'));
     type_text(&mut app, "nn");
     press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
-    assert!(matches!(
-        app.take_effects().as_slice(),
-        [Effect::Host(crate::host::Request::ListNames)]
-    ));
+    assert!(app.take_effects().is_empty());
+    assert!(app.picker_open(), "Ctrl+P opened the picker");
+    press(&mut app, KeyCode::Esc);
+    assert!(
+        !app.picker_open() && app.files.prompting(),
+        "Esc closed the picker first"
+    );
     press(&mut app, KeyCode::Esc);
     assert!(!app.files.prompting());
     assert!(app.take_effects().is_empty());
@@ -420,7 +424,7 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
 fn the_mouse_does_nothing_under_an_overlay() {
     let mut app = app();
     open(&mut app, "Welcome.md", "# Welcome\n");
-    app.show_picker(vec![]);
+    app.show_picker_over(vec![]);
     let screen = draw(&mut app, 120, 40);
     let _ = screen;
     click(&mut app, 100, 5);
