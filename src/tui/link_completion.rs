@@ -533,6 +533,36 @@ mod tests {
     }
 
     #[test]
+    fn the_exact_name_comes_first_as_in_the_picker() {
+        let notes = vec![
+            note("tldr/tart.md", "", &[]),
+            note("tldr/guitar.md", "", &[]),
+            note("tldr/gnu-tar.md", "", &[]),
+            note("tldr/tar.md", "", &[]),
+            note("tldr/compress.md", "", &["zip"]),
+            note("tldr/zipinfo.md", "", &[]),
+        ];
+        let labels = |query: &str, recent: &[&str]| -> Vec<String> {
+            rank(&notes, query, recent)
+                .into_iter()
+                .map(|c| c.label)
+                .collect()
+        };
+        assert_eq!(labels("tar", &[]), ["tar", "tart", "gnu-tar", "guitar"]);
+        assert_eq!(
+            labels("zip", &[]),
+            ["zip", "zipinfo"],
+            "the alias is the name"
+        );
+        // Two notes of one name: the recent one first, and the links say their paths.
+        let twins = vec![note("a/cp.md", "", &[]), note("b/cp.md", "", &[])];
+        let found = rank(&twins, "cp", &["b/cp.md"]);
+        assert_eq!(found[0].path, "b/cp.md");
+        assert_eq!(found[0].insert, "b/cp");
+        assert_eq!(rank(&twins, "cp", &[])[0].path, "a/cp.md");
+    }
+
+    #[test]
     fn no_query_lists_recent_notes_first() {
         let found = rank(&vault(), "", &["Welcome.md"]);
         assert_eq!(found[0].label, "Welcome");

@@ -774,6 +774,128 @@ mod tests {
         }
     }
 
+    /// A tldr-like vault: the names, each in two copies of a tree, and an alias.
+    fn commands() -> Vec<NoteEntry> {
+        let mut notes = Vec::new();
+        for copy in ["tldr/pages/common", "tldr-mirror/pages/common"] {
+            for name in [
+                "tar", "tart", "git", "git-grep", "cp", "cpio", "guitar", "man",
+            ] {
+                notes.push(item(&format!("{copy}/{name}.md"), "", &[]));
+            }
+        }
+        notes.push(item("tldr/pages/linux/bsdtar.md", "bsdtar", &["tarball"]));
+        notes.push(item("tldr/pages/linux/compress.md", "compress", &["zip"]));
+        notes.push(item("tldr/pages/linux/zipinfo.md", "zipinfo", &[]));
+        notes
+    }
+
+    fn stems(picker: &Picker) -> Vec<&str> {
+        picker
+            .matched_paths()
+            .into_iter()
+            .map(crate::vault::name::stem)
+            .collect()
+    }
+
+    #[test]
+    fn the_exact_name_comes_first_then_prefixes_then_word_starts_then_fuzzy() {
+        let mut picker = picker(commands());
+        picker.set_query("tar");
+        // Both copies of `tar`, then `tart` (prefix), then the alias `tarball` (prefix), then
+        // `bsdtar` has no word starting with it and `guitar` neither: fuzzy, last.
+        assert_eq!(
+            stems(&picker)[..5],
+            ["tar", "tar", "tart", "tart", "bsdtar"],
+            "{:?}",
+            picker.matched_paths()
+        );
+        assert!(
+            stems(&picker).iter().rposition(|s| *s == "guitar") > Some(4),
+            "fuzzy after"
+        );
+        for (query, first, second) in [
+            ("git", "git", "git-grep"),
+            ("cp", "cp", "cpio"),
+            ("grep", "git-grep", ""),
+        ] {
+            picker.set_query(query);
+            let found = stems(&picker);
+            assert_eq!(found[..2], [first, first], "{query}: {found:?}");
+            if !second.is_empty() {
+                assert_eq!(found[2..4], [second, second], "{query}: {found:?}");
+            }
+        }
+        // An alias that is the query counts as the name: `compress` before `zipinfo`.
+        picker.set_query("zip");
+        assert_eq!(stems(&picker)[..2], ["compress", "zipinfo"]);
+    }
+
+    #[test]
+    fn the_note_touched_last_wins_a_tie() {
+        let mut notes = commands();
+        for note in &mut notes {
+            note.modified_ns = 10;
+        }
+        let table = std::sync::Arc::new({
+            notes.sort_by(|a, b| a.path.cmp(&b.path));
+            notes
+        });
+        let mut picker = Picker::new(table.clone(), HashMap::new());
+        picker.set_query("tar");
+        // Equal otherwise: the shorter path first.
+        assert_eq!(picker.selected_path(), Some("tldr/pages/common/tar.md"));
+        let opened = HashMap::from([("tldr-mirror/pages/common/tar.md".to_string(), 20)]);
+        let mut picker = Picker::new(table, opened);
+        picker.set_query("tar");
+        assert_eq!(
+            picker.matched_paths()[..2],
+            [
+                "tldr-mirror/pages/common/tar.md",
+                "tldr/pages/common/tar.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cut_path_keeps_its_first_folder_and_its_end() {
+        let shown = |path: &str, room: usize| -> String {
+            cut_path(path, room).into_iter().map(|(_, c)| c).collect()
+        };
+        let path = "tldr-mirror/pages.zh/linux/tar.md";
+        assert_eq!(shown(path, 40), path);
+        assert_eq!(shown(path, 24), "tldr-mirror/…inux/tar.md");
+        assert_eq!(shown(path, 12), "…inux/tar.md");
+        // The chars shown keep their place in the path (for the matched-char highlights).
+        let cut = cut_path(path, 24);
+        assert_eq!(cut[0], (Some(0), 't'));
+        assert_eq!(cut[12], (None, '…'));
+        assert_eq!(cut.last(), Some(&(Some(path.chars().count() - 1), 'd')));
+        assert!(cut_path(path, 0).is_empty());
+    }
+
+    #[test]
+    fn snapshot_equal_names_show_their_folders_80x24() {
+        let mut picker = picker(commands());
+        type_query(&mut picker, "tar");
+        let buf = rendered(&mut picker, 80, 24);
+        insta::assert_snapshot!("picker_namesakes_80x24", buffer_text(&buf));
+    }
+
+    #[test]
+    fn snapshot_equal_names_show_their_folders_120x40() {
+        let mut notes = commands();
+        notes.push(item(
+            "tldr-old/pages.zh/some/deeply/nested/folder/of/the/old/copy/tar.md",
+            "",
+            &[],
+        ));
+        let mut picker = picker(notes);
+        type_query(&mut picker, "tar");
+        let buf = rendered(&mut picker, 120, 40);
+        insta::assert_snapshot!("picker_namesakes_120x40", buffer_text(&buf));
+    }
+
     #[test]
     fn an_empty_query_lists_every_note_by_path() {
         let picker = picker(sample());

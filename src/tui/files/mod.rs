@@ -547,8 +547,8 @@ fn namesakes<'a>(rows: &'a [Row], row: &Row) -> Vec<&'a str> {
 
 /// What a "Recent" row shows of its note's `folder` in `room` cells. Whole when it fits. Else,
 /// only when other recent notes share the name (`namesakes`: their folders), a short form that
-/// tells it from theirs: its first and last folders (`tldr-mirror/…/linux`), its first, or its
-/// last; a cut folder name says less than none, so otherwise nothing.
+/// tells it from theirs: its first and last folders (`tldr-mirror/…/linux`), its first, its last,
+/// or its first alone; a cut folder name says less than none, so otherwise nothing.
 fn folder_label(folder: &str, room: usize, namesakes: &[&str]) -> Option<String> {
     if folder.is_empty() {
         return None;
@@ -559,7 +559,7 @@ fn folder_label(folder: &str, room: usize, namesakes: &[&str]) -> Option<String>
     if namesakes.is_empty() {
         return None;
     }
-    let forms = |folder: &str| -> [Option<String>; 3] {
+    let forms = |folder: &str| -> [Option<String>; 4] {
         let first = folder.split('/').next().unwrap_or(folder);
         let last = tree::file_name(folder);
         let nested = folder.contains('/');
@@ -567,9 +567,10 @@ fn folder_label(folder: &str, room: usize, namesakes: &[&str]) -> Option<String>
             nested.then(|| format!("{first}/…/{last}")),
             nested.then(|| format!("{first}/…")),
             nested.then(|| format!("…/{last}")),
+            nested.then(|| first.to_string()),
         ]
     };
-    let others: Vec<[Option<String>; 3]> = namesakes.iter().map(|f| forms(f)).collect();
+    let others: Vec<[Option<String>; 4]> = namesakes.iter().map(|f| forms(f)).collect();
     let fitting = forms(folder)
         .into_iter()
         .enumerate()

@@ -491,3 +491,122 @@ fn every_size_draws_the_pane_the_prompt_and_the_list_without_panicking() {
     }
     assert!(app.completion_open());
 }
+
+/// Three copies of a tree, each with a README, touched last: "Recent" shows three `README`s.
+fn namesake_app() -> App {
+    let mut app = app_with(Keymap::default_map());
+    let mut notes = Vec::new();
+    for (n, copy) in ["tldr", "tldr-mirror", "tldr-old"].iter().enumerate() {
+        for (path, modified_ns) in [
+            (format!("{copy}/pages/README.md"), 100 + n as i64),
+            (format!("{copy}/pages/linux/tar.md"), 50 + n as i64),
+        ] {
+            notes.push(NoteEntry {
+                path,
+                title: String::new(),
+                aliases: vec![],
+                modified_ns,
+            });
+        }
+    }
+    notes.push(NoteEntry {
+        path: "Projects/a very long folder name/Plan.md".into(),
+        title: String::new(),
+        aliases: vec![],
+        modified_ns: 200,
+    });
+    app.set_notes(notes);
+    app
+}
+
+#[test]
+fn recent_notes_of_the_same_name_show_the_folders_that_tell_them_apart() {
+    let mut app = namesake_app();
+    let screen = draw(&mut app, 80, 24);
+    // Two fit whole; the longer one is cut to what tells it apart.
+    for folder in ["tldr/pages", "tldr-mirror/…", "tldr-old/pages"] {
+        assert!(
+            screen.contains(&format!("README  {folder} ")),
+            "{folder}:\n{screen}"
+        );
+    }
+    // A name no other recent note has shows its folder only whole, never cut.
+    assert!(screen.contains(" Plan "), "{screen}");
+    assert!(!screen.contains("Plan  Projects"), "{screen}");
+    both_sizes("files_recent_namesakes", &mut app);
+}
+
+#[test]
+fn folder_labels_tell_namesakes_apart_or_say_nothing() {
+    use super::folder_label;
+    let copies = ["tldr-mirror/pages/linux", "tldr-old/pages/linux"];
+    assert_eq!(
+        folder_label("tldr/pages/linux", 30, &copies).as_deref(),
+        Some("tldr/pages/linux"),
+        "whole when it fits"
+    );
+    assert_eq!(
+        folder_label("tldr/pages/linux", 12, &copies).as_deref(),
+        Some("tldr/…/linux")
+    );
+    assert_eq!(
+        folder_label("tldr/pages/linux", 7, &copies).as_deref(),
+        Some("tldr/…")
+    );
+    // Trees that differ in their last folder: the last is what tells them apart.
+    let platforms = ["notes/pages/osx", "notes/pages/windows"];
+    assert_eq!(
+        folder_label("notes/pages/linux", 9, &platforms).as_deref(),
+        Some("…/linux")
+    );
+    assert_eq!(
+        folder_label("notes/pages/linux", 9, &[]),
+        None,
+        "no namesake"
+    );
+    assert_eq!(folder_label("", 30, &copies), None, "the vault's top");
+    assert_eq!(folder_label("a/b", 2, &["c/b"]).as_deref(), Some("a"));
+    assert_eq!(
+        folder_label("x/a/b", 3, &["x/c/b"]),
+        None,
+        "nothing fits that tells them apart"
+    );
+}
+
+#[test]
+fn the_picker_reads_the_panes_listing_and_lets_go_of_it_when_closed() {
+    let mut app = app();
+    let listing = app.files.tree().table();
+    let held = std::sync::Arc::strong_count(&listing);
+    press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
+    assert!(app.picker_open());
+    assert_eq!(
+        std::sync::Arc::strong_count(&listing),
+        held + 1,
+        "the picker holds the same listing, not a copy"
+    );
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("7 of 7"), "{screen}");
+    type_text(&mut app, "seeds");
+    assert!(draw(&mut app, 80, 24).contains("1 of 7"));
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.picker_open());
+    assert_eq!(
+        std::sync::Arc::strong_count(&listing),
+        held,
+        "freed on close"
+    );
+}
+
+#[test]
+fn a_picker_opened_before_the_listing_fills_in_when_it_arrives() {
+    let mut app = app_with(Keymap::default_map());
+    press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("Listing the vault's notes…"), "{screen}");
+    type_text(&mut app, "garden");
+    app.set_notes(sample_notes());
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("Garden Planner"), "{screen}");
+    assert!(screen.contains("1 of 7"), "{screen}");
+}
