@@ -344,10 +344,10 @@ fn stem_counts(notes: &[NoteEntry], chosen: &[usize]) -> HashMap<String, usize> 
     let shapes: std::collections::HashSet<_> = counts.keys().map(|k| shape(k)).collect();
     for note in notes {
         let stem = note.stem();
-        if !stem.is_ascii() || shapes.contains(&shape(stem)) {
-            if let Some(count) = counts.get_mut(&stem.to_lowercase()) {
-                *count += 1;
-            }
+        if (!stem.is_ascii() || shapes.contains(&shape(stem)))
+            && let Some(count) = counts.get_mut(&stem.to_lowercase())
+        {
+            *count += 1;
         }
     }
     counts

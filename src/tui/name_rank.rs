@@ -58,9 +58,23 @@ impl NameQuery {
             return Tier::Fuzzy;
         }
         let name = name.trim();
-        if lowered(name).eq(self.whole.chars()) {
+        let (exact, prefix) = if name.is_ascii() {
+            // Most names: bytes compared without decoding (a keystroke tiers every match).
+            let whole = self.whole.as_bytes();
+            let head = name.as_bytes().get(..whole.len());
+            (
+                name.eq_ignore_ascii_case(&self.whole),
+                head.is_some_and(|head| head.eq_ignore_ascii_case(whole)),
+            )
+        } else {
+            (
+                lowered(name).eq(self.whole.chars()),
+                starts_with(lowered(name), &self.whole),
+            )
+        };
+        if exact {
             Tier::Exact
-        } else if starts_with(lowered(name), &self.whole) {
+        } else if prefix {
             Tier::Prefix
         } else if self.words_start_words(name) {
             Tier::WordStart

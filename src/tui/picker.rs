@@ -448,10 +448,12 @@ impl Picker {
                 let tier = self
                     .name_query
                     .best_tier(names(note).chain(std::iter::once(note.stem())));
-                let touched = self
-                    .touched
-                    .get(&note.path)
-                    .map_or(note.modified_ns, |&t| t.max(note.modified_ns));
+                let opened = if self.touched.is_empty() {
+                    None
+                } else {
+                    self.touched.get(&note.path)
+                };
+                let touched = opened.map_or(note.modified_ns, |&t| t.max(note.modified_ns));
                 ranked.push((tier, score, touched, index));
             }
         }
