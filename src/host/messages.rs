@@ -38,8 +38,6 @@ pub enum Request {
     },
     /// The vault's notes with their modification times (the file pane).
     ListFiles,
-    /// The notes' names, titles and aliases (the picker).
-    ListNames,
     /// Plan a change the person asked for (a move, the chat as a note) for the banner, or make
     /// one that needs no question (a new empty note).
     PlanChange(ChangeRequest),
@@ -161,7 +159,6 @@ pub enum HostEvent {
         result: Result<crate::vault::note_io::NoteText, (bool, String)>,
     },
     Files(Vec<NoteEntry>),
-    Names(Vec<NoteName>),
     /// A planned change for the banner, or why it cannot be made.
     Planned {
         kind: ChangeKind,
@@ -251,7 +248,8 @@ pub struct TrustQuestion {
 pub struct NoteEntry {
     /// Vault-relative, with `/` (`Projects/Plan.md`).
     pub path: String,
-    /// The title (frontmatter title or first heading; may be empty).
+    /// The title (frontmatter title or first heading); empty when there is none or it is the
+    /// file name (see [`NoteEntry::display_title`]).
     pub title: String,
     pub aliases: Vec<String>,
     /// Last modification, in nanoseconds since the Unix epoch.
@@ -283,14 +281,6 @@ impl NoteEntry {
             &self.title
         }
     }
-}
-
-/// A note in the picker.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoteName {
-    pub path: String,
-    pub title: String,
-    pub aliases: Vec<String>,
 }
 
 /// The last days of usage, with their cost where every model has a price.

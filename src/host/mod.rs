@@ -28,7 +28,7 @@ pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
     ChangeRequest, DailyOpened, FilledTemplate, HostEvent, ModelRow, ModelsReport, NoteEntry,
-    NoteName, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
+    Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
 };
 
 use crate::agent::ProviderChoice;
@@ -208,7 +208,6 @@ mod core {
             | Request::CheckNote { .. }
             | Request::SaveNote { .. }
             | Request::ListFiles
-            | Request::ListNames
             | Request::PlanChange(_)
             | Request::ApplyChange { .. }
             | Request::ListSessions(_)
@@ -243,7 +242,6 @@ mod core {
                 agent_edit,
             } => notes::save(core, path, &text, &read, agent_edit),
             Request::ListFiles => notes::list_files(core),
-            Request::ListNames => notes::list_names(core),
             Request::PlanChange(change) => changes::plan(core, change),
             Request::ApplyChange { change, hunks } => changes::apply(core, *change, hunks),
             Request::ListSessions(query) => sessions::list(core, query.as_deref()),

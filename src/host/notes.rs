@@ -1,8 +1,8 @@
 //! The workspace and the notes: opening the vault (the index sync) and keeping it live, reading,
-//! checking, saving and creating notes, and the listings the file pane and the picker show.
+//! checking, saving and creating notes, and the listing the file pane, the picker and the `[[` list share.
 
 use super::core::Core;
-use super::{HostEvent, NoteEntry, NoteName};
+use super::{HostEvent, NoteEntry};
 use crate::config::{Config, Paths};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
@@ -183,28 +183,21 @@ pub(super) fn list_files(core: &Core) {
         Ok(notes) => HostEvent::Files(
             notes
                 .into_iter()
-                .map(|n| NoteEntry {
-                    path: n.path,
-                    title: n.title,
-                    aliases: n.aliases,
-                    modified_ns: n.mtime_ns,
-                })
-                .collect(),
-        ),
-        Err(e) => HostEvent::Error(e.to_string()),
-    });
-}
-
-pub(super) fn list_names(core: &Core) {
-    let Some(ready) = core.ready() else { return };
-    core.tell(match ready.workspace.note_names() {
-        Ok(names) => HostEvent::Names(
-            names
-                .into_iter()
-                .map(|n| NoteName {
-                    title: n.title.unwrap_or_default(),
-                    path: n.path,
-                    aliases: n.aliases,
+                .map(|n| {
+                    // A title that is the file name is not kept twice (`display_title` gives
+                    // the file name back): most notes' first heading is their name, and the
+                    // app holds this listing for every note of the vault.
+                    let title = if n.title == crate::vault::name::stem(&n.path) {
+                        String::new()
+                    } else {
+                        n.title
+                    };
+                    NoteEntry {
+                        path: n.path,
+                        title,
+                        aliases: n.aliases,
+                        modified_ns: n.mtime_ns,
+                    }
                 })
                 .collect(),
         ),

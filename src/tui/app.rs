@@ -410,6 +410,11 @@ impl App {
         };
     }
 
+    /// Whether the note picker is open.
+    pub fn picker_open(&self) -> bool {
+        matches!(self.overlay, Some(Overlay::Picker(_)))
+    }
+
     /// Whether the `[[` completion list is open.
     pub fn completion_open(&self) -> bool {
         self.completion.is_some()
@@ -453,6 +458,10 @@ impl App {
     /// The vault's notes, for the file pane and the `[[` completion list.
     pub fn set_notes(&mut self, notes: Vec<NoteEntry>) {
         self.files.set_notes(notes);
+        if let Some(Overlay::Picker(picker)) = self.overlay.as_mut() {
+            let tree = self.files.tree();
+            picker.set_notes(tree.table(), tree.touched_in_app().clone());
+        }
     }
 
     /// A note was created from the file pane: list it and open it the way any note is opened.
@@ -875,8 +884,24 @@ impl App {
         self.settle();
     }
 
-    pub fn show_picker(&mut self, items: Vec<PickerItem>) {
-        self.overlay = Some(Overlay::Picker(Picker::new(items)));
+    /// Open the picker over the file pane's listing (shared, not copied); before the listing
+    /// has arrived it says so and fills in when it does. Closing it frees all it holds.
+    pub fn show_picker(&mut self) {
+        let tree = self.files.tree();
+        let mut picker = if tree.is_loaded() {
+            Picker::new(tree.table(), tree.touched_in_app().clone())
+        } else {
+            Picker::loading()
+        };
+        picker.set_key_hints(&self.keymap);
+        self.overlay = Some(Overlay::Picker(picker));
+    }
+
+    /// The picker over `notes` instead of the file pane's listing (tests of opening by name).
+    #[cfg(test)]
+    pub fn show_picker_over(&mut self, notes: Vec<NoteEntry>) {
+        let notes = std::sync::Arc::new(notes);
+        self.overlay = Some(Overlay::Picker(Picker::new(notes, Default::default())));
     }
 
     pub fn show_sessions(&mut self, sessions: Vec<crate::protocol::SessionSummary>) {

@@ -8,6 +8,7 @@
 //! in Obsidian. With nothing typed yet, the notes touched last come first.
 
 use crate::tui::files::NoteEntry;
+use crate::tui::name_rank::{self, NameQuery, Tier};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::width::{EDITOR, str_width};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
@@ -23,7 +24,8 @@ use std::collections::HashMap;
 pub const MAX_ROWS: usize = 8;
 /// The most candidates kept.
 const MAX_CANDIDATES: usize = 50;
-/// Added to a title's score so a title match comes before the same match in an alias.
+/// Added to a title's score so a title match comes before the same match in an alias (within a
+/// tier of [`crate::tui::name_rank`]).
 const TITLE_BONUS: u32 = 8;
 
 /// Which text box the list belongs to.
@@ -323,51 +325,93 @@ fn link_target(note: &NoteEntry, stem_counts: &HashMap<String, usize>) -> String
     }
 }
 
-/// The candidates for `query`, best first. Each note appears once: by its title (or file name)
-/// when that matches, else by its best-matching alias. An empty query lists the notes in the
-/// order of `recent` first, then by title.
-pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate> {
-    let mut stem_counts: HashMap<String, usize> = HashMap::new();
+/// How many notes have each of the file names of `chosen` (ignoring case). Only the chosen
+/// notes' names are counted, so a keystroke allocates nothing per note of the vault.
+fn stem_counts(notes: &[NoteEntry], chosen: &[usize]) -> HashMap<String, usize> {
+    let mut counts: HashMap<String, usize> = chosen
+        .iter()
+        .map(|&i| (notes[i].link_key(), 0))
+        .collect();
+    // A cheap look at each name first (its length and first byte, lower-cased): an ASCII name
+    // that differs there cannot be one of the chosen; only the others are folded (an ASCII
+    // name's fold is its lower case, so the look cannot miss one).
+    let shape = |stem: &str| {
+        (
+            stem.len(),
+            stem.bytes().next().map(|b| b.to_ascii_lowercase()),
+        )
+    };
+    let shapes: std::collections::HashSet<_> = counts.keys().map(|k| shape(k)).collect();
     for note in notes {
-        *stem_counts.entry(note.link_key()).or_default() += 1;
-    }
-    let by_title = |note: &NoteEntry| {
-        let target = link_target(note, &stem_counts);
-        Candidate {
-            label: note.display_title().to_string(),
-            alias: false,
-            path: note.path.clone(),
-            insert: target,
-            hits: Vec::new(),
+        let stem = note.stem();
+        if (!stem.is_ascii() || shapes.contains(&shape(stem)))
+            && let Some(count) = counts.get_mut(&note.link_key())
+        {
+            *count += 1;
         }
+    }
+    counts
+}
+
+/// The order of names ignoring case, without allocating.
+fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
+    let lower = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<Vec<_>>();
+    if a.is_ascii() && b.is_ascii() {
+        a.bytes()
+            .map(|c| c.to_ascii_lowercase())
+            .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+    } else {
+        lower(a).cmp(&lower(b))
+    }
+}
+
+/// The candidates for `query`, best first, by the picker's rule ([`crate::tui::name_rank`]):
+/// the name that is the query, then names that start with it, then a word that does, then fuzzy
+/// matches; the matcher's score, then the order of `recent`, break ties. Each note appears once:
+/// by its title (or file name) when that matches, else by its best-matching alias. An empty
+/// query lists the notes in the order of `recent` first, then by title.
+pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate> {
+    // Recency as the tie-break key: earlier in `recent` is more recent; others are the oldest.
+    let recency = |note: &NoteEntry| {
+        recent
+            .iter()
+            .position(|p| *p == note.path)
+            .map_or(i64::MIN, |n| -(n as i64))
+    };
+    let by_title = |note: &NoteEntry, counts: &HashMap<String, usize>| Candidate {
+        label: note.display_title().to_string(),
+        alias: false,
+        path: note.path.clone(),
+        insert: link_target(note, counts),
+        hits: Vec::new(),
     };
     if query.trim().is_empty() {
-        let mut order: Vec<&NoteEntry> = notes.iter().collect();
-        let position = |note: &NoteEntry| {
-            recent
-                .iter()
-                .position(|p| *p == note.path)
-                .unwrap_or(usize::MAX)
+        let mut order: Vec<usize> = (0..notes.len()).collect();
+        let compare = |&a: &usize, &b: &usize| {
+            recency(&notes[b])
+                .cmp(&recency(&notes[a]))
+                .then_with(|| by_name(notes[a].display_title(), notes[b].display_title()))
         };
-        order.sort_by(|a, b| {
-            position(a).cmp(&position(b)).then_with(|| {
-                a.display_title()
-                    .to_lowercase()
-                    .cmp(&b.display_title().to_lowercase())
-            })
-        });
+        // Only the first rows are shown: choose them, then sort those.
+        if order.len() > MAX_CANDIDATES {
+            order.select_nth_unstable_by(MAX_CANDIDATES, compare);
+            order.truncate(MAX_CANDIDATES);
+        }
+        order.sort_by(compare);
+        let counts = stem_counts(notes, &order);
         return order
             .into_iter()
-            .take(MAX_CANDIDATES)
-            .map(by_title)
+            .map(|i| by_title(&notes[i], &counts))
             .collect();
     }
     let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+    let names = NameQuery::new(query);
     let mut matcher = Matcher::new(Config::DEFAULT);
     let mut buf = Vec::new();
     let mut score = |text: &str| pattern.score(Utf32Str::new(text, &mut buf), &mut matcher);
-    let mut scored: Vec<(u32, Candidate)> = Vec::new();
-    for note in notes {
+    // (tier, score, recency, note, the alias it was found by)
+    let mut scored: Vec<(Tier, u32, i64, usize, Option<usize>)> = Vec::new();
+    for (index, note) in notes.iter().enumerate() {
         let title = note.display_title();
         let title_score = score(title)
             .max(score(note.stem()))
@@ -375,36 +419,50 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
         let alias_best = note
             .aliases
             .iter()
-            .filter_map(|alias| score(alias).map(|s| (s, alias)))
+            .enumerate()
+            .filter_map(|(n, alias)| score(alias).map(|s| (s, n)))
             .max_by_key(|(s, _)| *s);
-        match (title_score, alias_best) {
-            (Some(t), Some((a, _))) if t >= a => scored.push((t, by_title(note))),
-            (Some(t), None) => scored.push((t, by_title(note))),
-            (_, Some((a, alias))) => {
-                let target = link_target(note, &stem_counts);
-                scored.push((
-                    a,
+        let (found, alias) = match (title_score, alias_best) {
+            (Some(t), Some((a, _))) if t >= a => (t, None),
+            (Some(t), None) => (t, None),
+            (_, Some((a, n))) => (a, Some(n)),
+            (None, None) => continue,
+        };
+        let tier = match alias {
+            Some(n) => names.tier(&note.aliases[n]),
+            None => names.best_tier([title, note.stem()]),
+        };
+        scored.push((tier, found, recency(note), index, alias));
+    }
+    let label_len = |&(_, _, _, index, alias): &(Tier, u32, i64, usize, Option<usize>)| {
+        let note = &notes[index];
+        alias.map_or(note.display_title().len(), |n| note.aliases[n].len())
+    };
+    scored.sort_by(|a, b| {
+        name_rank::compare((a.0, a.1, a.2), (b.0, b.1, b.2))
+            .then_with(|| label_len(a).cmp(&label_len(b)))
+            .then_with(|| notes[a.3].path.cmp(&notes[b.3].path))
+    });
+    scored.truncate(MAX_CANDIDATES);
+    let chosen: Vec<usize> = scored.iter().map(|s| s.3).collect();
+    let counts = stem_counts(notes, &chosen);
+    scored
+        .into_iter()
+        .map(|(_, _, _, index, alias)| {
+            let note = &notes[index];
+            let mut candidate = match alias {
+                None => by_title(note, &counts),
+                Some(n) => {
+                    let alias = &note.aliases[n];
                     Candidate {
                         label: alias.clone(),
                         alias: true,
                         path: note.path.clone(),
-                        insert: format!("{target}|{alias}"),
+                        insert: format!("{}|{alias}", link_target(note, &counts)),
                         hits: Vec::new(),
-                    },
-                ));
-            }
-            (None, None) => {}
-        }
-    }
-    scored.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then_with(|| a.1.label.len().cmp(&b.1.label.len()))
-            .then_with(|| a.1.path.cmp(&b.1.path))
-    });
-    scored
-        .into_iter()
-        .take(MAX_CANDIDATES)
-        .map(|(_, mut candidate)| {
+                    }
+                }
+            };
             candidate.hits = hits(&pattern, &mut matcher, &candidate.label);
             candidate
         })
@@ -472,6 +530,36 @@ mod tests {
         assert!(found[0].alias);
         // Two notes are called Plan: the path tells them apart.
         assert_eq!(found[0].insert, "Projects/Plan|roadmap");
+    }
+
+    #[test]
+    fn the_exact_name_comes_first_as_in_the_picker() {
+        let notes = vec![
+            note("tldr/tart.md", "", &[]),
+            note("tldr/guitar.md", "", &[]),
+            note("tldr/gnu-tar.md", "", &[]),
+            note("tldr/tar.md", "", &[]),
+            note("tldr/compress.md", "", &["zip"]),
+            note("tldr/zipinfo.md", "", &[]),
+        ];
+        let labels = |query: &str, recent: &[&str]| -> Vec<String> {
+            rank(&notes, query, recent)
+                .into_iter()
+                .map(|c| c.label)
+                .collect()
+        };
+        assert_eq!(labels("tar", &[]), ["tar", "tart", "gnu-tar", "guitar"]);
+        assert_eq!(
+            labels("zip", &[]),
+            ["zip", "zipinfo"],
+            "the alias is the name"
+        );
+        // Two notes of one name: the recent one first, and the links say their paths.
+        let twins = vec![note("a/cp.md", "", &[]), note("b/cp.md", "", &[])];
+        let found = rank(&twins, "cp", &["b/cp.md"]);
+        assert_eq!(found[0].path, "b/cp.md");
+        assert_eq!(found[0].insert, "b/cp");
+        assert_eq!(rank(&twins, "cp", &[])[0].path, "a/cp.md");
     }
 
     #[test]

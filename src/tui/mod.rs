@@ -20,6 +20,7 @@ pub mod keymap;
 pub mod link_completion;
 #[cfg(test)]
 mod own_commands_tests;
+pub mod name_rank;
 pub mod picker;
 #[cfg(test)]
 mod plugin_screens;

@@ -1,40 +1,37 @@
-//! The note picker (`Ctrl+P`): fuzzy-find a note by title, path or alias.
+//! The note picker (`Ctrl+P`): find a note by title, path or alias.
 //!
-//! Matching uses nucleo (the matcher of helix). Each word of the query must match one of a note's
-//! title, path or aliases, so a query may mix them (`proj plan`); fzf's syntax works (`^prefix`,
-//! `suffix$`, `'exact`, `!not`). A word scores its best field, a title with a bonus and an alias
-//! with a smaller one, so a note whose title matches comes before one that matches only by its
-//! path. An empty query lists every note by path. A query that extends the previous one only
-//! re-checks the previous matches.
+//! Ranked as Obsidian's quick switcher ranks ([`crate::tui::name_rank`], the rule the `[[` list
+//! shares): a note whose title, file name or alias is the query first, then one whose name starts
+//! with it, then one where it starts a word, then every other match; within each, the matcher's
+//! score, then the note touched last. Matching uses nucleo (the matcher of helix): each word of
+//! the query must match one of a note's title, path or aliases, so a query may mix them (`proj
+//! plan`); fzf's syntax works (`^prefix`, `suffix$`, `'exact`, `!not`). A word scores its best
+//! field, a title with a bonus and an alias with a smaller one. An empty query lists every note by
+//! path. A query that extends the previous one only re-checks the previous matches.
+//!
+//! The picker owns no copy of the vault's names: it reads the file pane's listing (one shared
+//! [`NoteTable`]) and keeps only the indices of its matches, all of it dropped when it closes.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
-use nucleo_matcher::{Config, Matcher, Utf32String};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
+use std::collections::HashMap;
 
+use crate::tui::files::{NoteEntry, NoteTable};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::name_rank::{self, NameQuery, Tier};
 use crate::tui::theme::{Role, Theme};
-use crate::tui::width::{EDITOR, str_width};
+use crate::tui::width::{EDITOR, char_width, str_width};
 
 /// Added to a title's own score: a title match outranks the same match in a path.
 const TITLE_BONUS: u32 = 16;
 /// Added to an alias's own score.
 const ALIAS_BONUS: u32 = 8;
-
-/// A note the picker can open.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PickerItem {
-    /// Vault-relative path (`Projects/Plan.md`).
-    pub path: String,
-    /// The title (first heading or frontmatter title); the file name is shown when empty.
-    pub title: String,
-    /// Frontmatter aliases.
-    pub aliases: Vec<String>,
-}
 
 /// How the picker ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,13 +39,6 @@ pub enum PickerOutcome {
     /// Open the note at this path.
     Open(String),
     Cancel,
-}
-
-/// The matcher's view of one item's fields.
-struct Haystack {
-    title: Utf32String,
-    path: Utf32String,
-    aliases: Vec<Utf32String>,
 }
 
 /// Which chars of a row's fields the query matched.
@@ -94,15 +84,19 @@ impl Hints {
 
 /// The picker overlay: a query, the ranked matches and the selected one.
 pub struct Picker {
-    items: Vec<PickerItem>,
-    haystacks: Vec<Haystack>,
-    /// Every item index sorted by path: the list for an empty query.
-    by_path: Vec<usize>,
+    /// The vault's notes, sorted by path (shared with the file pane and the `[[` list).
+    notes: NoteTable,
+    /// When notes were opened or saved in the app (ns), beside their modification times: the
+    /// note touched last wins a tie.
+    touched: HashMap<String, i64>,
+    /// Whether the listing has arrived (before, the list says it is coming).
+    loaded: bool,
     query: String,
     pattern: Pattern,
+    name_query: NameQuery,
     matcher: Matcher,
-    /// Item indices, best first.
-    matches: Vec<usize>,
+    /// Note indices, best first; `None` for an empty query (every note, by path).
+    matches: Option<Vec<u32>>,
     /// The query `matches` were computed for, when narrowing from them is sound.
     narrowable: Option<String>,
     selected: usize,
@@ -136,19 +130,18 @@ const TEMPLATE_LABELS: Labels = Labels {
 };
 
 impl Picker {
-    /// A picker over `items`, showing all of them by path.
-    pub fn new(items: Vec<PickerItem>) -> Self {
-        let haystacks = items.iter().map(haystack).collect();
-        let mut by_path: Vec<usize> = (0..items.len()).collect();
-        by_path.sort_by(|&a, &b| items[a].path.cmp(&items[b].path));
+    /// A picker over `notes` (sorted by path), showing all of them by path. `touched`: when notes
+    /// were opened or written in the app, for ties.
+    pub fn new(notes: NoteTable, touched: HashMap<String, i64>) -> Self {
         Picker {
-            matches: by_path.clone(),
-            by_path,
-            haystacks,
-            items,
+            notes,
+            touched,
+            loaded: true,
             query: String::new(),
             pattern: Pattern::default(),
+            name_query: NameQuery::default(),
             matcher: Matcher::new(Config::DEFAULT),
+            matches: None,
             narrowable: None,
             selected: 0,
             scroll: 0,
@@ -165,6 +158,23 @@ impl Picker {
             labels: TEMPLATE_LABELS,
             ..Picker::new(items)
         }
+    }
+
+    /// A picker opened before the vault's listing arrived: it says so, and takes the listing
+    /// through [`Picker::set_notes`].
+    pub fn loading() -> Self {
+        let mut picker = Picker::new(NoteTable::default(), HashMap::new());
+        picker.loaded = false;
+        picker
+    }
+
+    /// A fresh listing while the picker is open: the query is matched again.
+    pub fn set_notes(&mut self, notes: NoteTable, touched: HashMap<String, i64>) {
+        self.notes = notes;
+        self.touched = touched;
+        self.loaded = true;
+        self.narrowable = None;
+        self.refilter();
     }
 
     /// Show the keys of `keymap` in the hint line.
@@ -185,17 +195,33 @@ impl Picker {
 
     /// Paths of the matches, best first.
     pub fn matched_paths(&self) -> Vec<&str> {
-        self.matches
-            .iter()
-            .map(|&i| self.items[i].path.as_str())
+        (0..self.match_count())
+            .filter_map(|n| self.match_at(n))
+            .map(|note| note.path.as_str())
             .collect()
     }
 
     /// The path of the selected match.
     pub fn selected_path(&self) -> Option<&str> {
-        self.matches
-            .get(self.selected)
-            .map(|&i| self.items[i].path.as_str())
+        self.match_at(self.selected).map(|note| note.path.as_str())
+    }
+
+    /// How many notes match the query.
+    fn match_count(&self) -> usize {
+        self.matches.as_ref().map_or(self.notes.len(), Vec::len)
+    }
+
+    /// The `n`th match, best first.
+    fn match_at(&self, n: usize) -> Option<&NoteEntry> {
+        self.notes.get(self.match_index(n)?)
+    }
+
+    /// The index in the listing of the `n`th match.
+    fn match_index(&self, n: usize) -> Option<usize> {
+        match &self.matches {
+            Some(matches) => matches.get(n).map(|&index| index as usize),
+            None => (n < self.notes.len()).then_some(n),
+        }
     }
 
     /// Where the query cursor was drawn in the last frame.
@@ -292,7 +318,7 @@ impl Picker {
 
     fn render_query(&mut self, inner: Rect, buf: &mut Buffer, theme: &Theme) {
         let width = usize::from(inner.width);
-        let count = format!("{} of {}", self.matches.len(), self.items.len());
+        let count = format!("{} of {}", self.match_count(), self.notes.len());
         let count_width = str_width(&count);
         let show_count = count_width + 8 <= width;
         let prompt = " › ";
@@ -336,8 +362,10 @@ impl Picker {
         if list.is_empty() {
             return;
         }
-        if self.matches.is_empty() {
-            let message = if self.items.is_empty() {
+        if self.match_count() == 0 {
+            let message = if !self.loaded {
+                "Listing the vault's notes…".to_string()
+            } else if self.notes.is_empty() {
                 "No notes in this vault".to_string()
             } else {
                 format!("No note matches “{}”", self.query)
@@ -357,137 +385,28 @@ impl Picker {
         } else if self.selected >= self.scroll + height {
             self.scroll = self.selected + 1 - height;
         }
+        // Its own handle on the listing, so rows can be read while the matcher is borrowed.
+        let notes = std::sync::Arc::clone(&self.notes);
         for row in 0..height {
-            let Some(&item_index) = self.matches.get(self.scroll + row) else {
+            let Some(note) = self
+                .match_index(self.scroll + row)
+                .and_then(|index| notes.get(index))
+            else {
                 break;
             };
             let y = list.y + row as u16;
             let selected = self.scroll + row == self.selected;
-            let hits = self.hits(item_index);
+            let hits = hits(&self.pattern, &mut self.matcher, note);
             let row_area = Rect::new(list.x, y, list.width, 1);
             if selected {
                 buf.set_style(row_area, theme.style(Role::PickerSelected));
             }
-            self.render_row(row_area, buf, theme, item_index, &hits, selected);
-        }
-    }
-
-    /// Where each word of the query matches each field of an item, for highlighting: every
-    /// field a word matches is lit, so `plan` lights both the title and the path.
-    fn hits(&mut self, item_index: usize) -> RowHits {
-        let hay = &self.haystacks[item_index];
-        let mut hits = RowHits::default();
-        if self.pattern.atoms.is_empty() {
-            return hits;
-        }
-        let (title, title_matches_all) = field_hits(&self.pattern, &mut self.matcher, &hay.title);
-        hits.title = title;
-        hits.path = field_hits(&self.pattern, &mut self.matcher, &hay.path).0;
-        if !title_matches_all {
-            hits.alias = hay.aliases.iter().enumerate().find_map(|(n, alias)| {
-                let (found, _) = field_hits(&self.pattern, &mut self.matcher, alias);
-                (!found.is_empty()).then_some((n, found))
-            });
-        }
-        hits
-    }
-
-    fn render_row(
-        &self,
-        row: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        item_index: usize,
-        hits: &RowHits,
-        selected: bool,
-    ) {
-        let item = &self.items[item_index];
-        let selection = if selected {
-            theme.style(Role::PickerSelected)
-        } else {
-            Style::new()
-        };
-        let text = theme.style(Role::Text).patch(selection);
-        let dim = theme.style(Role::Dim).patch(selection);
-        let matched = |style: Style| style.patch(theme.style(Role::PickerMatch));
-        let width = usize::from(row.width);
-        let marker = if selected { " ▌" } else { "  " };
-        buf.set_stringn(
-            row.x,
-            row.y,
-            marker,
-            width,
-            theme.style(Role::BorderFocused).patch(selection),
-        );
-        let body_x = row.x + 2.min(row.width);
-        let body_width = width.saturating_sub(3);
-        let title_hits = &hits.title;
-        let path_hits = &hits.path;
-        let alias = hits
-            .alias
-            .as_ref()
-            .and_then(|(n, found)| Some((item.aliases.get(*n)?.as_str(), found.clone())));
-
-        let path_width = str_width(&item.path);
-        let path_room = path_width.min(body_width * 2 / 5);
-        let title_room = body_width.saturating_sub(path_room + 2);
-        let title = display_title(item);
-        let mut x = body_x;
-        x = draw_highlighted(
-            buf,
-            x,
-            row.y,
-            title,
-            title_hits,
-            title_room,
-            text,
-            matched(text),
-        );
-        if let Some((alias, hits)) = alias {
-            let used = usize::from(x - body_x);
-            let room = title_room.saturating_sub(used);
-            if room > 6 {
-                let (after_label, _) = buf.set_stringn(x, row.y, "  = ", room, dim);
-                let room = room.saturating_sub(4);
-                draw_highlighted(
-                    buf,
-                    after_label,
-                    row.y,
-                    alias,
-                    &hits,
-                    room,
-                    dim,
-                    matched(dim),
-                );
-            }
-        }
-        // The path, right-aligned; cut from the front so the file name stays.
-        if path_room > 0 {
-            let shown = EDITOR.truncate_start(&item.path, path_room);
-            let truncated = path_width > path_room;
-            // Chars of the path cut off in front (the `…` takes one place of its own).
-            let cut = item.path.chars().count() + usize::from(truncated) - shown.chars().count();
-            let shown_hits: Vec<usize> = path_hits
-                .iter()
-                .filter(|&&i| i >= cut)
-                .map(|&i| i - cut + usize::from(truncated))
-                .collect();
-            let path_x = row.x + (2 + body_width - str_width(&shown)) as u16;
-            draw_highlighted(
-                buf,
-                path_x,
-                row.y,
-                &shown,
-                &shown_hits,
-                path_room,
-                dim,
-                matched(dim),
-            );
+            render_row(row_area, buf, theme, note, &hits, selected);
         }
     }
 
     fn render_scrollbar(&self, popup: Rect, list: Rect, buf: &mut Buffer, theme: &Theme) {
-        let total = self.matches.len();
+        let total = self.match_count();
         let height = usize::from(list.height);
         if total <= height || height == 0 {
             return;
@@ -507,11 +426,10 @@ impl Picker {
     }
 
     fn move_selection(&mut self, delta: isize) {
-        if self.matches.is_empty() {
+        let Some(last) = self.match_count().checked_sub(1) else {
             self.selected = 0;
             return;
-        }
-        let last = self.matches.len() - 1;
+        };
         self.selected = self.selected.saturating_add_signed(delta).min(last);
     }
 
@@ -537,10 +455,11 @@ impl Picker {
     fn refilter(&mut self) {
         self.pattern
             .reparse(&self.query, CaseMatching::Smart, Normalization::Smart);
+        self.name_query = NameQuery::new(&self.query);
         self.selected = 0;
         self.scroll = 0;
         if self.pattern.atoms.is_empty() {
-            self.matches = self.by_path.clone();
+            self.matches = None;
             self.narrowable = None;
             return;
         }
@@ -549,52 +468,90 @@ impl Picker {
         let narrow = self.narrowable.as_deref().is_some_and(|previous| {
             self.query.starts_with(previous) && !self.query.contains(['!', '\\'])
         });
-        let candidates: Vec<usize> = if narrow {
-            std::mem::take(&mut self.matches)
-        } else {
-            (0..self.items.len()).collect()
+        let candidates: Vec<u32> = match self.matches.take() {
+            Some(previous) if narrow => previous,
+            // Indices fit in u32: a vault of four billion notes is not listed.
+            _ => (0..self.notes.len() as u32).collect(),
         };
-        let mut ranked: Vec<(u32, usize)> = Vec::with_capacity(candidates.len());
+        let mut chars = Vec::new();
+        let mut ranked: Vec<(Tier, u32, i64, u32)> = Vec::with_capacity(candidates.len());
         for index in candidates {
-            if let Some(score) = rank(&self.pattern, &mut self.matcher, &self.haystacks[index]) {
-                ranked.push((score, index));
+            let Some(note) = self.notes.get(index as usize) else {
+                continue;
+            };
+            if let Some(score) = score(&self.pattern, &mut self.matcher, note, &mut chars) {
+                let tier = self
+                    .name_query
+                    .best_tier(names(note).chain(std::iter::once(note.stem())));
+                let opened = if self.touched.is_empty() {
+                    None
+                } else {
+                    self.touched.get(&note.path)
+                };
+                let touched = opened.map_or(note.modified_ns, |&t| t.max(note.modified_ns));
+                ranked.push((tier, score, touched, index));
             }
         }
-        let items = &self.items;
-        ranked.sort_by(|(score_a, a), (score_b, b)| {
-            score_b
-                .cmp(score_a)
-                .then_with(|| items[*a].path.len().cmp(&items[*b].path.len()))
-                .then_with(|| items[*a].path.cmp(&items[*b].path))
+        let notes = &self.notes;
+        ranked.sort_by(|a, b| {
+            name_rank::compare((a.0, a.1, a.2), (b.0, b.1, b.2)).then_with(|| {
+                let (a, b) = (&notes[a.3 as usize], &notes[b.3 as usize]);
+                a.path
+                    .len()
+                    .cmp(&b.path.len())
+                    .then_with(|| a.path.cmp(&b.path))
+            })
         });
-        self.matches = ranked.into_iter().map(|(_, index)| index).collect();
+        self.matches = Some(ranked.into_iter().map(|(.., index)| index).collect());
         self.narrowable = Some(self.query.clone());
     }
 }
 
-/// An item's score, or `None` when it does not match: every word of the query must match some
+/// A note's names for the query's tiers: its title (or file name) and its aliases.
+fn names(note: &NoteEntry) -> impl Iterator<Item = &str> {
+    std::iter::once(note.display_title()).chain(note.aliases.iter().map(String::as_str))
+}
+
+/// `text` as the matcher reads it: ASCII as it is, anything else one matcher char per Unicode
+/// scalar value in `chars` (nucleo's own conversion works in graphemes, whose indices would not
+/// line up with the chars drawn).
+fn utf32<'a>(text: &'a str, chars: &'a mut Vec<char>) -> Utf32Str<'a> {
+    if text.is_ascii() {
+        Utf32Str::Ascii(text.as_bytes())
+    } else {
+        chars.clear();
+        chars.extend(text.chars());
+        Utf32Str::Unicode(chars)
+    }
+}
+
+/// A note's score, or `None` when it does not match: every word of the query must match some
 /// field (title, path or an alias; so `proj plan` finds "Plan" in `Projects/`), scoring its best
 /// field, a title with [`TITLE_BONUS`] and an alias with [`ALIAS_BONUS`]; a `!word` must match none.
-fn rank(pattern: &Pattern, matcher: &mut Matcher, hay: &Haystack) -> Option<u32> {
+fn score(
+    pattern: &Pattern,
+    matcher: &mut Matcher,
+    note: &NoteEntry,
+    chars: &mut Vec<char>,
+) -> Option<u32> {
     let mut total = 0;
     for atom in &pattern.atoms {
+        let mut field = |text: &str, matcher: &mut Matcher| atom.score(utf32(text, chars), matcher);
         if atom.negative {
             // A negative atom scores `Some` when it does not match.
-            atom.score(hay.title.slice(..), matcher)?;
-            atom.score(hay.path.slice(..), matcher)?;
-            for alias in &hay.aliases {
-                atom.score(alias.slice(..), matcher)?;
+            field(note.display_title(), matcher)?;
+            field(&note.path, matcher)?;
+            for alias in &note.aliases {
+                field(alias, matcher)?;
             }
             continue;
         }
-        let title = atom
-            .score(hay.title.slice(..), matcher)
-            .map(|s| u32::from(s) + TITLE_BONUS);
-        let path = atom.score(hay.path.slice(..), matcher).map(u32::from);
-        let alias = hay
+        let title = field(note.display_title(), matcher).map(|s| u32::from(s) + TITLE_BONUS);
+        let path = field(&note.path, matcher).map(u32::from);
+        let alias = note
             .aliases
             .iter()
-            .filter_map(|alias| atom.score(alias.slice(..), matcher))
+            .filter_map(|alias| field(alias, matcher))
             .max()
             .map(|s| u32::from(s) + ALIAS_BONUS);
         total += title.max(path).max(alias)?;
@@ -602,14 +559,167 @@ fn rank(pattern: &Pattern, matcher: &mut Matcher, hay: &Haystack) -> Option<u32>
     Some(total)
 }
 
+/// Where each word of the query matches each field of a note, for highlighting: every field a
+/// word matches is lit, so `plan` lights both the title and the path.
+fn hits(pattern: &Pattern, matcher: &mut Matcher, note: &NoteEntry) -> RowHits {
+    let mut hits = RowHits::default();
+    if pattern.atoms.is_empty() {
+        return hits;
+    }
+    let (title, title_matches_all) = field_hits(pattern, matcher, note.display_title());
+    hits.title = title;
+    hits.path = field_hits(pattern, matcher, &note.path).0;
+    if !title_matches_all {
+        hits.alias = note.aliases.iter().enumerate().find_map(|(n, alias)| {
+            let (found, _) = field_hits(pattern, matcher, alias);
+            (!found.is_empty()).then_some((n, found))
+        });
+    }
+    hits
+}
+
+/// One match on one row: a marker, the title with its matched chars lit (and the alias that
+/// matched, when the title did not), and the path on the right. The path gets the room a short
+/// title leaves, so notes of the same name show the folders that tell them apart; cut, it keeps
+/// its first folder and its end.
+fn render_row(
+    row: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    note: &NoteEntry,
+    hits: &RowHits,
+    selected: bool,
+) {
+    let selection = if selected {
+        theme.style(Role::PickerSelected)
+    } else {
+        Style::new()
+    };
+    let text = theme.style(Role::Text).patch(selection);
+    let dim = theme.style(Role::Dim).patch(selection);
+    let matched = |style: Style| style.patch(theme.style(Role::PickerMatch));
+    let width = usize::from(row.width);
+    let marker = if selected { " ▌" } else { "  " };
+    buf.set_stringn(
+        row.x,
+        row.y,
+        marker,
+        width,
+        theme.style(Role::BorderFocused).patch(selection),
+    );
+    let body_x = row.x + 2.min(row.width);
+    let body_width = width.saturating_sub(3);
+    let alias = hits
+        .alias
+        .as_ref()
+        .and_then(|(n, found)| Some((note.aliases.get(*n)?.as_str(), found.as_slice())));
+    let title = note.display_title();
+    // What the title (and its alias) needs, up to three fifths of the row; the path has the rest.
+    let wanted = str_width(title) + alias.map_or(0, |(alias, _)| 4 + str_width(alias));
+    let path_width = str_width(&note.path);
+    let path_room = path_width
+        .min(body_width.saturating_sub(wanted.min(body_width * 3 / 5) + 2))
+        .min(body_width);
+    let title_room = body_width.saturating_sub(path_room + 2);
+    let mut x = body_x;
+    x = draw_highlighted(
+        buf,
+        x,
+        row.y,
+        title,
+        &hits.title,
+        title_room,
+        text,
+        matched(text),
+    );
+    if let Some((alias, hits)) = alias {
+        let used = usize::from(x - body_x);
+        let room = title_room.saturating_sub(used);
+        if room > 6 {
+            let (after_label, _) = buf.set_stringn(x, row.y, "  = ", room, dim);
+            let room = room.saturating_sub(4);
+            draw_highlighted(
+                buf,
+                after_label,
+                row.y,
+                alias,
+                hits,
+                room,
+                dim,
+                matched(dim),
+            );
+        }
+    }
+    if path_room > 0 {
+        let shown = cut_path(&note.path, path_room);
+        let shown_width: usize = shown.iter().map(|&(_, c)| char_width(c)).sum();
+        let mut x = row.x + (2 + body_width - shown_width.min(body_width)) as u16;
+        let mut chunk = [0u8; 4];
+        for (source, c) in shown {
+            let lit = source.is_some_and(|i| hits.path.contains(&i));
+            let style = if lit { matched(dim) } else { dim };
+            x = buf
+                .set_stringn(x, row.y, c.encode_utf8(&mut chunk), 2, style)
+                .0;
+        }
+    }
+}
+
+/// `path` cut to `room` cells, as (index of the char in `path`, char) pairs (`None` for the `…`
+/// put where chars were left out). Whole when it fits; else its first folder, `…` and as much of
+/// its end as fits (`tldr-mirror/…/linux/tar.md`: copies of a tree differ in their first folder,
+/// folders of a tree in their last); where even that does not fit, `…` and its end.
+fn cut_path(path: &str, room: usize) -> Vec<(Option<usize>, char)> {
+    let chars: Vec<char> = path.chars().collect();
+    let width = |cs: &[char]| cs.iter().map(|&c| char_width(c)).sum::<usize>();
+    let all = |range: std::ops::Range<usize>| range.map(|i| (Some(i), chars[i]));
+    if width(&chars) <= room {
+        return all(0..chars.len()).collect();
+    }
+    // The longest end of `chars[from..]` that fits `room`.
+    let tail_start = |from: usize, room: usize| {
+        let mut used = 0;
+        let mut start = chars.len();
+        while start > from && used + char_width(chars[start - 1]) <= room {
+            used += char_width(chars[start - 1]);
+            start -= 1;
+        }
+        start
+    };
+    let file_name = chars
+        .iter()
+        .rposition(|&c| c == '/')
+        .map_or(0, |slash| slash + 1);
+    let first_folder = chars.iter().position(|&c| c == '/').map(|slash| slash + 1);
+    if let Some(head) = first_folder.filter(|&head| head < file_name) {
+        let head_width = width(&chars[..head]);
+        if head_width + 1 + width(&chars[file_name..]) <= room {
+            let start = tail_start(head, room - head_width - 1);
+            return all(0..head)
+                .chain(std::iter::once((None, '…')))
+                .chain(all(start..chars.len()))
+                .collect();
+        }
+    }
+    if room == 0 {
+        return Vec::new();
+    }
+    let start = tail_start(0, room - 1);
+    std::iter::once((None, '…'))
+        .chain(all(start..chars.len()))
+        .collect()
+}
+
 /// The chars of `field` that the query's words match, and whether every word matched it.
-fn field_hits(pattern: &Pattern, matcher: &mut Matcher, field: &Utf32String) -> (Vec<usize>, bool) {
+fn field_hits(pattern: &Pattern, matcher: &mut Matcher, field: &str) -> (Vec<usize>, bool) {
+    let mut chars = Vec::new();
+    let field = utf32(field, &mut chars);
     let mut hits = Vec::new();
     let mut all = true;
     let mut found = Vec::new();
     for atom in pattern.atoms.iter().filter(|atom| !atom.negative) {
         found.clear();
-        if atom.indices(field.slice(..), matcher, &mut found).is_some() {
+        if atom.indices(field, matcher, &mut found).is_some() {
             hits.extend(found.iter().map(|&i| i as usize));
         } else {
             all = false;
@@ -618,34 +728,6 @@ fn field_hits(pattern: &Pattern, matcher: &mut Matcher, field: &Utf32String) -> 
     hits.sort_unstable();
     hits.dedup();
     (hits, all)
-}
-
-/// The title shown for an item: its title, or the file name without `.md`.
-fn display_title(item: &PickerItem) -> &str {
-    if item.title.trim().is_empty() {
-        let name = item.path.rsplit('/').next().unwrap_or(&item.path);
-        name.strip_suffix(".md").unwrap_or(name)
-    } else {
-        &item.title
-    }
-}
-
-fn haystack(item: &PickerItem) -> Haystack {
-    Haystack {
-        title: utf32(display_title(item)),
-        path: utf32(&item.path),
-        aliases: item.aliases.iter().map(|a| utf32(a)).collect(),
-    }
-}
-
-/// One matcher char per Unicode scalar value (nucleo's own conversion works in graphemes, whose
-/// indices would not line up with the chars drawn).
-fn utf32(text: &str) -> Utf32String {
-    if text.is_ascii() {
-        Utf32String::Ascii(text.into())
-    } else {
-        Utf32String::Unicode(text.chars().collect())
-    }
 }
 
 /// Draw `text` (cut to `room` cells) with the chars at `hits` in `hit_style`; returns the x after it.
@@ -693,15 +775,22 @@ mod tests {
     use super::*;
     use crate::tui::testing::{buffer, buffer_text, style_at};
 
-    fn item(path: &str, title: &str, aliases: &[&str]) -> PickerItem {
-        PickerItem {
+    fn item(path: &str, title: &str, aliases: &[&str]) -> NoteEntry {
+        NoteEntry {
             path: path.to_string(),
             title: title.to_string(),
             aliases: aliases.iter().map(|a| a.to_string()).collect(),
+            modified_ns: 0,
         }
     }
 
-    fn sample() -> Vec<PickerItem> {
+    /// A picker over `notes`, sorted by path as the file pane's listing is.
+    fn picker(mut notes: Vec<NoteEntry>) -> Picker {
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        Picker::new(std::sync::Arc::new(notes), HashMap::new())
+    }
+
+    fn sample() -> Vec<NoteEntry> {
         vec![
             item("Projects/Plan.md", "Plan for Q3", &["Q3 plan"]),
             item("Archive/plans-2023.md", "Old budget", &[]),
@@ -722,9 +811,131 @@ mod tests {
         }
     }
 
+    /// A tldr-like vault: the names, each in two copies of a tree, and an alias.
+    fn commands() -> Vec<NoteEntry> {
+        let mut notes = Vec::new();
+        for copy in ["tldr/pages/common", "tldr-mirror/pages/common"] {
+            for name in [
+                "tar", "tart", "git", "git-grep", "cp", "cpio", "guitar", "man",
+            ] {
+                notes.push(item(&format!("{copy}/{name}.md"), "", &[]));
+            }
+        }
+        notes.push(item("tldr/pages/linux/bsdtar.md", "bsdtar", &["tarball"]));
+        notes.push(item("tldr/pages/linux/compress.md", "compress", &["zip"]));
+        notes.push(item("tldr/pages/linux/zipinfo.md", "zipinfo", &[]));
+        notes
+    }
+
+    fn stems(picker: &Picker) -> Vec<&str> {
+        picker
+            .matched_paths()
+            .into_iter()
+            .map(crate::vault::name::stem)
+            .collect()
+    }
+
+    #[test]
+    fn the_exact_name_comes_first_then_prefixes_then_word_starts_then_fuzzy() {
+        let mut picker = picker(commands());
+        picker.set_query("tar");
+        // Both copies of `tar`, then `tart` (prefix), then the alias `tarball` (prefix), then
+        // `bsdtar` has no word starting with it and `guitar` neither: fuzzy, last.
+        assert_eq!(
+            stems(&picker)[..5],
+            ["tar", "tar", "tart", "tart", "bsdtar"],
+            "{:?}",
+            picker.matched_paths()
+        );
+        assert!(
+            stems(&picker).iter().rposition(|s| *s == "guitar") > Some(4),
+            "fuzzy after"
+        );
+        for (query, first, second) in [
+            ("git", "git", "git-grep"),
+            ("cp", "cp", "cpio"),
+            ("grep", "git-grep", ""),
+        ] {
+            picker.set_query(query);
+            let found = stems(&picker);
+            assert_eq!(found[..2], [first, first], "{query}: {found:?}");
+            if !second.is_empty() {
+                assert_eq!(found[2..4], [second, second], "{query}: {found:?}");
+            }
+        }
+        // An alias that is the query counts as the name: `compress` before `zipinfo`.
+        picker.set_query("zip");
+        assert_eq!(stems(&picker)[..2], ["compress", "zipinfo"]);
+    }
+
+    #[test]
+    fn the_note_touched_last_wins_a_tie() {
+        let mut notes = commands();
+        for note in &mut notes {
+            note.modified_ns = 10;
+        }
+        let table = std::sync::Arc::new({
+            notes.sort_by(|a, b| a.path.cmp(&b.path));
+            notes
+        });
+        let mut picker = Picker::new(table.clone(), HashMap::new());
+        picker.set_query("tar");
+        // Equal otherwise: the shorter path first.
+        assert_eq!(picker.selected_path(), Some("tldr/pages/common/tar.md"));
+        let opened = HashMap::from([("tldr-mirror/pages/common/tar.md".to_string(), 20)]);
+        let mut picker = Picker::new(table, opened);
+        picker.set_query("tar");
+        assert_eq!(
+            picker.matched_paths()[..2],
+            [
+                "tldr-mirror/pages/common/tar.md",
+                "tldr/pages/common/tar.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cut_path_keeps_its_first_folder_and_its_end() {
+        let shown = |path: &str, room: usize| -> String {
+            cut_path(path, room).into_iter().map(|(_, c)| c).collect()
+        };
+        let path = "tldr-mirror/pages.zh/linux/tar.md";
+        assert_eq!(shown(path, 40), path);
+        assert_eq!(shown(path, 24), "tldr-mirror/…inux/tar.md");
+        assert_eq!(shown(path, 12), "…inux/tar.md");
+        // The chars shown keep their place in the path (for the matched-char highlights).
+        let cut = cut_path(path, 24);
+        assert_eq!(cut[0], (Some(0), 't'));
+        assert_eq!(cut[12], (None, '…'));
+        assert_eq!(cut.last(), Some(&(Some(path.chars().count() - 1), 'd')));
+        assert!(cut_path(path, 0).is_empty());
+    }
+
+    #[test]
+    fn snapshot_equal_names_show_their_folders_80x24() {
+        let mut picker = picker(commands());
+        type_query(&mut picker, "tar");
+        let buf = rendered(&mut picker, 80, 24);
+        insta::assert_snapshot!("picker_namesakes_80x24", buffer_text(&buf));
+    }
+
+    #[test]
+    fn snapshot_equal_names_show_their_folders_120x40() {
+        let mut notes = commands();
+        notes.push(item(
+            "tldr-old/pages.zh/some/deeply/nested/folder/of/the/old/copy/tar.md",
+            "",
+            &[],
+        ));
+        let mut picker = picker(notes);
+        type_query(&mut picker, "tar");
+        let buf = rendered(&mut picker, 120, 40);
+        insta::assert_snapshot!("picker_namesakes_120x40", buffer_text(&buf));
+    }
+
     #[test]
     fn an_empty_query_lists_every_note_by_path() {
-        let picker = Picker::new(sample());
+        let picker = picker(sample());
         assert_eq!(
             picker.matched_paths(),
             vec![
@@ -741,7 +952,7 @@ mod tests {
 
     #[test]
     fn a_title_match_ranks_before_a_path_only_match() {
-        let mut picker = Picker::new(vec![
+        let mut picker = picker(vec![
             item("notes/plan.md", "Budget", &[]),
             item("x/y.md", "Plan", &[]),
         ]);
@@ -751,7 +962,7 @@ mod tests {
 
     #[test]
     fn aliases_find_notes() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "books");
         assert_eq!(picker.matched_paths(), vec!["Notes/Reading list.md"]);
         picker.set_query("diary");
@@ -760,7 +971,7 @@ mod tests {
 
     #[test]
     fn cjk_titles_and_paths_match() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "日記");
         assert_eq!(picker.matched_paths(), vec!["日記/今日.md"]);
         picker.set_query("今日");
@@ -769,21 +980,21 @@ mod tests {
 
     #[test]
     fn untitled_notes_match_by_file_name() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "2024-05");
         assert_eq!(picker.matched_paths(), vec!["Daily/2024-05-01.md"]);
     }
 
     #[test]
     fn words_may_come_from_different_fields() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "projects editor");
         assert_eq!(picker.matched_paths(), vec!["Projects/Editor.md"]);
     }
 
     #[test]
     fn typing_and_deleting_edit_the_query() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "plaX");
         assert_eq!(picker.query(), "plaX");
         assert!(picker.matched_paths().is_empty());
@@ -806,10 +1017,10 @@ mod tests {
 
     #[test]
     fn narrowing_gives_the_same_result_as_a_fresh_search() {
-        let mut narrowed = Picker::new(sample());
+        let mut narrowed = picker(sample());
         type_query(&mut narrowed, "pl");
         type_query(&mut narrowed, "a");
-        let mut fresh = Picker::new(sample());
+        let mut fresh = picker(sample());
         fresh.set_query("pla");
         assert_eq!(narrowed.matched_paths(), fresh.matched_paths());
         // A negation widens as it grows, so it is searched afresh.
@@ -823,7 +1034,7 @@ mod tests {
 
     #[test]
     fn up_down_confirm_and_cancel() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         assert_eq!(picker.handle(Some(Action::Down), &key(KeyCode::Down)), None);
         assert_eq!(picker.selected_path(), Some("Daily/2024-05-01.md"));
         picker.handle(Some(Action::Up), &key(KeyCode::Up));
@@ -869,7 +1080,7 @@ mod tests {
     #[test]
     fn ten_thousand_notes_filter_and_narrow() {
         // Correctness at size only; speed is measured by benchmarks, not by timed tests.
-        let items: Vec<PickerItem> = (0..10_000)
+        let items: Vec<NoteEntry> = (0..10_000)
             .map(|n| {
                 item(
                     &format!("Folder {}/Sub {}/Note number {n}.md", n % 37, n % 11),
@@ -878,7 +1089,7 @@ mod tests {
                 )
             })
             .collect();
-        let mut picker = Picker::new(items);
+        let mut picker = picker(items);
         picker.set_query("topic 4");
         let broad = picker.matched_paths().len();
         assert!(broad > 0 && broad < 10_000, "{broad}");
@@ -901,7 +1112,7 @@ mod tests {
 
     #[test]
     fn snapshot_picker_with_query_80x24() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "pl");
         let buf = rendered(&mut picker, 80, 24);
         insta::assert_snapshot!("picker_query_80x24", buffer_text(&buf));
@@ -917,7 +1128,7 @@ mod tests {
                 &[],
             )
         }));
-        let mut picker = Picker::new(items);
+        let mut picker = picker(items);
         type_query(&mut picker, "wee");
         picker.handle(Some(Action::Down), &key(KeyCode::Down));
         let buf = rendered(&mut picker, 120, 40);
@@ -926,7 +1137,7 @@ mod tests {
 
     #[test]
     fn snapshot_picker_empty_query_and_no_match_80x24() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         let buf = rendered(&mut picker, 80, 24);
         insta::assert_snapshot!("picker_all_80x24", buffer_text(&buf));
         type_query(&mut picker, "nothing like this");
@@ -984,7 +1195,7 @@ mod tests {
     #[test]
     fn matched_chars_and_the_selected_row_use_their_roles() {
         let theme = Theme::builtin_dark();
-        let mut picker = Picker::new(vec![
+        let mut picker = picker(vec![
             item("A/zeta.md", "Zeta", &[]),
             item("B/other.md", "Other", &[]),
         ]);
@@ -1008,7 +1219,7 @@ mod tests {
 
     #[test]
     fn an_alias_that_matched_is_shown_beside_the_title() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "books");
         let text = buffer_text(&rendered(&mut picker, 80, 24));
         assert!(text.contains("▌Reading list  = books"), "{text}");
@@ -1020,7 +1231,7 @@ mod tests {
 
     #[test]
     fn long_paths_keep_their_file_name() {
-        let mut picker = Picker::new(vec![item(
+        let mut picker = picker(vec![item(
             "A very long folder name/that goes deeper/and deeper still/into the vault/Target note.md",
             "Target",
             &[],
@@ -1033,13 +1244,13 @@ mod tests {
 
     #[test]
     fn never_panics_at_any_size() {
-        let mut picker = Picker::new(sample());
+        let mut picker = picker(sample());
         type_query(&mut picker, "日");
         for (w, h) in [(0, 0), (1, 1), (2, 2), (3, 3), (10, 4), (20, 6), (300, 100)] {
             let _ = rendered(&mut picker, w, h);
             picker.handle(Some(Action::PageDown), &key(KeyCode::PageDown));
         }
-        let mut empty = Picker::new(Vec::new());
+        let mut empty = super::tests::picker(Vec::new());
         let buf = rendered(&mut empty, 80, 24);
         assert!(buffer_text(&buf).contains("No notes in this vault"));
         assert_eq!(

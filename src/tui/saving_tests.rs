@@ -3,8 +3,8 @@
 //! edits saved and answered), plus snapshots of the prompt and of status messages.
 
 use super::app::{App, Effect};
+use super::files::NoteEntry;
 use super::keymap::Keymap;
-use super::picker::PickerItem;
 use super::saving::AutosaveSettings;
 use super::testing::buffer;
 use super::theme::Theme;
@@ -156,14 +156,13 @@ fn opening_another_note_with_the_picker_saves_first() {
     let mut app = opened_app(true);
     type_text(&mut app, "typed ");
     ctrl(&mut app, 'p');
-    assert!(matches!(
-        app.take_effects().as_slice(),
-        [Effect::Host(crate::host::Request::ListNames)]
-    ));
-    app.show_picker(vec![PickerItem {
+    assert!(app.picker_open(), "Ctrl+P opened the picker");
+    assert!(app.take_effects().is_empty());
+    app.show_picker_over(vec![NoteEntry {
         path: "Seeds.md".into(),
         title: "Seeds".into(),
         aliases: vec![],
+        modified_ns: 0,
     }]);
     key(&mut app, KeyCode::Enter);
     let effects = app.take_effects();
@@ -387,10 +386,11 @@ fn without_autosave_leaving_asks_and_cancel_keeps_the_buffer() {
     type_text(&mut app, "draft ");
     ctrl(&mut app, 'p');
     let _ = app.take_effects();
-    app.show_picker(vec![PickerItem {
+    app.show_picker_over(vec![NoteEntry {
         path: "Seeds.md".into(),
         title: "Seeds".into(),
         aliases: vec![],
+        modified_ns: 0,
     }]);
     key(&mut app, KeyCode::Enter);
     assert!(app.take_effects().is_empty());
@@ -591,10 +591,11 @@ fn snapshots_of_the_unsaved_prompt() {
     insta::assert_snapshot!("unsaved_quit_120x40", draw(&mut app, 120, 40));
     key(&mut app, KeyCode::Esc);
     ctrl(&mut app, 'p');
-    app.show_picker(vec![PickerItem {
+    app.show_picker_over(vec![NoteEntry {
         path: "Seeds.md".into(),
         title: "Seeds".into(),
         aliases: vec![],
+        modified_ns: 0,
     }]);
     key(&mut app, KeyCode::Enter);
     insta::assert_snapshot!("unsaved_open_80x24", draw(&mut app, 80, 24));

@@ -5,7 +5,6 @@ use super::{App, Effect};
 use crate::host::{HostEvent, Request, StartUp};
 use crate::protocol::NoteText;
 use crate::tui::chat::Transcript;
-use crate::tui::picker::PickerItem;
 use crate::tui::theme::Role;
 use crate::tui::trust_prompt::TrustPrompt;
 use crate::tui::views::models::ModelsView;
@@ -63,16 +62,6 @@ impl App {
             }
             HostEvent::Saved { path, result } => self.on_saved(&path, result),
             HostEvent::Files(notes) => self.set_notes(notes),
-            HostEvent::Names(names) => self.show_picker(
-                names
-                    .into_iter()
-                    .map(|n| PickerItem {
-                        path: n.path,
-                        title: n.title,
-                        aliases: n.aliases,
-                    })
-                    .collect(),
-            ),
             HostEvent::Planned { result, .. } => self.on_planned(result),
             HostEvent::Applied { kind, result } => self.on_applied(kind, result),
             HostEvent::Sessions(sessions) => self.show_sessions(sessions),

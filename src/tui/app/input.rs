@@ -443,7 +443,7 @@ impl App {
             Action::FocusChat => self.focus = Pane::Chat,
             Action::FocusFiles => self.focus_files(),
             Action::ToggleFiles => self.toggle_files(),
-            Action::OpenPicker => self.effects.push(Effect::Host(Request::ListNames)),
+            Action::OpenPicker => self.show_picker(),
             Action::OpenDaily => self.effects.push(Effect::Host(Request::OpenDailyNote)),
             Action::InsertTemplate => self.ask_templates(),
             Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),

@@ -18,7 +18,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::Widget;
-pub use tree::{FileTree, NoteEntry, Row, RowKind};
+pub use tree::{FileTree, NoteEntry, NoteTable, Row, RowKind};
 
 /// What the App must do after a key or a click in the pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -423,6 +423,7 @@ impl FilePane {
                 theme,
                 row,
                 is_selected,
+                &namesakes(&rows, row),
             );
         }
         if rows.len() > height && area.height > 2 {
@@ -470,7 +471,16 @@ impl FilePane {
         }
     }
 
-    fn render_row(&self, area: Rect, buf: &mut Buffer, theme: &Theme, row: &Row, selected: bool) {
+    /// One row. `namesakes`: the folders of the other "Recent" notes with this row's name.
+    fn render_row(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        row: &Row,
+        selected: bool,
+        namesakes: &[&str],
+    ) {
         let selection = if selected {
             buf.set_style(area, theme.style(Role::PickerSelected));
             theme.style(Role::PickerSelected)
@@ -505,22 +515,74 @@ impl FilePane {
         let room = usize::from(area.right().saturating_sub(x)).saturating_sub(1);
         let label = EDITOR.truncate_end(&row.label, room);
         let (x, _) = buf.set_stringn(x, area.y, &label, room, label_style);
-        // A recent note names its folder after it, dimmed, when there is room.
+        // A recent note names its folder after it, dimmed, when there is room: whole, or, when
+        // other recent notes have its name, as much of it as tells them apart.
         if let RowKind::Recent { path } = &row.kind {
             let folder = tree::parent_folder(path);
             let room = usize::from(area.right().saturating_sub(x)).saturating_sub(3);
-            // Only whole: a cut folder name says less than none.
-            if !folder.is_empty() && str_width(folder) <= room {
+            if let Some(shown) = folder_label(folder, room, namesakes) {
                 buf.set_stringn(
                     x + 2,
                     area.y,
-                    folder,
+                    &shown,
                     room,
                     theme.style(Role::Dim).patch(selection),
                 );
             }
         }
     }
+}
+
+/// The folders of the other "Recent" rows named as `row` is (none for rows of the tree).
+fn namesakes<'a>(rows: &'a [Row], row: &Row) -> Vec<&'a str> {
+    if !matches!(row.kind, RowKind::Recent { .. }) {
+        return Vec::new();
+    }
+    rows.iter()
+        .filter(|other| matches!(other.kind, RowKind::Recent { .. }))
+        .filter(|other| other.label == row.label && other.kind != row.kind)
+        .filter_map(|other| other.note_path().map(tree::parent_folder))
+        .collect()
+}
+
+/// What a "Recent" row shows of its note's `folder` in `room` cells. Whole when it fits. Else,
+/// only when other recent notes share the name (`namesakes`: their folders), a short form that
+/// tells it from theirs: its first and last folders (`tldr-mirror/…/linux`), its first, its last,
+/// or its first alone; a cut folder name says less than none, so otherwise nothing.
+fn folder_label(folder: &str, room: usize, namesakes: &[&str]) -> Option<String> {
+    if folder.is_empty() {
+        return None;
+    }
+    if str_width(folder) <= room {
+        return Some(folder.to_string());
+    }
+    if namesakes.is_empty() {
+        return None;
+    }
+    let forms = |folder: &str| -> [Option<String>; 4] {
+        let first = folder.split('/').next().unwrap_or(folder);
+        let last = tree::file_name(folder);
+        let nested = folder.contains('/');
+        [
+            nested.then(|| format!("{first}/…/{last}")),
+            nested.then(|| format!("{first}/…")),
+            nested.then(|| format!("…/{last}")),
+            nested.then(|| first.to_string()),
+        ]
+    };
+    let others: Vec<[Option<String>; 4]> = namesakes.iter().map(|f| forms(f)).collect();
+    let fitting = forms(folder)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(n, form)| Some((n, form?)))
+        .filter(|(_, form)| str_width(form) <= room)
+        .collect::<Vec<_>>();
+    let telling = fitting.iter().find(|(n, form)| {
+        others
+            .iter()
+            .all(|other| other[*n].as_deref() != Some(form.as_str()))
+    });
+    telling.map(|(_, form)| form.clone())
 }
 
 /// The scrollbar on the pane's right border: a thumb for the `height` rows shown of `total`,

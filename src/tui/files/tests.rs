@@ -2,7 +2,7 @@
 //! insta snapshots at 80×24 and 120×40), and the mouse on every pane.
 
 use crate::tui::app::{App, Effect, Pane};
-use crate::tui::files::RowKind;
+use crate::tui::files::{NoteEntry, RowKind};
 use crate::tui::keymap::Keymap;
 use crate::tui::testing::draw_app as draw;
 use crate::tui::testing::{app_with, buffer, buffer_text, note_text, sample_notes, style_at};
@@ -145,10 +145,11 @@ fn the_pane_follows_the_active_note() {
 fn enter_opens_a_note_the_way_the_picker_does() {
     let mut app = app();
     // The picker's way: Enter on a match queues OpenNote with its path.
-    app.show_picker(vec![crate::tui::picker::PickerItem {
+    app.show_picker_over(vec![NoteEntry {
         path: "Welcome.md".into(),
         title: "Welcome".into(),
         aliases: vec![],
+        modified_ns: 0,
     }]);
     press(&mut app, KeyCode::Enter);
     let picker = app.take_effects();
@@ -239,10 +240,13 @@ fn n_asks_for_a_name_in_the_selected_folder_and_creates_through_an_effect() {
     press(&mut app, KeyCode::Char('n'));
     type_text(&mut app, "nn");
     press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
-    assert!(matches!(
-        app.take_effects().as_slice(),
-        [Effect::Host(crate::host::Request::ListNames)]
-    ));
+    assert!(app.take_effects().is_empty());
+    assert!(app.picker_open(), "Ctrl+P opened the picker");
+    press(&mut app, KeyCode::Esc);
+    assert!(
+        !app.picker_open() && app.files.prompting(),
+        "Esc closed the picker first"
+    );
     press(&mut app, KeyCode::Esc);
     assert!(!app.files.prompting());
     assert!(app.take_effects().is_empty());
@@ -420,7 +424,7 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
 fn the_mouse_does_nothing_under_an_overlay() {
     let mut app = app();
     open(&mut app, "Welcome.md", "# Welcome\n");
-    app.show_picker(vec![]);
+    app.show_picker_over(vec![]);
     let screen = draw(&mut app, 120, 40);
     let _ = screen;
     click(&mut app, 100, 5);
@@ -486,4 +490,123 @@ fn every_size_draws_the_pane_the_prompt_and_the_list_without_panicking() {
         let _ = draw(&mut app, w, h);
     }
     assert!(app.completion_open());
+}
+
+/// Three copies of a tree, each with a README, touched last: "Recent" shows three `README`s.
+fn namesake_app() -> App {
+    let mut app = app_with(Keymap::default_map());
+    let mut notes = Vec::new();
+    for (n, copy) in ["tldr", "tldr-mirror", "tldr-old"].iter().enumerate() {
+        for (path, modified_ns) in [
+            (format!("{copy}/pages/README.md"), 100 + n as i64),
+            (format!("{copy}/pages/linux/tar.md"), 50 + n as i64),
+        ] {
+            notes.push(NoteEntry {
+                path,
+                title: String::new(),
+                aliases: vec![],
+                modified_ns,
+            });
+        }
+    }
+    notes.push(NoteEntry {
+        path: "Projects/a very long folder name/Plan.md".into(),
+        title: String::new(),
+        aliases: vec![],
+        modified_ns: 200,
+    });
+    app.set_notes(notes);
+    app
+}
+
+#[test]
+fn recent_notes_of_the_same_name_show_the_folders_that_tell_them_apart() {
+    let mut app = namesake_app();
+    let screen = draw(&mut app, 80, 24);
+    // Two fit whole; the longer one is cut to what tells it apart.
+    for folder in ["tldr/pages", "tldr-mirror/…", "tldr-old/pages"] {
+        assert!(
+            screen.contains(&format!("README  {folder} ")),
+            "{folder}:\n{screen}"
+        );
+    }
+    // A name no other recent note has shows its folder only whole, never cut.
+    assert!(screen.contains(" Plan "), "{screen}");
+    assert!(!screen.contains("Plan  Projects"), "{screen}");
+    both_sizes("files_recent_namesakes", &mut app);
+}
+
+#[test]
+fn folder_labels_tell_namesakes_apart_or_say_nothing() {
+    use super::folder_label;
+    let copies = ["tldr-mirror/pages/linux", "tldr-old/pages/linux"];
+    assert_eq!(
+        folder_label("tldr/pages/linux", 30, &copies).as_deref(),
+        Some("tldr/pages/linux"),
+        "whole when it fits"
+    );
+    assert_eq!(
+        folder_label("tldr/pages/linux", 12, &copies).as_deref(),
+        Some("tldr/…/linux")
+    );
+    assert_eq!(
+        folder_label("tldr/pages/linux", 7, &copies).as_deref(),
+        Some("tldr/…")
+    );
+    // Trees that differ in their last folder: the last is what tells them apart.
+    let platforms = ["notes/pages/osx", "notes/pages/windows"];
+    assert_eq!(
+        folder_label("notes/pages/linux", 9, &platforms).as_deref(),
+        Some("…/linux")
+    );
+    assert_eq!(
+        folder_label("notes/pages/linux", 9, &[]),
+        None,
+        "no namesake"
+    );
+    assert_eq!(folder_label("", 30, &copies), None, "the vault's top");
+    assert_eq!(folder_label("a/b", 2, &["c/b"]).as_deref(), Some("a"));
+    assert_eq!(
+        folder_label("x/a/b", 3, &["x/c/b"]),
+        None,
+        "nothing fits that tells them apart"
+    );
+}
+
+#[test]
+fn the_picker_reads_the_panes_listing_and_lets_go_of_it_when_closed() {
+    let mut app = app();
+    let listing = app.files.tree().table();
+    let held = std::sync::Arc::strong_count(&listing);
+    press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
+    assert!(app.picker_open());
+    assert_eq!(
+        std::sync::Arc::strong_count(&listing),
+        held + 1,
+        "the picker holds the same listing, not a copy"
+    );
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("7 of 7"), "{screen}");
+    type_text(&mut app, "seeds");
+    assert!(draw(&mut app, 80, 24).contains("1 of 7"));
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.picker_open());
+    assert_eq!(
+        std::sync::Arc::strong_count(&listing),
+        held,
+        "freed on close"
+    );
+}
+
+#[test]
+fn a_picker_opened_before_the_listing_fills_in_when_it_arrives() {
+    let mut app = app_with(Keymap::default_map());
+    press_with(&mut app, KeyCode::Char('p'), KeyModifiers::CONTROL);
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("Listing the vault's notes…"), "{screen}");
+    type_text(&mut app, "garden");
+    app.set_notes(sample_notes());
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("Garden Planner"), "{screen}");
+    assert!(screen.contains("1 of 7"), "{screen}");
 }

@@ -15,6 +15,10 @@ pub const RECENT_LIMIT: usize = 5;
 
 pub use crate::host::NoteEntry;
 
+/// The vault's notes sorted by path: one listing, shared by the file pane, the picker and the
+/// `[[` list (each keeps indices into it, never a copy of the names).
+pub type NoteTable = Arc<Vec<NoteEntry>>;
+
 /// What one row of the pane shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RowKind {
@@ -81,11 +85,11 @@ struct Folder {
 /// The vault as a tree, with the state of the pane that is not about drawing.
 #[derive(Debug, Default, Clone)]
 pub struct FileTree {
-    notes: Vec<NoteEntry>,
+    notes: NoteTable,
     root: Folder,
     /// Folders shown open.
     expanded: BTreeSet<String>,
-    /// When each note was last opened in the app (ns since the epoch).
+    /// When each note was last opened or saved in the app (ns since the epoch).
     opened: HashMap<String, i64>,
     active: Option<String>,
     /// Whether the index has answered yet (before, the pane says it is loading).
@@ -104,15 +108,17 @@ impl FileTree {
     pub fn set_notes(&mut self, mut notes: Vec<NoteEntry>) {
         notes.sort_by(|a, b| a.path.cmp(&b.path));
         notes.dedup_by(|a, b| a.path == b.path);
+        // The listing was collected from rows without a count: up to half its capacity is spare.
+        notes.shrink_to_fit();
         self.root = build(&notes);
-        self.notes = notes;
+        self.notes = Arc::new(notes);
         self.loaded = true;
         self.changed();
     }
 
     /// Add one note (just created) without waiting for the next listing.
     pub fn add_note(&mut self, note: NoteEntry) {
-        let mut notes = std::mem::take(&mut self.notes);
+        let mut notes = Arc::unwrap_or_clone(std::mem::take(&mut self.notes));
         notes.retain(|n| n.path != note.path);
         notes.push(note);
         self.set_notes(notes);
@@ -121,8 +127,10 @@ impl FileTree {
     /// A listed note was written (saved in the editor) at `modified_ns`: it moves up in "Recent"
     /// without listing the whole vault again.
     pub fn touch(&mut self, path: &str, modified_ns: i64) {
-        if let Ok(i) = self.notes.binary_search_by(|n| n.path.as_str().cmp(path)) {
-            self.notes[i].modified_ns = self.notes[i].modified_ns.max(modified_ns);
+        // Kept beside the listing, which stays shared and unchanged (an open picker reads it).
+        if self.note(path).is_some() {
+            let touched = self.opened.entry(path.to_string()).or_insert(modified_ns);
+            *touched = (*touched).max(modified_ns);
             self.changed();
         }
     }
@@ -133,6 +141,16 @@ impl FileTree {
 
     pub fn notes(&self) -> &[NoteEntry] {
         &self.notes
+    }
+
+    /// The listing itself, shared (the picker holds it while it is open).
+    pub fn table(&self) -> NoteTable {
+        Arc::clone(&self.notes)
+    }
+
+    /// When notes were opened or saved in the app (ns), beside their modification times.
+    pub fn touched_in_app(&self) -> &HashMap<String, i64> {
+        &self.opened
     }
 
     pub fn note(&self, path: &str) -> Option<&NoteEntry> {
