@@ -209,6 +209,7 @@ mod core {
             | Request::Usage
             | Request::Revisions(_)
             | Request::RevisionText(_)
+            | Request::ListCommands
             | Request::ListTools { .. }
             | Request::AnswerPluginTrust { .. }) => {
                 let core = Arc::clone(core);
@@ -239,6 +240,7 @@ mod core {
             Request::Usage => sessions::usage(core),
             Request::Revisions(path) => sessions::revisions(core, path),
             Request::RevisionText(revision) => sessions::revision_text(core, revision),
+            Request::ListCommands => commands_link::list(core),
             Request::ListTools { model, window } => tools_list::list(core, &model, window),
             Request::AnswerPluginTrust { trusted } => core.servers.answer(core, trusted),
             Request::Agent(_)

@@ -42,6 +42,7 @@ mod input;
 mod local;
 mod moves;
 mod save_chat;
+mod slash;
 
 use local::LOCAL_REQUESTS;
 
@@ -240,8 +241,10 @@ pub struct App {
     /// The file pane, and whether the person showed or hid it (`None`: by the width).
     pub files: FilePane,
     files_shown: Option<bool>,
-    /// The `[[` completion list, while open.
+    /// The `[[` completion list or the `/` list, while open.
     completion: Option<LinkCompletion>,
+    /// Every command, as the host last read them (the built-ins until it answers).
+    commands: crate::commands::Catalog,
     /// The areas of the last frame, for mouse clicks.
     editor_area: Rect,
     chat_area: Rect,
@@ -296,6 +299,7 @@ impl App {
             files,
             files_shown: None,
             completion: None,
+            commands: crate::commands::Catalog::built_in(),
             editor_area: Rect::default(),
             chat_area: Rect::default(),
             files_area: Rect::default(),
@@ -625,7 +629,7 @@ impl App {
             "continue-new" => self.continue_new(),
             "sessions" => self.effects.push(Effect::Host(Request::ListSessions(None))),
             "usage" => self.effects.push(Effect::Host(Request::Usage)),
-            "help" => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
+            "help" => self.show_help(),
             "mcp" | "tools" => self.load_tools(),
             "rewind" => match self.editor.path() {
                 Some(path) => self

@@ -31,6 +31,8 @@ pub mod saving;
 mod saving_tests;
 #[cfg(test)]
 mod screens;
+#[cfg(test)]
+mod slash_list_tests;
 pub mod stored_transcript;
 pub mod term;
 #[cfg(test)]

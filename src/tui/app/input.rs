@@ -145,7 +145,12 @@ impl App {
             self.on_overlay_key(key);
         } else if self.focus == Pane::Editor && self.editor.conflict() {
             self.on_conflict_key(key);
-        } else if self.completion.is_none() || !self.on_completion_key(key) {
+        } else if self.completion.is_none()
+            || !match self.completion.as_ref().map(|c| c.kind) {
+                Some(link_completion::Kind::Commands) => self.on_command_list_key(key),
+                _ => self.on_completion_key(key),
+            }
+        {
             self.on_pane_key(key);
         }
     }
@@ -199,6 +204,8 @@ impl App {
         self.effects.push(Effect::Host(Request::AnswerPluginTrust {
             trusted: choice == TrustChoice::Trust,
         }));
+        // The trust covers the vault's commands too.
+        self.effects.push(Effect::Host(Request::ListCommands));
     }
 
     pub(super) fn on_prompt_key(&mut self, key: &KeyEvent) {
@@ -326,6 +333,9 @@ impl App {
     /// After a key reached the editor or the chat input: open the list when `[[` was just
     /// typed, follow the text typed after it, close it when the cursor left the link.
     pub(super) fn update_completion(&mut self, key: &KeyEvent) {
+        if self.update_command_list(key) {
+            return;
+        }
         let (target, line, cursor) = match self.focus {
             Pane::Editor if self.editor.path().is_some() => {
                 let (row, col) = self.editor.cursor_line_col();
@@ -404,7 +414,7 @@ impl App {
             Action::FocusFiles => self.focus_files(),
             Action::ToggleFiles => self.toggle_files(),
             Action::OpenPicker => self.effects.push(Effect::Host(Request::ListNames)),
-            Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
+            Action::ShowHelp => self.show_help(),
             Action::ShowSessions => self.effects.push(Effect::Host(Request::ListSessions(None))),
             Action::ShowUsage => self.effects.push(Effect::Host(Request::Usage)),
             Action::NewSession => self.new_session(),
