@@ -52,7 +52,7 @@ pub struct CommandChoice {
     /// Without the slash.
     pub name: String,
     pub description: String,
-    /// Whether it takes arguments (Enter then completes the name and waits for them).
+    /// Whether it needs arguments (Enter then completes the name and waits for them).
     pub takes_arguments: bool,
 }
 

@@ -121,6 +121,16 @@ fn enter_runs_a_command_or_waits_for_its_arguments_and_esc_closes() {
     );
     assert_eq!(app.input.text(), "");
 
+    // An optional argument (`/model [name]`) does not hold Enter back.
+    type_text(&mut app, "/mod");
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        app.take_effects()
+            .iter()
+            .any(|e| matches!(e, Effect::Host(Request::ListModels { .. }))),
+        "Enter ran /model"
+    );
+
     type_text(&mut app, "/weekly");
     press(&mut app, KeyCode::Enter);
     assert_eq!(

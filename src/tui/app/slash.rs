@@ -53,7 +53,9 @@ impl App {
             .map(|c| CommandChoice {
                 name: c.name.clone(),
                 description: c.description.clone(),
-                takes_arguments: !c.argument_hint.is_empty(),
+                // Only a required argument (`<focus>`) makes Enter wait; `/model` with its
+                // optional `[name]` runs as it is.
+                takes_arguments: c.argument_hint.trim_start().starts_with('<'),
             })
             .collect()
     }
