@@ -139,10 +139,12 @@ impl LinkCompletion {
         commands: &[CommandChoice],
         withheld: Option<&str>,
     ) {
-        let kept = self.selected().map(|c| c.insert.clone());
+        // Keep the choice when only the list changed (the host's answer came in), not the query.
+        let kept = (query == self.query)
+            .then(|| self.selected().map(|c| c.insert.clone()))
+            .flatten();
         self.query = query.to_string();
         self.candidates = rank_commands(commands, query, withheld);
-        // Keep the choice when only the list changed (the host's answer came in).
         self.selected = kept
             .and_then(|name| self.candidates.iter().position(|c| c.insert == name))
             .unwrap_or(0);

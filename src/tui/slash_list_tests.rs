@@ -165,6 +165,31 @@ fn enter_runs_a_command_or_waits_for_its_arguments_and_esc_closes() {
 }
 
 #[test]
+fn an_untrusted_vaults_commands_are_one_greyed_row_saying_why() {
+    let mut app = app_with(Keymap::default_map());
+    let mut catalog = Catalog::built_in();
+    catalog.withheld = Some(
+        "the vault's 2 commands are not offered until you trust them (`vaultchat trust`)".into(),
+    );
+    app.on_host(HostEvent::Commands(catalog));
+    type_text(&mut app, "/se");
+    insta::assert_snapshot!("slash_list_withheld_80x24", draw(&mut app, 80, 24));
+    let screen = draw(&mut app, 80, 24);
+    assert!(screen.contains("vault commands not listed"), "{screen}");
+    assert!(screen.contains("the vault's 2 commands are"), "{screen}");
+    // Up from the first row wraps past the greyed last row: Enter runs a command, never the row.
+    press(&mut app, KeyCode::Up);
+    let _ = app.take_effects();
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        app.take_effects()
+            .iter()
+            .any(|e| matches!(e, Effect::Host(Request::Usage))),
+        "the row above the greyed one ran"
+    );
+}
+
+#[test]
 fn help_lists_the_persons_and_the_vaults_commands() {
     let mut app = app();
     press(&mut app, KeyCode::F(1));

@@ -517,6 +517,43 @@ mod tests {
     }
 
     #[test]
+    fn snapshot_help_with_the_persons_and_the_vaults_commands_80x24() {
+        let mut commands = builtins();
+        for (name, description, origin) in [
+            ("inbox", "File the inbox into folders", Origin::Personal),
+            (
+                "weekly-review",
+                "Review the week's notes and plan the next",
+                Origin::Vault,
+            ),
+            // A vault's file may carry escapes: shown, never obeyed.
+            ("study:cards", "Flashcards \u{1b}[2J now", Origin::Vault),
+        ] {
+            commands.push(Command {
+                name: name.into(),
+                description: description.into(),
+                argument_hint: String::new(),
+                origin,
+                file: None,
+                prompt: None,
+            });
+        }
+        let mut view = HelpView::new(&Keymap::default_map(), &commands);
+        view.handle(None, &KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
+        let screen = buffer_text(&rendered(&mut view, 80, 24));
+        insta::assert_snapshot!("help_commands_80x24", screen);
+        for part in [
+            "Your commands",
+            "/inbox",
+            "The vault's commands",
+            "/weekly-review",
+        ] {
+            assert!(screen.contains(part), "{part}: {screen}");
+        }
+        assert!(!screen.contains('\u{1b}'), "escaped: {screen}");
+    }
+
+    #[test]
     fn never_panics_at_any_size() {
         for (w, h) in [(0, 0), (1, 1), (2, 2), (5, 3), (12, 6), (300, 100)] {
             let mut view = HelpView::new(&Keymap::default_map(), &builtins());
