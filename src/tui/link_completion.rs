@@ -192,7 +192,7 @@ impl LinkCompletion {
             return Some(false);
         }
         let index = self.scroll + usize::from(row - area.y);
-        if index >= self.candidates.len() {
+        if self.candidates.get(index).is_none_or(|c| c.disabled) {
             return Some(false);
         }
         self.selected = index;

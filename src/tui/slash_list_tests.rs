@@ -190,6 +190,27 @@ fn an_untrusted_vaults_commands_are_one_greyed_row_saying_why() {
 }
 
 #[test]
+fn a_click_on_a_command_completes_it() {
+    let mut app = app();
+    type_text(&mut app, "/inb");
+    let screen = draw(&mut app, 120, 40);
+    let (row, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("/inbox "))
+        .expect("the row is drawn");
+    let column = line.chars().position(|c| c == '/').unwrap() as u16;
+    app.on_terminal(Event::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        column: column + 1,
+        row: row as u16,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(app.input.text(), "/inbox ");
+    assert!(!app.completion_open());
+}
+
+#[test]
 fn help_lists_the_persons_and_the_vaults_commands() {
     let mut app = app();
     press(&mut app, KeyCode::F(1));

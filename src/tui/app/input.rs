@@ -323,6 +323,12 @@ impl App {
             return;
         };
         let typed = completion.query().chars().count();
+        if completion.kind == link_completion::Kind::Commands {
+            // A clicked command is completed as Tab completes it: the name and a space.
+            self.input
+                .replace_before_cursor(typed, &format!("{} ", candidate.insert));
+            return;
+        }
         let insert = format!("{}]]", candidate.insert);
         match completion.target {
             Target::Editor => self.editor.replace_before_cursor(typed, &insert),
