@@ -36,6 +36,8 @@ mod tui_real_servers;
 mod tui_save_chat;
 #[path = "app/tui_saving.rs"]
 mod tui_saving;
+#[path = "app/tui_slash_commands.rs"]
+mod tui_slash_commands;
 #[path = "app/tui_thinking.rs"]
 mod tui_thinking;
 #[path = "app/tui_usage_estimates.rs"]

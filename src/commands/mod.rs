@@ -93,6 +93,15 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// Only the built-ins (what the app knows before the host has read the command files).
+    pub fn built_in() -> Self {
+        Self {
+            commands: builtin::commands(),
+            withheld: None,
+            problems: Vec::new(),
+        }
+    }
+
     /// The built-ins, the person's commands from `personal` and the vault's from `vault` (already
     /// checked against the trust by the caller): a name taken by a built-in, or a vault command
     /// named like one of the person's, is left out with a problem saying so.

@@ -24,6 +24,17 @@ pub(super) async fn run(core: &Arc<Core>, name: String, args: String, context: N
     }
 }
 
+/// Read every command again (the files may have changed, or the trust) and hand the list to the
+/// app; the files left out go to the log.
+pub(super) fn list(core: &Core) {
+    let launch = &core.launch;
+    let catalog = commands::catalog(&launch.paths, &launch.vault);
+    for problem in &catalog.problems {
+        tracing::warn!("a command file is left out: {problem}");
+    }
+    core.tell(HostEvent::Commands(catalog));
+}
+
 fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<Op, String> {
     let launch = &core.launch;
     let catalog = commands::catalog(&launch.paths, &launch.vault);

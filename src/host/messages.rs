@@ -16,6 +16,9 @@ pub enum Request {
         args: String,
         context: crate::agent::NoteContext,
     },
+    /// Every command there is (built-ins, the person's, the vault's while trusted), read again
+    /// now: answered by [`HostEvent::Commands`].
+    ListCommands,
     /// Start an agent: a new session, a stored one (its conversation comes back for the chat),
     /// or a new one continuing a stored one. The running agent, if any, is asked to end.
     StartAgent(Resume),
@@ -141,6 +144,8 @@ pub enum HostEvent {
     /// A command could not be run (no such command, the vault's not trusted, an unknown
     /// placeholder, a missing argument): why, to show; no turn started.
     CommandRefused(String),
+    /// Every command, read when asked ([`Request::ListCommands`]), for the `/` list and the help.
+    Commands(crate::commands::Catalog),
     NoteOpened {
         path: String,
         note: crate::vault::note_io::NoteText,

@@ -216,6 +216,7 @@ mod core {
             | Request::Usage
             | Request::Revisions(_)
             | Request::RevisionText(_)
+            | Request::ListCommands
             | Request::ListTools { .. }
             | Request::ListTasks
             | Request::ToggleTask { .. }
@@ -250,6 +251,7 @@ mod core {
             Request::Usage => sessions::usage(core),
             Request::Revisions(path) => sessions::revisions(core, path),
             Request::RevisionText(revision) => sessions::revision_text(core, revision),
+            Request::ListCommands => commands_link::list(core),
             Request::ListTools { model, window } => tools_list::list(core, &model, window),
             Request::ListTasks => tasks::list(core),
             Request::ToggleTask { path, line, text } => tasks::toggle(core, path, line, &text),

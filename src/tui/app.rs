@@ -14,7 +14,7 @@ use super::editor::{ConflictChoice, EditorPane};
 use super::files::{FileOutcome, FilePane, NoteEntry};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::link_completion::{self, LinkCompletion, Target};
-use super::picker::{Picker, PickerItem, PickerOutcome};
+use super::picker::{Picker, PickerOutcome};
 use super::recovery_prompt::{RecoveryChoice, RecoveryPrompt};
 pub use super::saving::Cleared;
 use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
@@ -44,6 +44,7 @@ mod input;
 mod local;
 mod moves;
 mod save_chat;
+mod slash;
 mod templates;
 mod waiting;
 
@@ -253,10 +254,12 @@ pub struct App {
     /// The file pane, and whether the person showed or hid it (`None`: by the width).
     pub files: FilePane,
     files_shown: Option<bool>,
-    /// The `[[` completion list, while open.
+    /// The `[[` completion list or the `/` list, while open.
     completion: Option<LinkCompletion>,
     /// A note asked for at a line (the tasks view): the cursor goes there once it is open.
     pending_line: Option<(String, usize)>,
+    /// Every command, as the host last read them (the built-ins until it answers).
+    commands: crate::commands::Catalog,
     /// The areas of the last frame, for mouse clicks.
     editor_area: Rect,
     chat_area: Rect,
@@ -314,6 +317,7 @@ impl App {
             files_shown: None,
             completion: None,
             pending_line: None,
+            commands: crate::commands::Catalog::built_in(),
             editor_area: Rect::default(),
             chat_area: Rect::default(),
             files_area: Rect::default(),
@@ -661,7 +665,7 @@ impl App {
             "continue-new" => self.continue_new(),
             "sessions" => self.effects.push(Effect::Host(Request::ListSessions(None))),
             "usage" => self.effects.push(Effect::Host(Request::Usage)),
-            "help" => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
+            "help" => self.show_help(),
             "mcp" | "tools" => self.load_tools(),
             "tasks" => self.load_tasks(),
             "rewind" => match self.editor.path() {

@@ -6,6 +6,10 @@
 //! name without `.md`, or the vault path without `.md` when two notes share the file name; a
 //! row found by an alias inserts `Name|alias`, so the link reads as the alias and still resolves
 //! in Obsidian. With nothing typed yet, the notes touched last come first.
+//!
+//! The same list, drawn and moved the same way, is the `/` list of commands ([`Kind::Commands`],
+//! decisions §64): typing `/` at the start of the chat input lists every command with its
+//! description, names starting with what is typed first, then fuzzy matches.
 
 use crate::tui::files::NoteEntry;
 use crate::tui::name_rank::{self, NameQuery, Tier};
@@ -35,6 +39,25 @@ pub enum Target {
     Chat,
 }
 
+/// What the list offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Notes, after `[[`.
+    Links,
+    /// Commands, after a `/` at the start of the chat input.
+    Commands,
+}
+
+/// One command as the `/` list offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandChoice {
+    /// Without the slash.
+    pub name: String,
+    pub description: String,
+    /// Whether it needs arguments (Enter then completes the name and waits for them).
+    pub takes_arguments: bool,
+}
+
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
@@ -48,12 +71,18 @@ pub struct Candidate {
     pub insert: String,
     /// The characters of `label` the query matched (char indices, sorted), to light them.
     pub hits: Vec<usize>,
+    /// A greyed row that says something and cannot be chosen (why the vault's commands are
+    /// not listed).
+    pub disabled: bool,
+    /// A command that takes arguments.
+    pub takes_arguments: bool,
 }
 
 /// The open list: where its `[[` is, what was typed after it, and the ranked candidates.
 #[derive(Debug, Clone)]
 pub struct LinkCompletion {
     pub target: Target,
+    pub kind: Kind,
     /// (line, char column) of the first `[` of `[[` in the text box.
     pub anchor: (usize, usize),
     query: String,
@@ -74,6 +103,7 @@ impl LinkCompletion {
     ) -> Self {
         let mut completion = LinkCompletion {
             target,
+            kind: Kind::Links,
             anchor,
             query: String::new(),
             candidates: Vec::new(),
@@ -83,6 +113,44 @@ impl LinkCompletion {
         };
         completion.candidates = rank(notes, "", recent);
         completion
+    }
+
+    /// The `/` list for a `/` at `anchor` in the chat input, with nothing typed after it yet;
+    /// `withheld` (why the vault's commands are not listed) makes a greyed last row.
+    pub fn commands(
+        anchor: (usize, usize),
+        commands: &[CommandChoice],
+        withheld: Option<&str>,
+    ) -> Self {
+        LinkCompletion {
+            target: Target::Chat,
+            kind: Kind::Commands,
+            anchor,
+            query: String::new(),
+            candidates: rank_commands(commands, "", withheld),
+            selected: 0,
+            scroll: 0,
+            list_area: Rect::default(),
+        }
+    }
+
+    /// The name typed after `/` changed, or the list of commands did: filter again.
+    pub fn set_command_query(
+        &mut self,
+        query: &str,
+        commands: &[CommandChoice],
+        withheld: Option<&str>,
+    ) {
+        // Keep the choice when only the list changed (the host's answer came in), not the query.
+        let kept = (query == self.query)
+            .then(|| self.selected().map(|c| c.insert.clone()))
+            .flatten();
+        self.query = query.to_string();
+        self.candidates = rank_commands(commands, query, withheld);
+        self.selected = kept
+            .and_then(|name| self.candidates.iter().position(|c| c.insert == name))
+            .unwrap_or(0);
+        self.scroll = 0;
     }
 
     pub fn query(&self) -> &str {
@@ -104,8 +172,9 @@ impl LinkCompletion {
         &self.candidates
     }
 
+    /// The chosen row; a greyed row is never chosen.
     pub fn selected(&self) -> Option<&Candidate> {
-        self.candidates.get(self.selected)
+        self.candidates.get(self.selected).filter(|c| !c.disabled)
     }
 
     /// A click at screen (`column`, `row`): `Some(true)` selects the row under it (to accept it),
@@ -125,7 +194,7 @@ impl LinkCompletion {
             return Some(false);
         }
         let index = self.scroll + usize::from(row - area.y);
-        if index >= self.candidates.len() {
+        if self.candidates.get(index).is_none_or(|c| c.disabled) {
             return Some(false);
         }
         self.selected = index;
@@ -139,6 +208,10 @@ impl LinkCompletion {
             return;
         }
         self.selected = (self.selected as isize + delta).rem_euclid(len) as usize;
+        // A greyed row is stepped over (there is at most one, and never only it to choose).
+        if self.candidates[self.selected].disabled && len > 1 {
+            self.selected = (self.selected as isize + delta.signum()).rem_euclid(len) as usize;
+        }
     }
 
     /// Draw the list with its top-left corner at (`x`, `y`) when it fits below, else with its
@@ -165,7 +238,12 @@ impl LinkCompletion {
             .map(|c| str_width(&c.label) + 2 + str_width(&c.path))
             .max()
             .unwrap_or(20);
-        let width = (widest as u16 + 4).clamp(30, 60).min(bounds.width);
+        // A command's description is worth more room than a note's path.
+        let most = match self.kind {
+            Kind::Links => 60,
+            Kind::Commands => 76,
+        };
+        let width = (widest as u16 + 4).clamp(30, most).min(bounds.width);
         let x = x.clamp(bounds.x, bounds.right() - width);
         let fits_below = y + height <= bounds.bottom();
         let top = if fits_below {
@@ -178,7 +256,12 @@ impl LinkCompletion {
         let popup = Rect::new(x, top, width, height);
         Clear.render(popup, buf);
         buf.set_style(popup, theme.style(Role::Text));
-        let title = if self.query.is_empty() {
+        let title = if self.kind == Kind::Commands {
+            format!(
+                " /{} ",
+                EDITOR.truncate_start(&self.query, usize::from(width) / 2)
+            )
+        } else if self.query.is_empty() {
             " Link to a note ".to_string()
         } else {
             format!(
@@ -197,15 +280,29 @@ impl LinkCompletion {
             return;
         }
         if self.candidates.is_empty() {
+            let nothing = match self.kind {
+                Kind::Links => "No note matches",
+                Kind::Commands => "No command matches",
+            };
             buf.set_stringn(
                 inner.x + 1,
                 inner.y,
-                EDITOR.truncate_end("No note matches", usize::from(inner.width) - 1),
+                EDITOR.truncate_end(nothing, usize::from(inner.width) - 1),
                 usize::from(inner.width) - 1,
                 theme.style(Role::Dim),
             );
             return;
         }
+        // Commands' descriptions start in one column, after the longest name (at most half).
+        let column = match self.kind {
+            Kind::Links => None,
+            Kind::Commands => self
+                .candidates
+                .iter()
+                .map(|c| str_width(&c.label))
+                .max()
+                .map(|w| w.min(usize::from(inner.width) / 2)),
+        };
         let rows = usize::from(inner.height);
         if self.selected < self.scroll {
             self.scroll = self.selected;
@@ -221,7 +318,8 @@ impl LinkCompletion {
         {
             let row_y = inner.y + (offset - self.scroll) as u16;
             let row = Rect::new(inner.x, row_y, inner.width, 1);
-            render_candidate(buf, row, candidate, offset == self.selected, theme);
+            let selected = offset == self.selected && !candidate.disabled;
+            render_candidate(buf, row, candidate, selected, column, theme);
         }
     }
 }
@@ -233,6 +331,7 @@ fn render_candidate(
     row: Rect,
     candidate: &Candidate,
     selected: bool,
+    column: Option<usize>,
     theme: &Theme,
 ) {
     let row_y = row.y;
@@ -253,7 +352,9 @@ fn render_candidate(
     );
     // The label whole when it fits; the path takes what is left, from its end.
     let label = EDITOR.truncate_end(&candidate.label, width.saturating_sub(2));
-    let label_role = if candidate.alias {
+    let label_role = if candidate.disabled {
+        Role::Dim
+    } else if candidate.alias {
         Role::MdLink
     } else {
         Role::Text
@@ -273,6 +374,22 @@ fn render_candidate(
         end = buf
             .set_stringn(end, row_y, c.encode_utf8(&mut tmp), room, style)
             .0;
+    }
+    if let Some(column) = column {
+        // A command's description: from the column, cut at its end.
+        let x = (row.x + 1 + column as u16 + 2).max(end + 1);
+        let room = usize::from(row.right().saturating_sub(x)).saturating_sub(1);
+        if room >= 6 {
+            let description = EDITOR.truncate_end(&candidate.path, room);
+            buf.set_stringn(
+                x,
+                row_y,
+                &description,
+                room,
+                theme.style(Role::Dim).patch(selection),
+            );
+        }
+        return;
     }
     let path_room = usize::from(row.right().saturating_sub(end)).saturating_sub(3);
     if path_room >= 6 {
@@ -328,10 +445,8 @@ fn link_target(note: &NoteEntry, stem_counts: &HashMap<String, usize>) -> String
 /// How many notes have each of the file names of `chosen` (ignoring case). Only the chosen
 /// notes' names are counted, so a keystroke allocates nothing per note of the vault.
 fn stem_counts(notes: &[NoteEntry], chosen: &[usize]) -> HashMap<String, usize> {
-    let mut counts: HashMap<String, usize> = chosen
-        .iter()
-        .map(|&i| (notes[i].link_key(), 0))
-        .collect();
+    let mut counts: HashMap<String, usize> =
+        chosen.iter().map(|&i| (notes[i].link_key(), 0)).collect();
     // A cheap look at each name first (its length and first byte, lower-cased): an ASCII name
     // that differs there cannot be one of the chosen; only the others are folded (an ASCII
     // name's fold is its lower case, so the look cannot miss one).
@@ -384,6 +499,8 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
         path: note.path.clone(),
         insert: link_target(note, counts),
         hits: Vec::new(),
+        disabled: false,
+        takes_arguments: false,
     };
     if query.trim().is_empty() {
         let mut order: Vec<usize> = (0..notes.len()).collect();
@@ -460,6 +577,8 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
                         path: note.path.clone(),
                         insert: format!("{}|{alias}", link_target(note, &counts)),
                         hits: Vec::new(),
+                        disabled: false,
+                        takes_arguments: false,
                     }
                 }
             };
@@ -467,6 +586,82 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
             candidate
         })
         .collect()
+}
+
+/// The commands for `query` (typed after `/`): names that start with it first, in list order,
+/// then the others that match it fuzzily, best first; a greyed row saying `withheld` last.
+pub fn rank_commands(
+    commands: &[CommandChoice],
+    query: &str,
+    withheld: Option<&str>,
+) -> Vec<Candidate> {
+    let row = |command: &CommandChoice| Candidate {
+        label: format!("/{}", command.name),
+        alias: false,
+        path: command.description.clone(),
+        insert: command.name.clone(),
+        hits: Vec::new(),
+        disabled: false,
+        takes_arguments: command.takes_arguments,
+    };
+    let mut found: Vec<Candidate> = Vec::new();
+    if query.is_empty() {
+        found.extend(commands.iter().map(row));
+    } else {
+        let lowered = query.to_lowercase();
+        let (prefixed, rest): (Vec<&CommandChoice>, Vec<&CommandChoice>) = commands
+            .iter()
+            .partition(|c| c.name.to_lowercase().starts_with(&lowered));
+        found.extend(prefixed.into_iter().map(|c| {
+            let mut candidate = row(c);
+            // The slash, then the typed prefix.
+            candidate.hits = (1..=query.chars().count()).collect();
+            candidate
+        }));
+        let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+        let mut matcher = Matcher::new(Config::DEFAULT);
+        let mut buf = Vec::new();
+        let mut fuzzy: Vec<(u32, &CommandChoice)> = rest
+            .into_iter()
+            .filter_map(|c| {
+                pattern
+                    .score(Utf32Str::new(&c.name, &mut buf), &mut matcher)
+                    .map(|s| (s, c))
+            })
+            .collect();
+        fuzzy.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+        found.extend(fuzzy.into_iter().map(|(_, c)| {
+            let mut candidate = row(c);
+            candidate.hits = hits(&pattern, &mut matcher, &c.name)
+                .into_iter()
+                .map(|i| i + 1)
+                .collect();
+            candidate
+        }));
+    }
+    found.truncate(MAX_CANDIDATES);
+    if let Some(why) = withheld {
+        found.push(Candidate {
+            label: "vault commands not listed".to_string(),
+            alias: false,
+            path: why.to_string(),
+            insert: String::new(),
+            hits: Vec::new(),
+            disabled: true,
+            takes_arguments: false,
+        });
+    }
+    found
+}
+
+/// The name typed after a `/` that starts the chat input's first line, while the cursor is in
+/// it; `None` once the name ends (a space) or the cursor left it.
+pub fn command_query(row: usize, line: &str, cursor_col: usize) -> Option<String> {
+    if row != 0 || cursor_col == 0 || !line.starts_with('/') {
+        return None;
+    }
+    let query: String = line.chars().skip(1).take(cursor_col - 1).collect();
+    (!query.contains(char::is_whitespace)).then_some(query)
 }
 
 /// Which characters of `text` the words of `pattern` match.
@@ -584,6 +779,48 @@ mod tests {
         assert!(just_opened("see [[", 6));
         assert!(!just_opened("see [", 5));
         assert!(just_opened("é[[", 3));
+    }
+
+    fn choice(name: &str) -> CommandChoice {
+        CommandChoice {
+            name: name.into(),
+            description: String::new(),
+            takes_arguments: false,
+        }
+    }
+
+    #[test]
+    fn commands_starting_with_the_query_come_before_fuzzy_ones_and_a_withheld_row_is_greyed() {
+        let commands = [
+            choice("new"),
+            choice("weekly-review"),
+            choice("rewind"),
+            choice("study:flashcards"),
+        ];
+        let found = rank_commands(&commands, "re", Some("not trusted"));
+        let names: Vec<&str> = found.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            names,
+            ["/rewind", "/weekly-review", "vault commands not listed"]
+        );
+        assert_eq!(
+            found[0].hits,
+            [1, 2],
+            "the slash is not typed, the prefix is"
+        );
+        assert!(found[2].disabled);
+        let mut list = LinkCompletion::commands((0, 0), &commands, Some("not trusted"));
+        list.set_command_query("rewi", &commands, Some("not trusted"));
+        list.move_selection(1);
+        assert_eq!(
+            list.selected().map(|c| c.insert.as_str()),
+            Some("rewind"),
+            "the greyed row is stepped over"
+        );
+        assert_eq!(command_query(0, "/wee", 4).as_deref(), Some("wee"));
+        assert_eq!(command_query(0, "/weekly-review x", 16), None);
+        assert_eq!(command_query(1, "/wee", 4), None, "only the first line");
+        assert_eq!(command_query(0, "a/b", 3), None);
     }
 
     #[test]

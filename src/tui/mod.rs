@@ -18,9 +18,9 @@ pub mod highlight;
 mod image_paste_tests;
 pub mod keymap;
 pub mod link_completion;
+pub mod name_rank;
 #[cfg(test)]
 mod own_commands_tests;
-pub mod name_rank;
 pub mod picker;
 #[cfg(test)]
 mod plugin_screens;
@@ -33,6 +33,8 @@ pub mod saving;
 mod saving_tests;
 #[cfg(test)]
 mod screens;
+#[cfg(test)]
+mod slash_list_tests;
 pub mod stored_transcript;
 #[cfg(test)]
 mod tasks_tests;

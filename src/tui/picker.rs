@@ -153,10 +153,10 @@ impl Picker {
     }
 
     /// A picker of templates (`title`: the template's name in its folder): Enter inserts one.
-    pub fn templates(items: Vec<PickerItem>) -> Self {
+    pub fn templates(items: Vec<NoteEntry>) -> Self {
         Picker {
             labels: TEMPLATE_LABELS,
-            ..Picker::new(items)
+            ..Picker::new(NoteTable::new(items), HashMap::new())
         }
     }
 
@@ -1145,7 +1145,7 @@ mod tests {
         insta::assert_snapshot!("picker_no_match_80x24", buffer_text(&buf));
     }
 
-    fn templates() -> Vec<PickerItem> {
+    fn templates() -> Vec<NoteEntry> {
         [
             "Daily",
             "Meeting",

@@ -24,6 +24,15 @@ fn command(app: &mut App, text: &str) {
     for c in text.chars() {
         press(app, KeyCode::Char(c));
     }
+    // The `/` list opened and asked the host for the commands; only what Enter does counts here.
+    let typed = app.take_effects();
+    assert!(
+        typed.iter().all(|e| matches!(
+            e,
+            crate::tui::app::Effect::Host(crate::host::Request::ListCommands)
+        )),
+        "typing asks only for the commands: {typed:?}"
+    );
     press(app, KeyCode::Enter);
 }
 

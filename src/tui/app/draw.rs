@@ -48,6 +48,7 @@ impl App {
             self.render_chat(chat_area, buf);
         }
         self.render_completion(main, buf);
+        self.render_argument_hint(buf);
         self.render_status(status, buf, message_rows == 0);
         if message_rows > 0 {
             self.render_message(message, buf);

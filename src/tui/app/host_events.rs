@@ -52,6 +52,7 @@ impl App {
             }
             HostEvent::AgentUnavailable => self.on_agent_unavailable(),
             HostEvent::CommandRefused(message) => self.on_command_refused(&message),
+            HostEvent::Commands(catalog) => self.on_commands(catalog),
             HostEvent::NoteOpened { path, note } => self.on_note_opened(&path, note),
             HostEvent::RecoveryFound(kept) => self.on_recovery_found(kept),
             HostEvent::NoteChanged { path, note } => {
@@ -127,6 +128,8 @@ impl App {
     /// What start-up found: problems for the chat, how plugin tools render, and the plugins
     /// question when it must be asked.
     fn on_started(&mut self, start_up: StartUp) {
+        // For the help and the argument hint before the first `/`.
+        self.effects.push(Effect::Host(Request::ListCommands));
         for problem in &start_up.problems {
             self.transcript.push_error(problem);
         }

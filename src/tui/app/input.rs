@@ -155,7 +155,12 @@ impl App {
             self.on_overlay_key(key);
         } else if self.focus == Pane::Editor && self.editor.conflict() {
             self.on_conflict_key(key);
-        } else if self.completion.is_none() || !self.on_completion_key(key) {
+        } else if self.completion.is_none()
+            || !match self.completion.as_ref().map(|c| c.kind) {
+                Some(link_completion::Kind::Commands) => self.on_command_list_key(key),
+                _ => self.on_completion_key(key),
+            }
+        {
             self.on_pane_key(key);
         }
     }
@@ -209,6 +214,8 @@ impl App {
         self.effects.push(Effect::Host(Request::AnswerPluginTrust {
             trusted: choice == TrustChoice::Trust,
         }));
+        // The trust covers the vault's commands too.
+        self.effects.push(Effect::Host(Request::ListCommands));
     }
 
     /// The recovery offer: Enter takes the focused button, Esc is "later".
@@ -356,6 +363,12 @@ impl App {
             return;
         };
         let typed = completion.query().chars().count();
+        if completion.kind == link_completion::Kind::Commands {
+            // A clicked command is completed as Tab completes it: the name and a space.
+            self.input
+                .replace_before_cursor(typed, &format!("{} ", candidate.insert));
+            return;
+        }
         let insert = format!("{}]]", candidate.insert);
         match completion.target {
             Target::Editor => self.editor.replace_before_cursor(typed, &insert),
@@ -366,6 +379,9 @@ impl App {
     /// After a key reached the editor or the chat input: open the list when `[[` was just
     /// typed, follow the text typed after it, close it when the cursor left the link.
     pub(super) fn update_completion(&mut self, key: &KeyEvent) {
+        if self.update_command_list(key) {
+            return;
+        }
         let (target, line, cursor) = match self.focus {
             Pane::Editor if self.editor.path().is_some() => {
                 let (row, col) = self.editor.cursor_line_col();
@@ -446,7 +462,7 @@ impl App {
             Action::OpenPicker => self.show_picker(),
             Action::OpenDaily => self.effects.push(Effect::Host(Request::OpenDailyNote)),
             Action::InsertTemplate => self.ask_templates(),
-            Action::ShowHelp => self.overlay = Some(Overlay::Help(HelpView::new(&self.keymap))),
+            Action::ShowHelp => self.show_help(),
             Action::ShowSessions => self.effects.push(Effect::Host(Request::ListSessions(None))),
             Action::ShowUsage => self.effects.push(Effect::Host(Request::Usage)),
             Action::ShowTasks => self.load_tasks(),

@@ -3,8 +3,9 @@
 //! templates folder, its choice filled in and inserted at the cursor as one undo step).
 
 use super::{App, Effect, Overlay};
+use crate::host::NoteEntry;
 use crate::host::{DailyOpened, FilledTemplate, Request};
-use crate::tui::picker::{Picker, PickerItem};
+use crate::tui::picker::Picker;
 use crate::tui::theme::Role;
 
 /// The picker of templates and the filled text of each, by path.
@@ -17,10 +18,11 @@ impl TemplatePicker {
     fn new(templates: Vec<FilledTemplate>) -> Self {
         let items = templates
             .iter()
-            .map(|t| PickerItem {
+            .map(|t| NoteEntry {
                 path: t.path.clone(),
                 title: t.name.clone(),
                 aliases: Vec::new(),
+                modified_ns: 0,
             })
             .collect();
         TemplatePicker {

@@ -10,7 +10,6 @@ use crate::host::{HostEvent, Request};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Waiting {
     Note(String),
-    Names,
     Sessions,
     Usage,
     History(String),
@@ -23,7 +22,6 @@ impl Waiting {
             Effect::OpenNote(name, _) | Effect::OpenLink(name, _) => {
                 Some(Waiting::Note(name.clone()))
             }
-            Effect::Host(Request::ListNames) => Some(Waiting::Names),
             Effect::Host(Request::ListSessions(_)) => Some(Waiting::Sessions),
             Effect::Host(Request::Usage) => Some(Waiting::Usage),
             Effect::Host(Request::Revisions(path)) => Some(Waiting::History(path.clone())),
@@ -37,7 +35,6 @@ impl Waiting {
         match event {
             HostEvent::Error(_) | HostEvent::Notice(_) => true,
             HostEvent::NoteOpened { .. } => matches!(self, Waiting::Note(_)),
-            HostEvent::Names(_) => *self == Waiting::Names,
             HostEvent::Sessions(_) => *self == Waiting::Sessions,
             HostEvent::Usage(_) => *self == Waiting::Usage,
             HostEvent::Revisions { .. } => matches!(self, Waiting::History(_)),
@@ -49,7 +46,6 @@ impl Waiting {
     pub(super) fn label(&self) -> String {
         match self {
             Waiting::Note(name) => format!("opening {}…", crate::quote::terminal(name)),
-            Waiting::Names => "listing notes…".into(),
             Waiting::Sessions => "reading sessions…".into(),
             Waiting::Usage => "reading usage…".into(),
             Waiting::History(path) => {

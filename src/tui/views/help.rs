@@ -1,50 +1,16 @@
 //! The help overlay, generated from the active key map: every binding of every context under a
 //! heading, as `keys  what it does  action_name` (the name is what `keymap.toml` uses), and the
-//! chat's slash commands.
+//! chat's slash commands: the built-ins, the person's and the vault's (one list,
+//! [`crate::commands`], as the host last read it).
 
 use super::{Hint, Scroll, View, ViewOutcome, draw_box, footer, pad_right, text_width, truncate};
+use crate::commands::{Command, Origin};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::{Role, Theme};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-
-/// The chat's slash commands and what they do (the chat input completes and runs them).
-pub const COMMANDS: &[(&str, &str)] = &[
-    ("/new", "Start a new session"),
-    (
-        "/compact",
-        "Summarise the older part of the conversation now (frees context)",
-    ),
-    (
-        "/continue-new",
-        "Start a new session from the summary of this one, linked to it",
-    ),
-    (
-        "/save",
-        "Save this chat as a note in Chats/ (/save last: the last reply), shown first",
-    ),
-    (
-        "/sessions",
-        "Show past sessions: resume, rename, delete, search",
-    ),
-    ("/usage", "Show token usage, cache hits and cost"),
-    (
-        "/model",
-        "List the models and their windows; /model NAME switches",
-    ),
-    (
-        "/rewind",
-        "Restore the open note to before an agent edit (shown as a diff first)",
-    ),
-    (
-        "/tasks",
-        "Show the vault's open tasks: Enter opens one, Ctrl+L checks it off",
-    ),
-    ("/help", "Show this help"),
-    ("/mcp", "Show the tools and the MCP servers"),
-];
 
 /// What the mouse does (the terminal reports clicks and the wheel to the app).
 pub const MOUSE: &[(&str, &str)] = &[
@@ -107,7 +73,7 @@ enum Row {
     },
     Binding {
         keys: String,
-        description: &'static str,
+        description: String,
         name: &'static str,
     },
     Blank,
@@ -122,8 +88,9 @@ pub struct HelpView {
 }
 
 impl HelpView {
-    /// The help for `keymap` (the active key map; its keys also label the footer).
-    pub fn new(keymap: &Keymap) -> Self {
+    /// The help for `keymap` (the active key map; its keys also label the footer) and
+    /// `commands` (every command: the built-ins, the person's, the vault's).
+    pub fn new(keymap: &Keymap, commands: &[Command]) -> Self {
         let mut rows = vec![
             Row::Intro(format!(
                 "Key map “{}”. Change any key in keymap.toml in vaultchat's config folder (same format as keymaps/default.toml).",
@@ -147,25 +114,48 @@ impl HelpView {
             for (keys, action) in bindings {
                 rows.push(Row::Binding {
                     keys,
-                    description: action.describe(),
+                    description: action.describe().to_string(),
                     name: action.name(),
                 });
             }
             rows.push(Row::Blank);
         }
-        rows.push(Row::Heading {
-            title: "Chat commands",
-            table: String::new(),
-            note: "type them in the chat input",
-        });
-        for (command, description) in COMMANDS {
-            rows.push(Row::Binding {
-                keys: (*command).to_string(),
-                description,
-                name: "",
+        for (origin, title, note) in [
+            (
+                Origin::BuiltIn,
+                "Chat commands",
+                "type them in the chat input; / lists them all",
+            ),
+            (
+                Origin::Personal,
+                "Your commands",
+                "files in commands/ in vaultchat's config folder",
+            ),
+            (
+                Origin::Vault,
+                "The vault's commands",
+                "files in .vaultchat/commands/, listed while you trust the vault",
+            ),
+        ] {
+            let mut of_origin = commands.iter().filter(|c| c.origin == origin).peekable();
+            if of_origin.peek().is_none() {
+                continue;
+            }
+            rows.push(Row::Heading {
+                title,
+                table: String::new(),
+                note,
             });
+            for command in of_origin {
+                // The person's and the vault's names and words come from files: escaped.
+                rows.push(Row::Binding {
+                    keys: format!("/{}", crate::quote::terminal(&command.name)),
+                    description: crate::quote::terminal(&command.description).into_owned(),
+                    name: "",
+                });
+            }
+            rows.push(Row::Blank);
         }
-        rows.push(Row::Blank);
         rows.push(Row::Heading {
             title: "Mouse",
             table: String::new(),
@@ -174,7 +164,7 @@ impl HelpView {
         for (what, description) in MOUSE {
             rows.push(Row::Binding {
                 keys: (*what).to_string(),
-                description,
+                description: (*description).to_string(),
                 name: "",
             });
         }
@@ -352,6 +342,10 @@ mod tests {
     use crate::tui::testing::{buffer, buffer_text, style_at};
     use crossterm::event::{KeyCode, KeyModifiers};
 
+    fn builtins() -> Vec<Command> {
+        crate::commands::Catalog::built_in().commands
+    }
+
     fn rendered(view: &mut HelpView, w: u16, h: u16) -> Buffer {
         let mut buf = buffer(w, h);
         view.render(buf.area, &mut buf, &Theme::builtin_dark());
@@ -360,7 +354,7 @@ mod tests {
 
     /// Every line of the help, walking the pages with PageDown.
     fn every_page(keymap: &Keymap, w: u16, h: u16) -> Vec<String> {
-        let mut view = HelpView::new(keymap);
+        let mut view = HelpView::new(keymap, &builtins());
         let mut seen = Vec::new();
         let mut last_offset = None;
         while last_offset != Some(view.scroll.offset) {
@@ -455,7 +449,7 @@ mod tests {
 
     #[test]
     fn scrolling_moves_and_esc_or_the_help_key_closes() {
-        let mut view = HelpView::new(&Keymap::default_map());
+        let mut view = HelpView::new(&Keymap::default_map(), &builtins());
         let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
         let first = buffer_text(&rendered(&mut view, 80, 24));
         view.handle(Some(Action::Down), &key(KeyCode::Down));
@@ -482,7 +476,11 @@ mod tests {
 
     #[test]
     fn keys_and_headings_have_their_styles() {
-        let buf = rendered(&mut HelpView::new(&Keymap::default_map()), 120, 40);
+        let buf = rendered(
+            &mut HelpView::new(&Keymap::default_map(), &builtins()),
+            120,
+            40,
+        );
         let theme = Theme::builtin_dark();
         let looks = |text: &str| style_at(&buf, text).map(|s| (s.fg, s.add_modifier));
         let role = |role: Role| Some((theme.style(role).fg, theme.style(role).add_modifier));
@@ -494,7 +492,7 @@ mod tests {
 
     #[test]
     fn snapshot_help_80x24() {
-        let mut view = HelpView::new(&Keymap::default_map());
+        let mut view = HelpView::new(&Keymap::default_map(), &builtins());
         insta::assert_snapshot!("help_80x24", buffer_text(&rendered(&mut view, 80, 24)));
         // Further down, where keys wrap.
         for _ in 0..2 {
@@ -511,7 +509,7 @@ mod tests {
 
     #[test]
     fn snapshot_help_120x40() {
-        let mut view = HelpView::new(&Keymap::load("vim", None).0);
+        let mut view = HelpView::new(&Keymap::load("vim", None).0, &builtins());
         insta::assert_snapshot!(
             "help_vim_120x40",
             buffer_text(&rendered(&mut view, 120, 40))
@@ -519,9 +517,46 @@ mod tests {
     }
 
     #[test]
+    fn snapshot_help_with_the_persons_and_the_vaults_commands_80x24() {
+        let mut commands = builtins();
+        for (name, description, origin) in [
+            ("inbox", "File the inbox into folders", Origin::Personal),
+            (
+                "weekly-review",
+                "Review the week's notes and plan the next",
+                Origin::Vault,
+            ),
+            // A vault's file may carry escapes: shown, never obeyed.
+            ("study:cards", "Flashcards \u{1b}[2J now", Origin::Vault),
+        ] {
+            commands.push(Command {
+                name: name.into(),
+                description: description.into(),
+                argument_hint: String::new(),
+                origin,
+                file: None,
+                prompt: None,
+            });
+        }
+        let mut view = HelpView::new(&Keymap::default_map(), &commands);
+        view.handle(None, &KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
+        let screen = buffer_text(&rendered(&mut view, 80, 24));
+        insta::assert_snapshot!("help_commands_80x24", screen);
+        for part in [
+            "Your commands",
+            "/inbox",
+            "The vault's commands",
+            "/weekly-review",
+        ] {
+            assert!(screen.contains(part), "{part}: {screen}");
+        }
+        assert!(!screen.contains('\u{1b}'), "escaped: {screen}");
+    }
+
+    #[test]
     fn never_panics_at_any_size() {
         for (w, h) in [(0, 0), (1, 1), (2, 2), (5, 3), (12, 6), (300, 100)] {
-            let mut view = HelpView::new(&Keymap::default_map());
+            let mut view = HelpView::new(&Keymap::default_map(), &builtins());
             rendered(&mut view, w, h);
             view.handle(None, &KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
             rendered(&mut view, w, h);
