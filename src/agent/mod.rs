@@ -95,6 +95,21 @@ pub struct FocusedNote {
     pub in_editor: bool,
 }
 
+impl FocusedNote {
+    /// The text selected in the editor, if any (the selection is in chars).
+    pub fn selected_text(&self) -> Option<String> {
+        let range = self.editor.selection.clone()?;
+        Some(
+            self.editor
+                .text
+                .chars()
+                .skip(range.start)
+                .take(range.end.saturating_sub(range.start))
+                .collect(),
+        )
+    }
+}
+
 /// An image the person attached to a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attachment {

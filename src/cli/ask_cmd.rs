@@ -225,15 +225,14 @@ struct Driven {
 }
 
 /// Run one turn, printing and answering as it goes.
-async fn drive(
-    agent: Agent,
+/// The op that starts the turn: the prompt as typed, or the command it named made into one.
+fn first_op(
     args: &AskArgs,
     attachments: Vec<Attachment>,
     context: NoteContext,
     turn: Option<(String, TurnLimits)>,
-) -> Result<Driven, Failure> {
-    let (ops, mut events, task) = agent.spawn();
-    let op = match turn {
+) -> Op {
+    match turn {
         Some((text, limits)) => Op::CommandTurn {
             text,
             attachments,
@@ -245,8 +244,18 @@ async fn drive(
             attachments,
             context,
         },
-    };
-    ops.send(op)
+    }
+}
+
+async fn drive(
+    agent: Agent,
+    args: &AskArgs,
+    attachments: Vec<Attachment>,
+    context: NoteContext,
+    turn: Option<(String, TurnLimits)>,
+) -> Result<Driven, Failure> {
+    let (ops, mut events, task) = agent.spawn();
+    ops.send(first_op(args, attachments, context, turn))
         .await
         .map_err(|_| Failure::new("the agent stopped before the turn began"))?;
     let chatty = !args.json;
@@ -569,17 +578,7 @@ fn command_turn(
         ));
     };
     let note = context.note.as_ref();
-    let selection: Option<String> = note.and_then(|n| {
-        let range = n.editor.selection.clone()?;
-        Some(
-            n.editor
-                .text
-                .chars()
-                .skip(range.start)
-                .take(range.end - range.start)
-                .collect(),
-        )
-    });
+    let selection = note.and_then(|n| n.selected_text());
     let invocation = commands::Invocation {
         args: rest,
         note: note.map(|n| n.path.as_str()),

@@ -157,12 +157,17 @@ fn resolve_note(index: &Index, name: &str) -> Result<String, Failure> {
     }
 }
 
+/// `value` as one line of JSON on stdout.
+fn print_json(value: &(impl serde::Serialize + ?Sized)) -> Result<ExitCode, Failure> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    outln!();
+    Ok(ExitCode::SUCCESS)
+}
+
 fn print_unresolved(items: &[Unresolved], json: bool) -> Result<ExitCode, Failure> {
     if json {
-        let mut out = std::io::stdout().lock();
-        serde_json::to_writer(&mut out, items)?;
-        outln!();
-        return Ok(ExitCode::SUCCESS);
+        return print_json(items);
     }
     for item in items {
         outln!(
@@ -178,10 +183,7 @@ fn print_unresolved(items: &[Unresolved], json: bool) -> Result<ExitCode, Failur
 
 fn print_orphans(items: &[Orphan], json: bool) -> Result<ExitCode, Failure> {
     if json {
-        let mut out = std::io::stdout().lock();
-        serde_json::to_writer(&mut out, items)?;
-        outln!();
-        return Ok(ExitCode::SUCCESS);
+        return print_json(items);
     }
     for item in items {
         outln!("{}", terminal(&item.path));

@@ -55,17 +55,7 @@ fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<
         return Err(format!("/{name} is a built-in command"));
     };
     let note = context.note.as_ref();
-    let selection: Option<String> = note.and_then(|n| {
-        let range = n.editor.selection.clone()?;
-        Some(
-            n.editor
-                .text
-                .chars()
-                .skip(range.start)
-                .take(range.end.saturating_sub(range.start))
-                .collect(),
-        )
-    });
+    let selection = note.and_then(|n| n.selected_text());
     let invocation = commands::Invocation {
         args,
         note: note.map(|n| n.path.as_str()),

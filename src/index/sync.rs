@@ -553,6 +553,19 @@ fn write_one(
         doc.tags_text,
         doc.body
     ])?;
+    insert_tags_and_tasks(tx, id, &doc)?;
+    graph::insert_links(
+        tx,
+        id,
+        &loaded.stat.rel,
+        &doc.links,
+        writer.resolver,
+        writer.changes,
+    )
+}
+
+/// The rows of a note's tags and tasks (its old ones already cleared).
+fn insert_tags_and_tasks(tx: &Transaction<'_>, id: i64, doc: &Document) -> Result<(), IndexError> {
     let mut insert_tag =
         tx.prepare_cached("INSERT OR IGNORE INTO note_tags (tag, note_id) VALUES (?1, ?2)")?;
     for tag in &doc.tags {
@@ -571,14 +584,7 @@ fn write_one(
             task.tags
         ])?;
     }
-    graph::insert_links(
-        tx,
-        id,
-        &loaded.stat.rel,
-        &doc.links,
-        writer.resolver,
-        writer.changes,
-    )
+    Ok(())
 }
 
 fn clear_note_terms(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {

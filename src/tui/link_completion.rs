@@ -214,22 +214,9 @@ impl LinkCompletion {
         }
     }
 
-    /// Draw the list with its top-left corner at (`x`, `y`) when it fits below, else with its
-    /// bottom at `above_y` (exclusive); kept inside `bounds`.
-    pub fn render(
-        &mut self,
-        bounds: Rect,
-        x: u16,
-        y: u16,
-        above_y: u16,
-        buf: &mut Buffer,
-        theme: &Theme,
-    ) {
-        self.list_area = Rect::default();
-        let bounds = bounds.intersection(buf.area);
-        if bounds.width < 12 || bounds.height < 3 {
-            return;
-        }
+    /// Where the list goes: its top-left corner at (`x`, `y`) when it fits below, else its
+    /// bottom at `above_y` (exclusive); inside `bounds`, as wide as its rows want within limits.
+    fn popup(&self, bounds: Rect, x: u16, y: u16, above_y: u16) -> Rect {
         let shown = self.candidates.len().clamp(1, MAX_ROWS);
         let height = (shown as u16 + 2).min(bounds.height);
         let widest = self
@@ -253,22 +240,39 @@ impl LinkCompletion {
         } else {
             bounds.bottom() - height
         };
-        let popup = Rect::new(x, top, width, height);
+        Rect::new(x, top, width, height)
+    }
+
+    /// The frame's title: what has been typed after `/` or `[[`, cut to half the `width`.
+    fn title(&self, width: u16) -> String {
+        let typed = || EDITOR.truncate_start(&self.query, usize::from(width) / 2);
+        match self.kind {
+            Kind::Commands => format!(" /{} ", typed()),
+            Kind::Links if self.query.is_empty() => " Link to a note ".to_string(),
+            Kind::Links => format!(" [[{} ", typed()),
+        }
+    }
+
+    /// Draw the list with its top-left corner at (`x`, `y`) when it fits below, else with its
+    /// bottom at `above_y` (exclusive); kept inside `bounds`.
+    pub fn render(
+        &mut self,
+        bounds: Rect,
+        x: u16,
+        y: u16,
+        above_y: u16,
+        buf: &mut Buffer,
+        theme: &Theme,
+    ) {
+        self.list_area = Rect::default();
+        let bounds = bounds.intersection(buf.area);
+        if bounds.width < 12 || bounds.height < 3 {
+            return;
+        }
+        let popup = self.popup(bounds, x, y, above_y);
         Clear.render(popup, buf);
         buf.set_style(popup, theme.style(Role::Text));
-        let title = if self.kind == Kind::Commands {
-            format!(
-                " /{} ",
-                EDITOR.truncate_start(&self.query, usize::from(width) / 2)
-            )
-        } else if self.query.is_empty() {
-            " Link to a note ".to_string()
-        } else {
-            format!(
-                " [[{} ",
-                EDITOR.truncate_start(&self.query, usize::from(width) / 2)
-            )
-        };
+        let title = self.title(popup.width);
         let block = Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(theme.style(Role::BorderFocused))
@@ -480,20 +484,17 @@ fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
-/// The candidates for `query`, best first, by the picker's rule ([`crate::tui::name_rank`]):
-/// the name that is the query, then names that start with it, then a word that does, then fuzzy
-/// matches; the matcher's score, then the order of `recent`, break ties. Each note appears once:
-/// by its title (or file name) when that matches, else by its best-matching alias. An empty
-/// query lists the notes in the order of `recent` first, then by title.
-pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate> {
-    // Recency as the tie-break key: earlier in `recent` is more recent; others are the oldest.
-    let recency = |note: &NoteEntry| {
-        recent
-            .iter()
-            .position(|p| *p == note.path)
-            .map_or(i64::MIN, |n| -(n as i64))
-    };
-    let by_title = |note: &NoteEntry, counts: &HashMap<String, usize>| Candidate {
+/// Recency as a tie-break key: earlier in `recent` is more recent; a note not in it is oldest.
+fn recency_key(recent: &[&str], note: &NoteEntry) -> i64 {
+    recent
+        .iter()
+        .position(|p| *p == note.path)
+        .map_or(i64::MIN, |n| -(n as i64))
+}
+
+/// A note as a candidate by its title (or file name).
+fn title_candidate(note: &NoteEntry, counts: &HashMap<String, usize>) -> Candidate {
+    Candidate {
         label: note.display_title().to_string(),
         alias: false,
         path: note.path.clone(),
@@ -501,25 +502,40 @@ pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate>
         hits: Vec::new(),
         disabled: false,
         takes_arguments: false,
+    }
+}
+
+/// With nothing typed: the notes of `recent` in its order, then the others by title.
+fn recent_first(notes: &[NoteEntry], recent: &[&str]) -> Vec<Candidate> {
+    let mut order: Vec<usize> = (0..notes.len()).collect();
+    let compare = |&a: &usize, &b: &usize| {
+        recency_key(recent, &notes[b])
+            .cmp(&recency_key(recent, &notes[a]))
+            .then_with(|| by_name(notes[a].display_title(), notes[b].display_title()))
     };
+    // Only the first rows are shown: choose them, then sort those.
+    if order.len() > MAX_CANDIDATES {
+        order.select_nth_unstable_by(MAX_CANDIDATES, compare);
+        order.truncate(MAX_CANDIDATES);
+    }
+    order.sort_by(compare);
+    let counts = stem_counts(notes, &order);
+    order
+        .into_iter()
+        .map(|i| title_candidate(&notes[i], &counts))
+        .collect()
+}
+
+/// The candidates for `query`, best first, by the picker's rule ([`crate::tui::name_rank`]):
+/// the name that is the query, then names that start with it, then a word that does, then fuzzy
+/// matches; the matcher's score, then the order of `recent`, break ties. Each note appears once:
+/// by its title (or file name) when that matches, else by its best-matching alias. An empty
+/// query lists the notes in the order of `recent` first, then by title.
+pub fn rank(notes: &[NoteEntry], query: &str, recent: &[&str]) -> Vec<Candidate> {
+    let recency = |note: &NoteEntry| recency_key(recent, note);
+    let by_title = title_candidate;
     if query.trim().is_empty() {
-        let mut order: Vec<usize> = (0..notes.len()).collect();
-        let compare = |&a: &usize, &b: &usize| {
-            recency(&notes[b])
-                .cmp(&recency(&notes[a]))
-                .then_with(|| by_name(notes[a].display_title(), notes[b].display_title()))
-        };
-        // Only the first rows are shown: choose them, then sort those.
-        if order.len() > MAX_CANDIDATES {
-            order.select_nth_unstable_by(MAX_CANDIDATES, compare);
-            order.truncate(MAX_CANDIDATES);
-        }
-        order.sort_by(compare);
-        let counts = stem_counts(notes, &order);
-        return order
-            .into_iter()
-            .map(|i| by_title(&notes[i], &counts))
-            .collect();
+        return recent_first(notes, recent);
     }
     let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
     let names = NameQuery::new(query);

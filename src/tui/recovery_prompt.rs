@@ -8,7 +8,7 @@ use super::keymap::{Action, KeyContext, Keymap};
 use super::saving::{prompt_box, wrapped_rows};
 use super::theme::{Role, Theme};
 use crate::text::diff::{LineKind, TextDiff};
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -91,15 +91,7 @@ impl RecoveryPrompt {
             Some(Action::Discard) => return Some(RecoveryChoice::Discard),
             _ => {}
         }
-        if matches!(
-            key.code,
-            KeyCode::Left
-                | KeyCode::Right
-                | KeyCode::Up
-                | KeyCode::Down
-                | KeyCode::Tab
-                | KeyCode::BackTab
-        ) {
+        if super::saving::moves_focus(key) {
             self.focus = match self.focus {
                 RecoveryChoice::Restore => RecoveryChoice::Discard,
                 RecoveryChoice::Discard | RecoveryChoice::Later => RecoveryChoice::Restore,
@@ -150,19 +142,13 @@ impl RecoveryPrompt {
                     (Some(Action::Discard), "Discard")
                 }
             };
-            let key = key
-                .and_then(|a| keymap.keys_for(KeyContext::Unsaved, a).first().cloned())
-                .unwrap_or_default();
-            let role = if choice == self.focus {
-                Role::ButtonFocused
-            } else {
-                Role::Button
-            };
-            buttons.push(Span::styled(
-                format!(" [{key}] {label} "),
-                theme.style(role),
+            buttons.extend(super::saving::button(
+                keymap,
+                key,
+                label,
+                choice == self.focus,
+                theme,
             ));
-            buttons.push(Span::raw("  "));
         }
         let cancel = keymap
             .keys_for(KeyContext::Unsaved, Action::Cancel)

@@ -608,21 +608,13 @@ impl UnsavedPrompt {
                 Choice::Discard => (Action::Discard, "Discard"),
                 Choice::Cancel => (Action::Cancel, "Cancel"),
             };
-            let key = keymap
-                .keys_for(KeyContext::Unsaved, action)
-                .first()
-                .cloned()
-                .unwrap_or_default();
-            let role = if choice == self.focus {
-                Role::ButtonFocused
-            } else {
-                Role::Button
-            };
-            buttons.push(Span::styled(
-                format!(" [{key}] {label} "),
-                theme.style(role),
+            buttons.extend(button(
+                keymap,
+                Some(action),
+                label,
+                choice == self.focus,
+                theme,
             ));
-            buttons.push(Span::raw("  "));
         }
         let row = inner.y + lines + 1;
         if row < inner.y + inner.height {
@@ -635,6 +627,42 @@ impl UnsavedPrompt {
 /// Clear a rounded box of `width` × `height` centred in `area`, titled `title`, and return its
 /// inside less a column of padding each side. The unsaved-changes and the trust prompts both
 /// stop the person with a question, so they share one frame.
+/// One button of a prompt, `[key] Label`, focused or not, with the gap after it; the key is the
+/// first one `action` has in the prompts' key-map context.
+pub(crate) fn button(
+    keymap: &Keymap,
+    action: Option<Action>,
+    label: &str,
+    focused: bool,
+    theme: &Theme,
+) -> [Span<'static>; 2] {
+    let key = action
+        .and_then(|a| keymap.keys_for(KeyContext::Unsaved, a).first().cloned())
+        .unwrap_or_default();
+    let role = if focused {
+        Role::ButtonFocused
+    } else {
+        Role::Button
+    };
+    [
+        Span::styled(format!(" [{key}] {label} "), theme.style(role)),
+        Span::raw("  "),
+    ]
+}
+
+/// Whether `key` moves the focus between a prompt's buttons (arrows, Tab, Shift+Tab).
+pub(crate) fn moves_focus(key: &KeyEvent) -> bool {
+    matches!(
+        key.code,
+        KeyCode::Left
+            | KeyCode::Right
+            | KeyCode::Up
+            | KeyCode::Down
+            | KeyCode::Tab
+            | KeyCode::BackTab
+    )
+}
+
 pub(crate) fn prompt_box(
     area: Rect,
     (width, height): (u16, u16),

@@ -7,7 +7,7 @@ use super::chat::wrap::{self, Breaks};
 use super::keymap::{Action, KeyContext, Keymap};
 use super::saving::wrapped_rows;
 use super::theme::{Role, Theme};
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -49,15 +49,7 @@ impl TrustPrompt {
             Some(Action::Cancel) => return Some(TrustChoice::NotNow),
             _ => {}
         }
-        if matches!(
-            key.code,
-            KeyCode::Left
-                | KeyCode::Right
-                | KeyCode::Up
-                | KeyCode::Down
-                | KeyCode::Tab
-                | KeyCode::BackTab
-        ) {
+        if super::saving::moves_focus(key) {
             self.focus = match self.focus {
                 TrustChoice::Trust => TrustChoice::NotNow,
                 TrustChoice::NotNow => TrustChoice::Trust,
@@ -248,7 +240,7 @@ fn paragraph(text: Line<'static>, rows: u16, row: &mut u16, inner: Rect, buf: &m
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::KeyModifiers;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)

@@ -293,19 +293,29 @@ impl VaultListArgs {
     }
 }
 
+/// A page of a vault-wide list as the tools answer it: the items under `key`, with `total`,
+/// `offset` and `has_more`.
+fn page_output<T: serde::Serialize>(
+    key: &str,
+    page: crate::index::graph::Page<T>,
+    offset: usize,
+) -> Result<ToolOutput, ToolError> {
+    let has_more = offset + page.items.len() < page.total as usize;
+    ToolOutput::json(json!({
+        key: page.items,
+        "total": page.total,
+        "offset": offset,
+        "has_more": has_more,
+    }))
+}
+
 fn list_unresolved_links(ws: &Workspace, args: VaultListArgs) -> Result<ToolOutput, ToolError> {
     let (folder, offset, limit) = args.bounds()?;
     let page = ws
         .index()
         .unresolved_links(&folder, offset, limit)
         .map_err(internal)?;
-    let has_more = offset + page.items.len() < page.total as usize;
-    ToolOutput::json(json!({
-        "links": page.items,
-        "total": page.total,
-        "offset": offset,
-        "has_more": has_more,
-    }))
+    page_output("links", page, offset)
 }
 
 fn list_orphan_notes(ws: &Workspace, args: VaultListArgs) -> Result<ToolOutput, ToolError> {
@@ -314,13 +324,7 @@ fn list_orphan_notes(ws: &Workspace, args: VaultListArgs) -> Result<ToolOutput, 
         .index()
         .orphans(&folder, offset, limit)
         .map_err(internal)?;
-    let has_more = offset + page.items.len() < page.total as usize;
-    ToolOutput::json(json!({
-        "notes": page.items,
-        "total": page.total,
-        "offset": offset,
-        "has_more": has_more,
-    }))
+    page_output("notes", page, offset)
 }
 
 #[cfg(test)]

@@ -357,6 +357,26 @@ impl ListCursor {
         }
         draw_scrollbar(buf, theme, list, len, self.offset, visible);
     }
+
+    /// Fit to `list` and draw its `len` rows as [`ListCursor::draw`] does, or, when the list is
+    /// empty, say `empty` (dim, centred) instead.
+    pub fn fit_and_draw(
+        &mut self,
+        buf: &mut Buffer,
+        theme: &Theme,
+        list: Rect,
+        len: usize,
+        empty: &str,
+        line: impl FnMut(usize, bool) -> Line<'static>,
+    ) {
+        let visible = usize::from(list.height);
+        self.fit(len, visible);
+        if len == 0 {
+            put_centered(buf, list, visible / 2, empty, theme.style(Role::Dim));
+            return;
+        }
+        self.draw(buf, theme, list, len, line);
+    }
 }
 
 /// The style a list row's cells are patched over: the selection's background on the selected

@@ -4,7 +4,7 @@
 
 use super::{
     Hint, ListCursor, View, ViewOutcome, compact, draw_box, footer, is_release, nav_of, one_line,
-    pad_left, pad_right, put_centered, put_line, text_width, truncate,
+    pad_left, pad_right, put_line, text_width, truncate,
 };
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
@@ -182,22 +182,17 @@ impl View for ModelsView {
         } else {
             inner
         };
-        let visible = usize::from(list.height);
-        if self.rows.is_empty() {
-            put_centered(
-                buf,
-                list,
-                visible / 2,
-                "The server lists no models.",
-                theme.style(Role::Dim),
-            );
-            return;
-        }
-        self.cursor.fit(self.rows.len(), visible);
-        self.cursor
-            .draw(buf, theme, list, self.rows.len(), |index, selected| {
-                self.row_line(&self.rows[index], selected, width, theme)
-            });
+        // The cursor is taken out while the rows are drawn from the rest of the view.
+        let mut cursor = std::mem::take(&mut self.cursor);
+        cursor.fit_and_draw(
+            buf,
+            theme,
+            list,
+            self.rows.len(),
+            "The server lists no models.",
+            |index, selected| self.row_line(&self.rows[index], selected, width, theme),
+        );
+        self.cursor = cursor;
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::{
     Hint, ListCursor, View, ViewOutcome, draw_box, footer, is_release, nav_of, one_line, pad_right,
-    put_centered, text_width, truncate,
+    text_width, truncate,
 };
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
@@ -147,22 +147,17 @@ impl View for TasksView {
             return;
         }
         let width = usize::from(inner.width);
-        let visible = usize::from(inner.height);
-        if self.tasks.is_empty() {
-            put_centered(
-                buf,
-                inner,
-                visible / 2,
-                "No open tasks: every `- [ ]` of the vault is done.",
-                theme.style(Role::Dim),
-            );
-            return;
-        }
-        self.cursor.fit(self.tasks.len(), visible);
-        self.cursor
-            .draw(buf, theme, inner, self.tasks.len(), |index, selected| {
-                self.row_line(&self.tasks[index], selected, width, theme)
-            });
+        // The cursor is taken out while the rows are drawn from the rest of the view.
+        let mut cursor = std::mem::take(&mut self.cursor);
+        cursor.fit_and_draw(
+            buf,
+            theme,
+            inner,
+            self.tasks.len(),
+            "No open tasks: every `- [ ]` of the vault is done.",
+            |index, selected| self.row_line(&self.tasks[index], selected, width, theme),
+        );
+        self.cursor = cursor;
     }
 }
 
