@@ -98,6 +98,9 @@ impl NameQuery {
     /// Each word of the query, in order, starts a word of `name` (a later word than the previous
     /// one's).
     fn words_start_words(&self, name: &str) -> bool {
+        if name.is_ascii() && self.whole.is_ascii() {
+            return self.ascii_words_start_words(name.as_bytes());
+        }
         let starts = word_starts(name);
         let mut from = 0;
         for word in &self.words {
@@ -110,6 +113,42 @@ impl NameQuery {
             }
         }
         true
+    }
+}
+
+impl NameQuery {
+    /// [`NameQuery::words_start_words`] for an ASCII name and query, on bytes and without
+    /// allocating: a keystroke tiers every match of the vault.
+    fn ascii_words_start_words(&self, name: &[u8]) -> bool {
+        let mut from = 0;
+        for word in &self.words {
+            let word = word.as_bytes();
+            let found = (from..name.len()).find(|&at| {
+                ascii_word_starts_at(name, at)
+                    && name
+                        .get(at..at + word.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(word))
+            });
+            match found {
+                Some(at) => from = at + 1,
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
+/// Whether a word of the ASCII `name` starts at byte `at`, by [`word_starts`]'s rule.
+fn ascii_word_starts_at(name: &[u8], at: usize) -> bool {
+    let Some(&c) = name.get(at) else {
+        return false;
+    };
+    match at.checked_sub(1).and_then(|p| name.get(p)) {
+        None => true,
+        Some(&p) => {
+            (c.is_ascii_alphanumeric() && !p.is_ascii_alphanumeric())
+                || (c.is_ascii_uppercase() && p.is_ascii_lowercase())
+        }
     }
 }
 
@@ -154,6 +193,55 @@ fn word_starts(name: &str) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_word_start_check_agrees_with_the_general_one() {
+        let names = [
+            "git-grep",
+            "gitGrep",
+            "Plan for Q3",
+            "2024_05 notes",
+            "tar",
+            "xtar",
+            "a-b-c",
+            "ABc",
+            "camelCaseName",
+            "  spaced  out ",
+            "q3plan",
+            "--",
+            "",
+        ];
+        let queries = [
+            "g",
+            "grep",
+            "git grep",
+            "plan q3",
+            "q3",
+            "05",
+            "b c",
+            "c",
+            "case name",
+            "a",
+        ];
+        for name in names {
+            for query in queries {
+                let q = NameQuery::new(query);
+                let starts = word_starts(name);
+                let mut from = 0;
+                let general = q.words.iter().all(|word| {
+                    let found = starts[from..]
+                        .iter()
+                        .position(|&start| starts_with(lowered(&name[start..]), word));
+                    found.map(|offset| from += offset + 1).is_some()
+                });
+                assert_eq!(
+                    q.ascii_words_start_words(name.as_bytes()),
+                    general,
+                    "{query:?} in {name:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn tiers_in_order() {

@@ -97,6 +97,8 @@ pub struct Picker {
     matcher: Matcher,
     /// Note indices, best first; `None` for an empty query (every note, by path).
     matches: Option<Vec<u32>>,
+    /// Matches after those in `matches`, not sorted yet ([`Picker::rank_the_rest`]).
+    unranked: Vec<Ranked>,
     /// The query `matches` were computed for, when narrowing from them is sound.
     narrowable: Option<String>,
     selected: usize,
@@ -142,6 +144,7 @@ impl Picker {
             name_query: NameQuery::default(),
             matcher: Matcher::new(Config::DEFAULT),
             matches: None,
+            unranked: Vec::new(),
             narrowable: None,
             selected: 0,
             scroll: 0,
@@ -208,7 +211,9 @@ impl Picker {
 
     /// How many notes match the query.
     fn match_count(&self) -> usize {
-        self.matches.as_ref().map_or(self.notes.len(), Vec::len)
+        self.matches
+            .as_ref()
+            .map_or(self.notes.len(), |m| m.len() + self.unranked.len())
     }
 
     /// The `n`th match, best first.
@@ -219,7 +224,13 @@ impl Picker {
     /// The index in the listing of the `n`th match.
     fn match_index(&self, n: usize) -> Option<usize> {
         match &self.matches {
-            Some(matches) => matches.get(n).map(|&index| index as usize),
+            // Past the sorted ones: the rest in no order yet (the list sorts them before it
+            // shows them or moves onto them).
+            Some(matches) => matches
+                .get(n)
+                .copied()
+                .or_else(|| self.unranked.get(n - matches.len()).map(|r| r.3))
+                .map(|index| index as usize),
             None => (n < self.notes.len()).then_some(n),
         }
     }
@@ -359,6 +370,7 @@ impl Picker {
 
     fn render_list(&mut self, list: Rect, buf: &mut Buffer, theme: &Theme) {
         self.list_height = usize::from(list.height);
+        self.rank_if_near_the_rest();
         if list.is_empty() {
             return;
         }
@@ -431,6 +443,16 @@ impl Picker {
             return;
         };
         self.selected = self.selected.saturating_add_signed(delta).min(last);
+        self.rank_if_near_the_rest();
+    }
+
+    /// Sort the rest of the matches when the selection or the view comes within a page of them.
+    fn rank_if_near_the_rest(&mut self) {
+        let sorted = self.matches.as_ref().map_or(usize::MAX, Vec::len);
+        let reach = self.selected.max(self.scroll) + self.list_height.max(1) * 2;
+        if reach >= sorted {
+            self.rank_the_rest();
+        }
     }
 
     fn edit_query(&mut self, key: &KeyEvent) {
@@ -460,6 +482,7 @@ impl Picker {
         self.scroll = 0;
         if self.pattern.atoms.is_empty() {
             self.matches = None;
+            self.unranked.clear();
             self.narrowable = None;
             return;
         }
@@ -468,21 +491,25 @@ impl Picker {
         let narrow = self.narrowable.as_deref().is_some_and(|previous| {
             self.query.starts_with(previous) && !self.query.contains(['!', '\\'])
         });
+        let unranked = std::mem::take(&mut self.unranked);
         let candidates: Vec<u32> = match self.matches.take() {
-            Some(previous) if narrow => previous,
+            Some(mut previous) if narrow => {
+                previous.extend(unranked.into_iter().map(|(.., index)| index));
+                previous
+            }
             // Indices fit in u32: a vault of four billion notes is not listed.
             _ => (0..self.notes.len() as u32).collect(),
         };
         let mut chars = Vec::new();
-        let mut ranked: Vec<(Tier, u32, i64, u32)> = Vec::with_capacity(candidates.len());
+        let mut ranked: Vec<Ranked> = Vec::with_capacity(candidates.len());
         for index in candidates {
             let Some(note) = self.notes.get(index as usize) else {
                 continue;
             };
             if let Some(score) = score(&self.pattern, &mut self.matcher, note, &mut chars) {
-                let tier = self
-                    .name_query
-                    .best_tier(names(note).chain(std::iter::once(note.stem())));
+                // The file name counts as a name too; it is the title already when there is none.
+                let stem = (!note.title.trim().is_empty()).then(|| note.stem());
+                let tier = self.name_query.best_tier(names(note).chain(stem));
                 let opened = if self.touched.is_empty() {
                     None
                 } else {
@@ -493,18 +520,49 @@ impl Picker {
             }
         }
         let notes = &self.notes;
-        ranked.sort_by(|a, b| {
-            name_rank::compare((a.0, a.1, a.2), (b.0, b.1, b.2)).then_with(|| {
-                let (a, b) = (&notes[a.3 as usize], &notes[b.3 as usize]);
-                a.path
-                    .len()
-                    .cmp(&b.path.len())
-                    .then_with(|| a.path.cmp(&b.path))
-            })
-        });
+        let order = |a: &Ranked, b: &Ranked| rank_order(notes, a, b);
+        // Only the first rows are seen at once: choose them, sort those, and leave the rest to be
+        // sorted when the list is moved to them ([`Picker::rank_the_rest`]).
+        if ranked.len() > RANKED_AHEAD {
+            ranked.select_nth_unstable_by(RANKED_AHEAD, order);
+            self.unranked = ranked.split_off(RANKED_AHEAD);
+        }
+        ranked.sort_by(order);
         self.matches = Some(ranked.into_iter().map(|(.., index)| index).collect());
         self.narrowable = Some(self.query.clone());
     }
+
+    /// Sort the matches past the first [`RANKED_AHEAD`] into place, once the selection or the
+    /// view is about to reach them.
+    fn rank_the_rest(&mut self) {
+        if self.unranked.is_empty() {
+            return;
+        }
+        let notes = &self.notes;
+        self.unranked.sort_by(|a, b| rank_order(notes, a, b));
+        let rest = std::mem::take(&mut self.unranked);
+        if let Some(matches) = self.matches.as_mut() {
+            matches.extend(rest.into_iter().map(|(.., index)| index));
+        }
+    }
+}
+
+/// A match as it is ranked: its tier, the matcher's score, when it was last touched, its index.
+type Ranked = (Tier, u32, i64, u32);
+
+/// Matches past this many are sorted only when the list reaches them: a keystroke on a vault of
+/// 137,000 notes sorts what the list can show, not the vault.
+const RANKED_AHEAD: usize = 256;
+
+/// The order of two matches: [`name_rank::compare`], then the shorter path, then the path.
+fn rank_order(notes: &[NoteEntry], a: &Ranked, b: &Ranked) -> std::cmp::Ordering {
+    name_rank::compare((a.0, a.1, a.2), (b.0, b.1, b.2)).then_with(|| {
+        let (a, b) = (&notes[a.3 as usize], &notes[b.3 as usize]);
+        a.path
+            .len()
+            .cmp(&b.path.len())
+            .then_with(|| a.path.cmp(&b.path))
+    })
 }
 
 /// A note's names for the query's tiers: its title (or file name) and its aliases.
@@ -803,6 +861,36 @@ mod tests {
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn matches_past_the_first_page_are_sorted_when_the_list_reaches_them() {
+        // More matches than are sorted at once; the names that are the query come last by path,
+        // so the ranking has to bring them up.
+        let notes = || -> Vec<NoteEntry> {
+            (0..RANKED_AHEAD * 3)
+                .map(|n| item(&format!("a/{n:04} note.md"), "", &[]))
+                .chain((0..5).map(|n| item(&format!("z{n}/note.md"), "", &[])))
+                .collect()
+        };
+        let mut lazy = picker(notes());
+        type_query(&mut lazy, "note");
+        assert_eq!(lazy.match_count(), RANKED_AHEAD * 3 + 5);
+        assert!(!lazy.unranked.is_empty(), "the rest waits to be sorted");
+        let first: Vec<&str> = lazy.matched_paths().into_iter().take(5).collect();
+        assert!(first.iter().all(|p| p.ends_with("/note.md")), "{first:?}");
+        // Moving to the last match sorts the rest: the order is that of one whole sort.
+        lazy.move_selection(isize::MAX);
+        let _ = rendered(&mut lazy, 80, 24);
+        assert!(lazy.unranked.is_empty());
+        let mut whole = picker(notes());
+        whole.set_query("note");
+        whole.rank_the_rest();
+        assert_eq!(lazy.matched_paths(), whole.matched_paths());
+        assert_eq!(lazy.matched_paths().len(), RANKED_AHEAD * 3 + 5);
+        // A longer query narrows from every match, the unsorted ones included.
+        type_query(&mut lazy, "m");
+        assert_eq!(lazy.match_count(), RANKED_AHEAD * 3 + 5);
     }
 
     fn type_query(picker: &mut Picker, text: &str) {
