@@ -696,18 +696,20 @@ impl App {
     /// `/name ARGS` that is none of the chat's own: one of the person's or the vault's commands,
     /// found and made into a prompt by the host (decisions §63); shown as typed.
     fn run_own_command(&mut self, name: &str, args: &str) {
+        let typed = if args.is_empty() {
+            format!("/{name}")
+        } else {
+            format!("/{name} {args}")
+        };
         if self.state != AgentState::Idle {
+            // Back in the message box, as a message sent during a turn is: nothing typed is lost.
+            self.input.insert_str(&typed);
             self.flash(
                 "a turn is running; run the command when it has ended",
                 Role::Notice,
             );
             return;
         }
-        let typed = if args.is_empty() {
-            format!("/{name}")
-        } else {
-            format!("/{name} {args}")
-        };
         self.transcript.push_user_with_images(&typed, Vec::new());
         self.state = AgentState::Thinking;
         self.effects.push(Effect::Host(Request::RunCommand {

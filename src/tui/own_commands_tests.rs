@@ -108,3 +108,22 @@ fn commands_typed_in_the_chat_run_through_the_host_or_say_why_not() {
         .unwrap();
     assert_eq!(run(&mut live, &mut app, "/weekly-review garden"), None);
 }
+
+#[test]
+fn a_command_typed_while_a_turn_runs_stays_in_the_message_box() {
+    let mut app = app_with(Keymap::default_map());
+    app.on_agent_event(crate::agent::AgentEvent::TurnStarted {
+        session_id: "4f1c2a9be0d3aa71".into(),
+    });
+    assert_ne!(*app.state(), AgentState::Idle);
+    command(&mut app, "/weekly-review the garden and the shed");
+    assert_eq!(app.input.text(), "/weekly-review the garden and the shed");
+    let effects = app.take_effects();
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            crate::tui::app::Effect::Host(crate::host::Request::RunCommand { .. })
+        )),
+        "{effects:?}"
+    );
+}
