@@ -32,15 +32,15 @@ pub struct Invocation<'a> {
 pub enum ExpandError {
     #[error("{}", unknown_message(.0))]
     Unknown(Vec<String>),
-    #[error("missing argument{}: {}", if .missing.len() == 1 { "" } else { "s" }, .missing.join(" "))]
+    #[error("missing argument{}: {}", if .missing.len() == 1 { "" } else { "s" }, crate::quote::terminal(&.missing.join(" ")))]
     MissingArguments { missing: Vec<String>, usage: String },
     #[error("this command uses the open note ({{{{note}}}}); open a note first")]
     NoNote,
     #[error("this command uses the selected text ({{{{selection}}}}); select some text first")]
     NoSelection,
-    #[error("{{{{date:{format}}}}}: {problem}")]
+    #[error("{{{{date:{}}}}}: {}", crate::quote::terminal(.format), crate::quote::terminal(.problem))]
     DateFormat { format: String, problem: String },
-    #[error("{{{{tag:{tag}}}}}: {problem}")]
+    #[error("{{{{tag:{}}}}}: {}", crate::quote::terminal(.tag), crate::quote::terminal(.problem))]
     Tag { tag: String, problem: String },
 }
 

@@ -297,3 +297,19 @@ fn a_vault_without_commands_says_nothing() {
             .is_none()
     );
 }
+
+#[test]
+fn what_a_file_wrote_is_escaped_in_every_error() {
+    // A command file is written by whoever shares the vault: its text reaches the terminal in
+    // the refusal, so control characters are shown, not obeyed.
+    for body in ["{{date:%\u{1b}}}", "{{tag:\u{1b}]0;owned\u{7}}}"] {
+        let file = parse_command_file(body).unwrap();
+        let err = expand(&file, &invocation(""), &mut |_| {
+            Err("no such tag \u{1b}[2J".into())
+        })
+        .unwrap_err();
+        let message = err.to_string();
+        assert!(!message.contains('\u{1b}'), "{body:?}: {message:?}");
+        assert!(!message.contains('\u{7}'), "{body:?}: {message:?}");
+    }
+}
