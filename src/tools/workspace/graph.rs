@@ -133,7 +133,7 @@ fn unlinked_mentions(ws: &Workspace, rel: &str) -> Result<Vec<Mention>, ToolErro
     wanted.sort_by_key(|n| fold_name(n));
     wanted.dedup_by_key(|n| fold_name(n));
     let mut found = Vec::new();
-    for name in &wanted {
+    'names: for name in &wanted {
         // The name as one phrase; quotes inside it cannot be written in the query language.
         let phrase = format!("\"{}\"", name.replace('"', " "));
         let hits = match ws.index().search(&phrase, MENTION_CANDIDATES) {
@@ -154,16 +154,21 @@ fn unlinked_mentions(ws: &Workspace, rel: &str) -> Result<Vec<Mention>, ToolErro
                     context,
                     name: name.clone(),
                 });
-                if found.len() >= 50 {
-                    return Ok(found);
+                if found.len() >= MAX_MENTIONS {
+                    // Stop looking, but still sort and drop the lines two names both found.
+                    break 'names;
                 }
             }
         }
     }
     found.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
     found.dedup_by(|a, b| a.path == b.path && a.line == b.line);
+    found.truncate(MAX_MENTIONS);
     Ok(found)
 }
+
+/// At most this many unlinked mentions are listed.
+const MAX_MENTIONS: usize = 50;
 
 /// The lines of `text` (1-based, trimmed) where `name` occurs as whole words, case-insensitively,
 /// outside `[[links]]`, Markdown links and code.
