@@ -41,8 +41,13 @@ pub fn run(launch: Launch) -> Result<(), TuiError> {
 async fn run_async(launch: Arc<Launch>) -> Result<(), TuiError> {
     let mut app = new_app(&launch);
     let mut terminal = term::enter(true)?;
-    let result = event_loop(&mut terminal, &mut app, launch).await;
+    let result = event_loop(&mut terminal, &mut app, Arc::clone(&launch)).await;
     term::restore();
+    if result.is_err() {
+        // The loop ended on an error (a terminal gone mid-draw often shows first as one): the
+        // unsaved text is kept as a signal's quit keeps it.
+        keep_unsaved(&app, &launch);
+    }
     result
 }
 
