@@ -33,12 +33,16 @@ pub fn fill(template: &str, filling: &Filling<'_>) -> String {
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        let Some(end) = after.find("}}") else {
-            rest = &rest[start..];
-            break;
-        };
-        match variable(&after[..end], filling) {
-            Some(value) => {
+        // A variable is short: `}}` is looked for only that far, so a template (vault text, up
+        // to 1 MiB) of many `{{` far from any `}}` costs linear time, not quadratic. `}}` is
+        // ASCII, so where it is found is a char boundary.
+        let window = &after.as_bytes()[..after.len().min(MAX_VARIABLE + 2)];
+        let filled = window
+            .windows(2)
+            .position(|pair| pair == b"}}")
+            .and_then(|end| Some((variable(&after[..end], filling)?, end)));
+        match filled {
+            Some((value, end)) => {
                 out.push_str(&value);
                 rest = &after[end + 2..];
             }
@@ -53,6 +57,9 @@ pub fn fill(template: &str, filling: &Filling<'_>) -> String {
     out.push_str(rest);
     out
 }
+
+/// The longest `{{…}}` taken for a variable (a name and a moment.js format).
+const MAX_VARIABLE: usize = 256;
 
 /// The value of one `{{inner}}`, or `None` when it is no variable of the Templates plugin.
 fn variable(inner: &str, filling: &Filling<'_>) -> Option<String> {
@@ -226,6 +233,17 @@ mod tests {
         assert_eq!(filled("{{time:h:mm A}}"), "9:05 AM");
         assert_eq!(filled("{{ DATE : YYYY }} {{Title}}"), "2026 Plan");
         assert_eq!(filled("[[{{date:YYYY-MM-DD}}]]"), "[[2026-12-01]]");
+    }
+
+    #[test]
+    fn braces_far_from_any_closing_ones_are_text() {
+        // Many `{{` and one `}}` at the end: all of it is text, and the variables after the
+        // run are still filled.
+        let run = "{{".repeat(50_000);
+        let text = format!("{run} x}} {{{{title}}}}");
+        assert_eq!(filled(&text), format!("{run} x}} Plan"));
+        let far = format!("{{{{{}}}}}", "y".repeat(MAX_VARIABLE + 10));
+        assert_eq!(filled(&far), far);
     }
 
     #[test]
