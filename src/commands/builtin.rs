@@ -42,6 +42,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "Show the vault's open tasks, due first; Enter opens one, a key checks it off",
         "",
     ),
+    (
+        "backlinks",
+        "Show the notes that link to the open note, with the linking lines; Enter opens one",
+        "",
+    ),
     ("help", "Show the keys and every command", ""),
     ("mcp", "Show the tools and the MCP servers", ""),
 ];

@@ -82,6 +82,10 @@ pub enum Request {
         line: usize,
         text: String,
     },
+    /// The links to the note at this path from other notes, then the lines that name it without
+    /// linking it (the backlinks view): answered by [`HostEvent::Backlinks`], then
+    /// [`HostEvent::UnlinkedMentions`].
+    Backlinks(String),
     /// The person's answer to the vault plugins question.
     AnswerPluginTrust {
         trusted: bool,
@@ -196,6 +200,17 @@ pub enum HostEvent {
         path: String,
         result: Result<crate::vault::note_io::NoteText, String>,
     },
+    /// The links to the note at `path` (at most a page of them, with how many there are), or
+    /// why they cannot be listed.
+    Backlinks {
+        path: String,
+        result: Result<BacklinkList, String>,
+    },
+    /// The lines of other notes that name the note at `path` without linking it.
+    UnlinkedMentions {
+        path: String,
+        result: Result<Vec<LinkLine>, String>,
+    },
     Models(Result<ModelsReport, String>),
     Window {
         model: String,
@@ -209,6 +224,27 @@ pub enum HostEvent {
     Error(String),
     /// Something the person should know that is not a failure (the vault is still opening).
     Notice(String),
+}
+
+/// The links to one note that the backlinks view shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BacklinkList {
+    /// By linking note and line.
+    pub links: Vec<LinkLine>,
+    /// How many links there are in all (more than `links` holds when the list was cut).
+    pub total: usize,
+}
+
+/// A line of a note that links to (or names) another, as the note holds it: text written by
+/// whoever wrote the vault, to be escaped before it is drawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkLine {
+    /// Vault-relative path of the linking note.
+    pub path: String,
+    /// 1-based.
+    pub line: usize,
+    /// The line, trimmed and bounded by the index.
+    pub context: String,
 }
 
 /// Today's daily note, as the host made it.

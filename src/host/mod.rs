@@ -9,6 +9,7 @@
 //! provider's HTTP calls as tasks. Each answer is an event on one channel.
 
 mod agent_link;
+mod backlinks;
 mod changes;
 mod commands_link;
 mod daily;
@@ -27,8 +28,8 @@ pub use crate::store::recovery;
 pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
-    ChangeRequest, DailyOpened, FilledTemplate, HostEvent, ModelRow, ModelsReport, NoteEntry,
-    Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
+    BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine, ModelRow,
+    ModelsReport, NoteEntry, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
 };
 
 use crate::agent::ProviderChoice;
@@ -220,6 +221,7 @@ mod core {
             | Request::ListTools { .. }
             | Request::ListTasks
             | Request::ToggleTask { .. }
+            | Request::Backlinks(_)
             | Request::AnswerPluginTrust { .. }
             | Request::OpenDailyNote
             | Request::Templates { .. }) => {
@@ -255,6 +257,7 @@ mod core {
             Request::ListTools { model, window } => tools_list::list(core, &model, window),
             Request::ListTasks => tasks::list(core),
             Request::ToggleTask { path, line, text } => tasks::toggle(core, path, line, &text),
+            Request::Backlinks(path) => backlinks::list(core, path),
             Request::AnswerPluginTrust { trusted } => core.servers.answer(core, trusted),
             Request::OpenDailyNote => daily::open_today(core),
             Request::Templates { title } => daily::templates(core, &title),

@@ -20,6 +20,7 @@ pub use super::saving::Cleared;
 use super::saving::{AutosaveSettings, Choice, Leave, SaveReport, Saver, UnsavedPrompt};
 use super::theme::{Role, Theme};
 use super::trust_prompt::{TrustChoice, TrustPrompt};
+use super::views::backlinks::BacklinksView;
 use super::views::help::HelpView;
 use super::views::models::ModelsView;
 use super::views::rewind::RewindView;
@@ -179,6 +180,7 @@ enum Overlay {
     Rewind(RewindView),
     Tools(ToolsView),
     Tasks(TasksView),
+    Backlinks(BacklinksView),
     Models(ModelsView),
 }
 
@@ -194,6 +196,7 @@ impl Overlay {
             Overlay::Rewind(view) => Some(view),
             Overlay::Tools(view) => Some(view),
             Overlay::Tasks(view) => Some(view),
+            Overlay::Backlinks(view) => Some(view),
             Overlay::Models(view) => Some(view),
         }
     }
@@ -668,6 +671,7 @@ impl App {
             "help" => self.show_help(),
             "mcp" | "tools" => self.load_tools(),
             "tasks" => self.load_tasks(),
+            "backlinks" => self.show_backlinks(),
             "rewind" => match self.editor.path() {
                 Some(path) => self
                     .effects
@@ -835,6 +839,10 @@ impl App {
         self.flash(format!("opened {path}"), Role::Notice);
         if let Some((_, line)) = self.pending_line.take_if(|(p, _)| p == path) {
             self.cursor_to_line(line);
+        }
+        // An open backlinks view follows the open note, as Obsidian's pane does.
+        if matches!(&self.overlay, Some(Overlay::Backlinks(view)) if view.path() != path) {
+            self.load_backlinks(path);
         }
     }
 
@@ -1037,6 +1045,62 @@ impl App {
         }
         if matches!(self.overlay, Some(Overlay::Tasks(_))) {
             self.load_tasks();
+        }
+    }
+
+    /// The backlinks view of the open note, at once in its loading state; the links fill it in
+    /// when the host answers.
+    fn show_backlinks(&mut self) {
+        match self.editor.path().map(str::to_string) {
+            Some(path) => self.load_backlinks(&path),
+            None => self.flash(
+                "the backlinks view lists the notes linking to the open note; open one first",
+                Role::Notice,
+            ),
+        }
+    }
+
+    /// (Re)open the backlinks view on `path`, loading, and ask the host for its links.
+    fn load_backlinks(&mut self, path: &str) {
+        self.overlay = Some(Overlay::Backlinks(
+            BacklinksView::loading(path).with_keymap(&self.keymap),
+        ));
+        self.effects
+            .push(Effect::Host(Request::Backlinks(path.to_string())));
+    }
+
+    /// The links (or the unlinked mentions) of `path` arrived: shown if the view still shows
+    /// that note (an answer for a note the person has left is dropped).
+    pub fn on_backlinks(
+        &mut self,
+        path: &str,
+        answer: Result<super::views::backlinks::BacklinkList, String>,
+    ) {
+        if let Some(Overlay::Backlinks(view)) = self.overlay.as_mut()
+            && view.path() == path
+        {
+            view.set_links(answer);
+        }
+    }
+
+    pub fn on_unlinked_mentions(
+        &mut self,
+        path: &str,
+        answer: Result<Vec<super::views::backlinks::LinkLine>, String>,
+    ) {
+        if let Some(Overlay::Backlinks(view)) = self.overlay.as_mut()
+            && view.path() == path
+        {
+            view.set_mentions(answer);
+        }
+    }
+
+    /// The index took in changes: an open backlinks view is listed again (it keeps its rows and
+    /// selection until the answer comes).
+    fn refresh_backlinks(&mut self) {
+        if let Some(Overlay::Backlinks(view)) = self.overlay.as_ref() {
+            let path = view.path().to_string();
+            self.effects.push(Effect::Host(Request::Backlinks(path)));
         }
     }
 

@@ -58,6 +58,7 @@ actions! {
     ShowSessions => "show_sessions": "Show past sessions",
     ShowUsage => "show_usage": "Show token usage and cost",
     ShowTasks => "show_tasks": "Show the vault's open tasks, due first",
+    ShowBacklinks => "show_backlinks": "Show the notes that link to the open note (backlinks)",
     NewSession => "new_session": "Start a new session",
     ToggleMaximize => "toggle_maximize": "Maximise the focused pane, or restore the split",
     GrowEditor => "grow_editor": "Give the editor more width",

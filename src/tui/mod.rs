@@ -2,6 +2,8 @@
 //! ratatui, crossterm, ratatui-textarea, syntect and arboard.
 
 pub mod app;
+#[cfg(test)]
+mod backlinks_tests;
 pub mod banner;
 pub mod chat;
 pub mod clipboard;

@@ -106,13 +106,38 @@ fn get_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<ToolOutput, Tool
 }
 
 /// A line that names a note without linking it.
-#[derive(Debug, Serialize)]
-struct Mention {
-    path: String,
-    line: usize,
-    context: String,
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mention {
+    /// The mentioning note.
+    pub path: String,
+    /// 1-based.
+    pub line: usize,
+    /// The line, trimmed, at most 240 characters.
+    pub context: String,
     /// The title or alias found.
-    name: String,
+    pub name: String,
+}
+
+impl Workspace {
+    /// The first `limit` links to the note at `rel` from other notes, by linking note and line,
+    /// with how many there are in all (the app's backlinks view; the tool pages the same query).
+    pub fn backlinks_of(
+        &self,
+        rel: &str,
+        limit: usize,
+    ) -> Result<crate::index::graph::Page<crate::index::graph::Backlink>, ToolError> {
+        let path = self.resolve(rel, Access::Read)?;
+        self.index()
+            .backlinks(path.rel(), 0, limit)
+            .map_err(internal)
+    }
+
+    /// Lines of other notes that name the note at `rel` (title, file name, aliases) without
+    /// linking it, at most 50, by note and line: what `get_backlinks` lists as unlinked mentions.
+    pub fn unlinked_mentions_of(&self, rel: &str) -> Result<Vec<Mention>, ToolError> {
+        let path = self.resolve(rel, Access::Read)?;
+        unlinked_mentions(self, path.rel())
+    }
 }
 
 /// Lines of other notes that contain the note's title, file name or an alias as whole words,

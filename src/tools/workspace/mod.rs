@@ -25,6 +25,7 @@ use super::{
     schema_of,
 };
 pub use daily::{DailyNote, DailyOutcome, READ_DAILY_NOTE, WRITE_DAILY_NOTE, append_line, day_of};
+pub use graph::Mention;
 pub use moves::{FileEdit, MovePlan};
 pub use plan::{Applied, Change, FileDiff, Plan, Written, record_hunks};
 pub use templates::{Filling, MAX_TEMPLATE_BYTES, TemplateNote, fill};

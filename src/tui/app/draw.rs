@@ -63,6 +63,7 @@ impl App {
                 | Overlay::Rewind(_)
                 | Overlay::Tools(_)
                 | Overlay::Tasks(_)
+                | Overlay::Backlinks(_)
                 | Overlay::Models(_) => {
                     if let Some(view) = overlay.view() {
                         view.render(main, buf, &self.theme);

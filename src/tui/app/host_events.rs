@@ -88,6 +88,10 @@ impl App {
                 .show_tools(ToolsView::new(report.tools, report.servers).with_offer(report.offer)),
             HostEvent::Tasks { tasks, total } => self.show_tasks(tasks, total),
             HostEvent::TaskToggled { path, result } => self.on_task_toggled(&path, result),
+            HostEvent::Backlinks { path, result } => self.on_backlinks(&path, result),
+            HostEvent::UnlinkedMentions { path, result } => {
+                self.on_unlinked_mentions(&path, result)
+            }
             HostEvent::Models(Ok(report)) => self.show_models(ModelsView::new(
                 &report.label,
                 &report.current,
@@ -112,6 +116,7 @@ impl App {
         if listing_changed {
             self.on_vault_changed();
         }
+        self.refresh_backlinks();
     }
 
     /// A save finished: the buffer's state, and the disk's text beside it when it had changed.

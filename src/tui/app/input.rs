@@ -291,7 +291,8 @@ impl App {
             | Overlay::Rewind(_)
             | Overlay::Tools(_)
             | Overlay::Models(_)
-            | Overlay::Tasks(_) => {}
+            | Overlay::Tasks(_)
+            | Overlay::Backlinks(_) => {}
         }
     }
 
@@ -466,6 +467,7 @@ impl App {
             Action::ShowSessions => self.effects.push(Effect::Host(Request::ListSessions(None))),
             Action::ShowUsage => self.effects.push(Effect::Host(Request::Usage)),
             Action::ShowTasks => self.load_tasks(),
+            Action::ShowBacklinks => self.show_backlinks(),
             Action::NewSession => self.new_session(),
             Action::ToggleMaximize => {
                 self.maximized = match self.maximized {

@@ -5,6 +5,7 @@
 //! The views do no I/O: the App passes the data in and acts on the [`ViewOutcome`]s they return.
 //! Keys arrive resolved in [`KeyContext::List`]; a key without an action is raw input (typing).
 
+pub mod backlinks;
 pub mod help;
 pub mod models;
 pub mod rewind;

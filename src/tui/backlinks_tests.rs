@@ -1,0 +1,110 @@
+//! The backlinks view through the whole loop a person sees, on a real workspace: the key opens
+//! it on the open note (loading first), the host's link graph fills it in grouped by note with
+//! the linking lines and then the unlinked mentions, Enter opens the linking note with the
+//! cursor on the line, the view follows the open note and a link written meanwhile shows up.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::host::HostEvent;
+use crate::tui::app::{App, Pane};
+use crate::tui::keymap::Keymap;
+use crate::tui::testing::draw_app as draw;
+use crate::tui::testing::{LiveHost, app_with};
+use crate::tui::views::backlinks::{EMPTY, LOADING};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use std::fs;
+
+const LAUNCH: &str = "# Launch\n\nThe plan for the launch.\n";
+const CHORES: &str = "# Chores\n\n- [ ] Book the hall\n- [ ] Pay for the [[Launch]] hall\n";
+const PLAN: &str = "# Plan\n\nintro\nmore\n\nSee [[Launch#Budget|the budget]] first.\n";
+const JOURNAL: &str = "# Monday\n\nWe talked about the launch today.\n";
+
+fn press(app: &mut App, code: KeyCode) {
+    app.on_terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+/// Until the unlinked mentions (the second answer) arrived.
+fn mentions_came(_: &App, event: Option<&HostEvent>) -> bool {
+    matches!(event, Some(HostEvent::UnlinkedMentions { .. }))
+}
+
+#[test]
+fn the_backlinks_view_lists_the_linking_lines_and_opens_one_at_its_line() {
+    let mut live = LiveHost::new(&[
+        ("Projects/Launch.md", LAUNCH),
+        ("Home/Chores.md", CHORES),
+        ("Plan.md", PLAN),
+        ("Journal.md", JOURNAL),
+    ]);
+    let root = live.root.clone();
+    let mut app = app_with(Keymap::default_map());
+    live.start(&mut app);
+
+    // Without a note open the key says what the view is for.
+    press(&mut app, KeyCode::F(7));
+    assert!(draw(&mut app, 120, 40).contains("open one first"));
+
+    app.open_note("Projects/Launch.md");
+    assert!(live.pump_until(&mut app, |app, _| {
+        app.editor.path() == Some("Projects/Launch.md")
+    }));
+    press(&mut app, KeyCode::F(7));
+    let screen = draw(&mut app, 120, 40);
+    assert!(screen.contains(LOADING), "{screen}");
+    assert!(live.pump_until(&mut app, mentions_came), "no mentions came");
+    let screen = draw(&mut app, 120, 40);
+    insta::assert_snapshot!("app_backlinks_120x40", screen);
+    // Grouped by note, by path; each line with its number; the mention after the links.
+    let order: Vec<usize> = [
+        "Linked mentions · 2 links from 2 notes",
+        "Home/Chores",
+        "4  - [ ] Pay for the [[Launch]] hall",
+        "Plan  1",
+        "6  See [[Launch#Budget|the budget]] first.",
+        "Unlinked mentions · 1",
+        "3  We talked about the launch today.",
+    ]
+    .iter()
+    .map(|t| {
+        screen
+            .find(t)
+            .unwrap_or_else(|| panic!("{t} missing:\n{screen}"))
+    })
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{screen}");
+
+    // Down to Plan.md's line, Enter: the editor shows Plan.md with the cursor on line 6.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    assert!(live.pump_until(&mut app, |app, _| app.editor.path() == Some("Plan.md")));
+    assert_eq!(app.focus(), Pane::Editor);
+    assert_eq!(app.editor.cursor_line_col().0, 5, "0-based row of line 6");
+    let screen = draw(&mut app, 120, 40);
+    assert!(screen.contains("Ln 6/6"), "{screen}");
+
+    // Plan.md has no backlinks: the empty state.
+    press(&mut app, KeyCode::F(7));
+    assert!(live.pump_until(&mut app, mentions_came));
+    let screen = draw(&mut app, 80, 24);
+    assert!(
+        screen.contains("Backlinks · Plan") && screen.contains(EMPTY),
+        "{screen}"
+    );
+
+    // The view follows the note opened meanwhile, and takes in a link written meanwhile.
+    app.open_note("Projects/Launch.md");
+    assert!(live.pump_until(&mut app, mentions_came));
+    let screen = draw(&mut app, 120, 40);
+    assert!(screen.contains("Backlinks · Projects/Launch"), "{screen}");
+    fs::write(root.join("Inbox.md"), "Read [[Launch]] again\n").unwrap();
+    assert!(
+        live.pump_until(&mut app, |_, event| matches!(
+            event,
+            Some(HostEvent::Backlinks { result: Ok(list), .. })
+                if list.links.iter().any(|l| l.path == "Inbox.md")
+        )),
+        "the new link was not listed"
+    );
+    let screen = draw(&mut app, 120, 40);
+    assert!(screen.contains("1  Read [[Launch]] again"), "{screen}");
+    assert!(screen.contains("3 links from 3 notes"), "{screen}");
+}
