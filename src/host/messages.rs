@@ -168,6 +168,9 @@ pub enum HostEvent {
         result: Result<crate::vault::note_io::NoteText, (bool, String)>,
     },
     Files(Vec<NoteEntry>),
+    /// The notes `[[links]]` can name, keyed from the listing just sent (after each `Files`):
+    /// the editor draws a link that names none as unresolved.
+    LinkTargets(std::sync::Arc<super::LinkTargets>),
     /// A planned change for the banner, or why it cannot be made.
     Planned {
         kind: ChangeKind,

@@ -13,6 +13,7 @@ mod backlinks;
 mod changes;
 mod commands_link;
 mod daily;
+mod link_targets;
 mod messages;
 mod models;
 mod notes;
@@ -27,6 +28,7 @@ pub use crate::store::recovery;
 /// One task of the tasks view, as the index lists it.
 pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
+pub use link_targets::LinkTargets;
 pub use messages::{
     BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine, ModelRow,
     ModelsReport, NoteEntry, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,

@@ -179,7 +179,13 @@ pub(super) fn save(core: &Core, path: String, text: &str, read: &NoteText, agent
 
 pub(super) fn list_files(core: &Core) {
     let Some(ready) = core.ready() else { return };
-    core.tell(match ready.workspace.note_listing() {
+    let listing = ready.workspace.note_listing();
+    // Keyed here, off the UI loop: a vault of 100k notes takes a while to key.
+    let targets = listing
+        .as_ref()
+        .ok()
+        .map(|notes| super::LinkTargets::new(notes.iter().map(|n| n.path.clone())));
+    core.tell(match listing {
         Ok(notes) => HostEvent::Files(
             notes
                 .into_iter()
@@ -203,4 +209,7 @@ pub(super) fn list_files(core: &Core) {
         ),
         Err(e) => HostEvent::Error(e.to_string()),
     });
+    if let Some(targets) = targets {
+        core.tell(HostEvent::LinkTargets(Arc::new(targets)));
+    }
 }

@@ -187,7 +187,7 @@ fn count_newlines(s: &str) -> u32 {
 
 /// Whether a link target names a file Obsidian shows as an attachment rather than a note: one
 /// with an extension of the formats Obsidian embeds (images, audio, video, PDF, canvases).
-fn is_attachment_name(target: &str) -> bool {
+pub fn is_attachment_name(target: &str) -> bool {
     const EXTENSIONS: [&str; 27] = [
         "png",
         "jpg",

@@ -1,7 +1,8 @@
 //! The backlinks view through the whole loop a person sees, on a real workspace: the key opens
 //! it on the open note (loading first), the host's link graph fills it in grouped by note with
 //! the linking lines and then the unlinked mentions, Enter opens the linking note with the
-//! cursor on the line, the view follows the open note and a link written meanwhile shows up.
+//! cursor on the line, the view follows the open note and a link written meanwhile shows up; and
+//! the editor draws a link to no note as unresolved, from the host's listing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::host::HostEvent;
@@ -107,4 +108,45 @@ fn the_backlinks_view_lists_the_linking_lines_and_opens_one_at_its_line() {
     let screen = draw(&mut app, 120, 40);
     assert!(screen.contains("1  Read [[Launch]] again"), "{screen}");
     assert!(screen.contains("3 links from 3 notes"), "{screen}");
+}
+
+/// The other half of the graph in the editor: the host's listing says which `[[links]]` name a
+/// note, and a link to none is drawn in its own role — until a note of that name appears.
+#[test]
+fn the_editor_draws_links_to_missing_notes_as_unresolved_from_the_hosts_listing() {
+    use crate::tui::theme::Role;
+    let mut live = LiveHost::new(&[
+        ("Projects/Launch.md", LAUNCH),
+        ("Ideas.md", "Next: [[Launch]] then [[Someday]]\n"),
+    ]);
+    let root = live.root.clone();
+    let mut app = app_with(Keymap::default_map());
+    live.start(&mut app);
+    assert!(live.pump_until(&mut app, |_, event| matches!(
+        event,
+        Some(HostEvent::LinkTargets(_))
+    )));
+    app.open_note("Ideas.md");
+    assert!(live.pump_until(&mut app, |app, _| app.editor.path() == Some("Ideas.md")));
+    let role_of = |app: &mut App, needle: &str| {
+        let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 120, 40));
+        let area = buf.area;
+        app.render(area, &mut buf);
+        let style = crate::tui::testing::style_at(&buf, needle).map(|s| s.fg);
+        [Role::MdLink, Role::MdLinkUnresolved]
+            .into_iter()
+            .find(|r| Some(app.theme.style(*r).fg) == style)
+    };
+    assert_eq!(role_of(&mut app, "[[Launch]]"), Some(Role::MdLink));
+    assert_eq!(
+        role_of(&mut app, "[[Someday]]"),
+        Some(Role::MdLinkUnresolved)
+    );
+    // A note named Someday appears: the next listing resolves the link.
+    fs::write(root.join("Someday.md"), "# Someday\n").unwrap();
+    assert!(live.pump_until(&mut app, |_, event| matches!(
+        event,
+        Some(HostEvent::LinkTargets(_))
+    )));
+    assert_eq!(role_of(&mut app, "[[Someday]]"), Some(Role::MdLink));
 }

@@ -105,6 +105,9 @@ pub struct EditorPane {
     hints: KeyHints,
     /// When a key last reached the pane (typing, moving, pasting): see [`TYPING_PAUSE`].
     last_keystroke: Option<std::time::Instant>,
+    /// The notes `[[links]]` can name, from the host's last listing; until it comes every
+    /// link is drawn as a link (never called unresolved on a guess).
+    link_targets: Option<std::sync::Arc<crate::host::LinkTargets>>,
 }
 
 /// One undo step: the text and cursor before it.
@@ -222,7 +225,14 @@ impl EditorPane {
             },
             hints: KeyHints::from_keymap(&Keymap::default_map()),
             last_keystroke: None,
+            link_targets: None,
         }
+    }
+
+    /// The notes links can name (the host's, after each listing): a `[[link]]` to none of them
+    /// is drawn in the unresolved role.
+    pub fn set_link_targets(&mut self, targets: std::sync::Arc<crate::host::LinkTargets>) {
+        self.link_targets = Some(targets);
     }
 
     /// Show the keys of `keymap` in hints (the empty pane, the conflict banner).
@@ -1677,6 +1687,134 @@ mod tests {
         let start = text[..start].chars().count();
         pane.select_chars(start..start + "the layout".len());
         pane
+    }
+
+    /// A note with links that resolve and links that do not, in a vault of these notes.
+    const LINKS: &str = "# Launch notes\n\nSee [[Plan]], [[Projects/Roadmap#Goals|the goals]] and [[Budget 2027]].\n\n| who | what |\n| --- | --- |\n| Ana | [[Plan\\|the plan]] and [[Caterers\\|food]] |\n\n![[diagram.png]] ![[Moodboard]] [web](https://example.com)\n\n`[[Not a link]]` and [[#Top]]\n";
+
+    fn linked_pane() -> (EditorPane, std::sync::Arc<crate::host::LinkTargets>) {
+        let mut pane = EditorPane::new();
+        pane.open("Launch notes.md", note(LINKS));
+        let targets = std::sync::Arc::new(crate::host::LinkTargets::new(
+            ["Plan.md", "Projects/Roadmap.md", "Launch notes.md"].map(String::from),
+        ));
+        pane.set_link_targets(std::sync::Arc::clone(&targets));
+        (pane, targets)
+    }
+
+    /// The editor as text, then the role each link on screen is drawn in.
+    fn with_link_roles(buf: &Buffer, links: &[&str]) -> String {
+        let theme = Theme::builtin_dark();
+        let mut out = buffer_text(buf);
+        out.push_str("--- links ---\n");
+        for link in links {
+            let style = style_at(buf, link).map(|s| (s.fg, s.add_modifier));
+            let role = [
+                Role::MdLink,
+                Role::MdLinkUnresolved,
+                Role::MdCode,
+                Role::Text,
+            ]
+            .into_iter()
+            .find(|r| {
+                let want = theme.style(*r);
+                style == Some((want.fg, want.add_modifier))
+            })
+            .map_or("?", Role::name);
+            out.push_str(&format!("{link} → {role}\n"));
+        }
+        out
+    }
+
+    const SHOWN_LINKS: [&str; 10] = [
+        "[[Plan]]",
+        "[[Projects/Roadmap#Goals|the goals]]",
+        "[[Budget 2027]]",
+        "[[Plan\\|the plan]]",
+        "[[Caterers\\|food]]",
+        "![[diagram.png]]",
+        "![[Moodboard]]",
+        "[web](https://example.com)",
+        "[[Not a link]]",
+        "[[#Top]]",
+    ];
+
+    #[test]
+    fn snapshot_unresolved_links_80x24() {
+        let (mut pane, _) = linked_pane();
+        let buf = render_text(&mut pane, 80, 24, false);
+        let text = with_link_roles(&buf, &SHOWN_LINKS);
+        insta::assert_snapshot!("editor_unresolved_links_80x24", text);
+    }
+
+    #[test]
+    fn unresolved_links_use_their_role_and_resolved_ones_stay_links() {
+        let (mut pane, _) = linked_pane();
+        let text = with_link_roles(&render_text(&mut pane, 120, 40, false), &SHOWN_LINKS);
+        for resolved in [
+            "[[Plan]] →",
+            "goals]] →",
+            "[[Plan\\|the plan]] →",
+            "[[#Top]] →",
+            "![[diagram.png]] →",
+            "[web](https://example.com) →",
+        ] {
+            assert!(
+                text.contains(&format!("{resolved} md_link\n")),
+                "{resolved}\n{text}"
+            );
+        }
+        for missing in ["[[Budget 2027]]", "[[Caterers\\|food]]", "![[Moodboard]]"] {
+            assert!(
+                text.contains(&format!("{missing} → md_link_unresolved\n")),
+                "{missing}\n{text}"
+            );
+        }
+        assert!(text.contains("[[Not a link]] → md_code\n"), "{text}");
+        // Before the host's listing comes, no link is called unresolved.
+        let mut plain = EditorPane::new();
+        plain.open("Launch notes.md", note(LINKS));
+        let text = with_link_roles(&render_text(&mut plain, 120, 40, false), &SHOWN_LINKS);
+        assert!(!text.contains("unresolved"), "{text}");
+    }
+
+    #[test]
+    fn a_frame_of_a_long_note_looks_up_only_the_links_it_draws() {
+        let text: String = (0..5_000)
+            .map(|n| format!("- item {n}: [[Note {n}]] and [[Missing {n}]]\n"))
+            .collect();
+        let targets = std::sync::Arc::new(crate::host::LinkTargets::new(
+            (0..5_000).map(|n| format!("Notes/Note {n}.md")),
+        ));
+        let mut pane = opened(&text);
+        pane.set_link_targets(std::sync::Arc::clone(&targets));
+        let middle = text.find("- item 2500:").unwrap_or(0);
+        cursor_to(&mut pane, middle);
+        render_text(&mut pane, 120, 40, true);
+        let lookups =
+            |t: &crate::host::LinkTargets| t.lookups.swap(0, std::sync::atomic::Ordering::Relaxed);
+        lookups(&targets);
+        let frames = 50;
+        let started = std::time::Instant::now();
+        let mut buf = render_text(&mut pane, 120, 40, true);
+        for _ in 1..frames {
+            buf = render_text(&mut pane, 120, 40, true);
+        }
+        let per_frame = started.elapsed() / frames;
+        // 38 text rows (the border takes two), two links a row.
+        let looked_up = lookups(&targets);
+        assert!(
+            looked_up <= 38 * 2 * frames as usize,
+            "{looked_up} lookups in {frames} frames"
+        );
+        assert!(looked_up > 0);
+        let screen = with_link_roles(&buf, &["[[Note 2500]]", "[[Missing 2500]]"]);
+        assert!(screen.contains("[[Note 2500]] → md_link\n"), "{screen}");
+        assert!(
+            screen.contains("[[Missing 2500]] → md_link_unresolved\n"),
+            "{screen}"
+        );
+        eprintln!("a frame of a 5,000-line note with 10,000 links: {per_frame:?}");
     }
 
     #[test]

@@ -114,6 +114,32 @@ pub fn highlight_line(line: &str, state: BlockState, first_line: bool) -> (LineS
     (style, next)
 }
 
+/// Give the `[[wikilinks]]` and `![[embeds]]` of `line` (styled as links in `style`) whose target
+/// `resolves` says names nothing the unresolved-link role. The target is what the link opens:
+/// before `|` (a table's `\|` too), with the heading or block part left for `resolves`.
+pub fn mark_unresolved(line: &str, style: &mut LineStyle, resolves: impl Fn(&str) -> bool) {
+    for range in &mut style.ranges {
+        if range.role != Role::MdLink {
+            continue;
+        }
+        let Some(text) = line.get(range.bytes.clone()) else {
+            continue;
+        };
+        let Some(inner) = text
+            .strip_prefix("![[")
+            .or_else(|| text.strip_prefix("[["))
+            .and_then(|t| t.strip_suffix("]]"))
+        else {
+            continue; // a Markdown link or a URL
+        };
+        let target = inner.split('|').next().unwrap_or("");
+        let target = target.strip_suffix('\\').unwrap_or(target);
+        if !resolves(target) {
+            range.role = Role::MdLinkUnresolved;
+        }
+    }
+}
+
 /// The byte ranges of the `[[wikilinks]]` (and `![[embeds]]`) of a line, brackets included, outside
 /// inline code. The editor follows the one under the cursor.
 pub fn wikilinks(line: &str) -> Vec<Range<usize>> {

@@ -93,6 +93,7 @@ roles! {
     MdCode => "md_code": "Inline code.",
     MdCodeBlock => "md_code_block": "Fenced code blocks.",
     MdLink => "md_link": "Links and wikilinks.",
+    MdLinkUnresolved => "md_link_unresolved": "[[Wikilinks]] to notes that do not exist (yet).",
     MdTag => "md_tag": "#tags.",
     MdEmphasis => "md_emphasis": "*Emphasis*.",
     MdStrong => "md_strong": "**Strong** text.",
@@ -246,6 +247,9 @@ impl Theme {
                         .add_modifier(Modifier::REVERSED)
                         .add_modifier(Modifier::CROSSED_OUT),
                     Role::MdLink => Style::new().add_modifier(Modifier::UNDERLINED),
+                    Role::MdLinkUnresolved => Style::new()
+                        .add_modifier(Modifier::UNDERLINED)
+                        .add_modifier(Modifier::ITALIC),
                     _ => Style::new(),
                 };
                 (role, style)

@@ -211,6 +211,80 @@ impl<'a> Candidates<'a> for Hashed<'a> {
     }
 }
 
+/// The same rule over a smaller key: each path once, under its folded stem (its folded file name
+/// when it is not a note). [`LinkIndex`] keys every path four ways to resolve a whole vault's links
+/// at index speed; this is for holding a vault's names in memory for long (the app tells
+/// unresolved links apart while a note is drawn) with one key per path instead of four, each
+/// lookup filtering a name's few paths by the rule's own tests.
+#[derive(Debug, Default)]
+pub struct NameIndex {
+    paths: Vec<Box<str>>,
+    by_key: std::collections::HashMap<Box<str>, Vec<u32>>,
+}
+
+impl NameIndex {
+    /// Every path of `paths` (vault-relative, `/`).
+    pub fn new(paths: impl IntoIterator<Item = String>) -> Self {
+        let mut index = Self::default();
+        for path in paths {
+            let Ok(at) = u32::try_from(index.paths.len()) else {
+                break;
+            };
+            let name = fold_name(file_name(&path));
+            let key = md_stem(&name).unwrap_or(&name);
+            index.by_key.entry(key.into()).or_default().push(at);
+            index.paths.push(path.into_boxed_str());
+        }
+        index.by_key.shrink_to_fit();
+        index
+    }
+
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// [`resolve_link`] against these paths.
+    pub fn resolve<'a>(&'a self, target: &str, from_note: Option<&str>) -> LinkResolution<'a> {
+        resolve_with(target, from_note, &Named(self))
+    }
+
+    /// The paths whose file name or stem may fold to `folded_name`: its key as it is, and without
+    /// a `.md` (a note is keyed by its stem).
+    fn near(&self, folded_name: &str) -> impl Iterator<Item = &str> {
+        let stem = md_stem(folded_name).filter(|s| *s != folded_name);
+        [Some(folded_name), stem]
+            .into_iter()
+            .flatten()
+            .filter_map(|key| self.by_key.get(key))
+            .flatten()
+            .map(|&at| &*self.paths[at as usize])
+    }
+}
+
+/// Candidates from a [`NameIndex`]: a name's few paths, tested as [`Scan`] tests every path.
+struct Named<'a>(&'a NameIndex);
+
+impl<'a> Candidates<'a> for Named<'a> {
+    fn by_path(&self, folded: &str) -> Vec<&'a str> {
+        // A path matches only if its file name (or stem) is the query's last segment.
+        self.0
+            .near(file_name(folded))
+            .filter(|p| stem_or_name_matches(p, folded))
+            .collect()
+    }
+
+    fn by_name(&self, folded: &str) -> Vec<&'a str> {
+        self.0
+            .near(folded)
+            .filter(|p| stem_or_name_matches(file_name(p), folded))
+            .collect()
+    }
+}
+
 /// Finds the note a person means by `query`: its path (with or without `.md`), a path suffix, its
 /// file stem, its title, or one of its aliases, each case-insensitively, in that order of tiers.
 pub fn resolve_title_or_path<'a>(query: &str, notes: &'a [NoteName]) -> LinkResolution<'a> {
@@ -505,7 +579,15 @@ mod tests {
             ("   ", None, Missing),
         ];
         let hashed = LinkIndex::new(notes.clone());
+        let named = NameIndex::new(notes.clone());
+        assert_eq!(named.len(), notes.len());
         for (target, from, expected) in cases {
+            // The name-keyed index too: the app's unresolved links are the graph's.
+            assert_eq!(
+                named.resolve(target, from),
+                expected,
+                "named: {target:?} from {from:?}"
+            );
             assert_eq!(
                 resolve_link(target, from, &notes),
                 expected,

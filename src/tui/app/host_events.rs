@@ -63,6 +63,7 @@ impl App {
             }
             HostEvent::Saved { path, result } => self.on_saved(&path, result),
             HostEvent::Files(notes) => self.set_notes(notes),
+            HostEvent::LinkTargets(targets) => self.editor.set_link_targets(targets),
             HostEvent::Planned { result, .. } => self.on_planned(result),
             HostEvent::Applied { kind, result } => self.on_applied(kind, result),
             HostEvent::Sessions(sessions) => self.show_sessions(sessions),

@@ -128,8 +128,14 @@ impl EditorPane {
         let mut first_segment = self.view.top.1;
         while y < area.bottom() && line_index < lines.len() {
             let line = &lines[line_index];
-            let (line_style, next_state) =
+            let (mut line_style, next_state) =
                 editor_highlight::highlight_line(line, state, line_index == 0);
+            // Only the rows drawn: a lookup or two per link on screen, whatever the note's length.
+            if let (Some(targets), Some(path)) = (&self.link_targets, &self.path) {
+                editor_highlight::mark_unresolved(line, &mut line_style, |target| {
+                    targets.resolves(target, path)
+                });
+            }
             let layout = LineLayout::new(line, text_width);
             let styles = char_styles(line, &layout, &line_style, theme, text_style);
             let is_cursor_line = line_index == cursor.0;
