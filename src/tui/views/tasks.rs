@@ -4,7 +4,7 @@
 
 use super::{
     Hint, ListCursor, View, ViewOutcome, draw_box, footer, is_release, nav_of, one_line, pad_right,
-    text_width, truncate,
+    text_width,
 };
 use crate::tui::keymap::{Action, Keymap};
 use crate::tui::theme::{Role, Theme};
@@ -27,7 +27,8 @@ pub struct TasksView {
     keymap: Keymap,
 }
 
-/// Columns: selection marker 2, the due day 10 and 2 spaces, the checkbox 4.
+/// Columns: selection marker 2, the due day 10 and 2 spaces (only while a task on screen has a
+/// due day), the checkbox 4; the text and the place share the rest, the text first.
 const DUE: usize = 10;
 
 impl TasksView {
@@ -55,11 +56,22 @@ impl TasksView {
         self.cursor.selected = self.cursor.selected.min(self.tasks.len().saturating_sub(1));
     }
 
+    /// Whether a task of the rows `first..first + rows` has a due day: without one on screen, the
+    /// due column would be twelve blank columns taken from the text.
+    fn due_on_screen(&self, first: usize, rows: usize) -> bool {
+        self.tasks
+            .iter()
+            .skip(first)
+            .take(rows)
+            .any(|t| t.due.is_some())
+    }
+
     fn row_line(
         &self,
         task: &TaskEntry,
         selected: bool,
         width: usize,
+        show_due: bool,
         theme: &Theme,
     ) -> Line<'static> {
         let base = super::row_style(theme, selected);
@@ -68,32 +80,50 @@ impl TasksView {
             Some(due) if due < self.today.as_str() => Role::Error,
             _ => Role::Dim,
         };
-        let place = format!("{}:{}", one_line(&task.path), task.line);
-        // The text gets what the place leaves, the place at least 12 columns when narrow.
-        let fixed = 2 + DUE + 2 + 4;
-        let rest = width.saturating_sub(fixed);
-        let place_width = text_width(&place).min(rest.saturating_sub(2).max(12).min(rest / 2));
+        let place = format!(
+            "{}:{}",
+            crate::quote::terminal(&one_line(&task.path)),
+            task.line
+        );
+        let text = crate::quote::terminal(&one_line(&task.text)).into_owned();
+        let due_columns = if show_due { DUE + 2 } else { 0 };
+        let rest = width.saturating_sub(2 + due_columns + 4);
+        // The text first: the place keeps what the text leaves, but never less than two fifths
+        // of the row (or 12 columns) when the text is long; cut at its start, so the file name
+        // and the line stay.
+        let place_natural = text_width(&place);
+        let place_floor = (rest * 2 / 5).max(12).min(place_natural);
+        let place_width = place_natural
+            .min(rest.saturating_sub(text_width(&text) + 2))
+            .max(place_floor)
+            .min(rest);
         let text_width_left = rest.saturating_sub(place_width + 2);
         let mark = if task.status == "in_progress" {
             "[/] "
         } else {
             "[ ] "
         };
-        Line::from(vec![
-            Span::styled(if selected { "› " } else { "  " }, with(Role::TitleFocused)),
-            Span::styled(
+        let mut spans = vec![Span::styled(
+            if selected { "› " } else { "  " },
+            with(Role::TitleFocused),
+        )];
+        if show_due {
+            spans.push(Span::styled(
                 pad_right(task.due.as_deref().unwrap_or(""), DUE),
                 with(due_role),
-            ),
-            Span::styled("  ", base),
+            ));
+            spans.push(Span::styled("  ", base));
+        }
+        spans.extend([
             Span::styled(mark, with(Role::MdListMarker)),
-            Span::styled(
-                pad_right(&one_line(&task.text), text_width_left),
-                with(Role::Text),
-            ),
+            Span::styled(pad_right(&text, text_width_left), with(Role::Text)),
             Span::styled("  ", base),
-            Span::styled(truncate(&place, place_width), with(Role::Dim)),
-        ])
+            Span::styled(
+                crate::tui::width::TERMINAL.truncate_start(&place, place_width),
+                with(Role::Dim),
+            ),
+        ]);
+        Line::from(spans)
     }
 }
 
@@ -147,6 +177,9 @@ impl View for TasksView {
             return;
         }
         let width = usize::from(inner.width);
+        // Fitted first, to know which rows are on screen (fitting again below changes nothing).
+        self.cursor.fit(self.tasks.len(), usize::from(inner.height));
+        let show_due = self.due_on_screen(self.cursor.offset, usize::from(inner.height));
         // The cursor is taken out while the rows are drawn from the rest of the view.
         let mut cursor = std::mem::take(&mut self.cursor);
         cursor.fit_and_draw(
@@ -155,7 +188,7 @@ impl View for TasksView {
             inner,
             self.tasks.len(),
             "No open tasks: every `- [ ]` of the vault is done.",
-            |index, selected| self.row_line(&self.tasks[index], selected, width, theme),
+            |index, selected| self.row_line(&self.tasks[index], selected, width, show_due, theme),
         );
         self.cursor = cursor;
     }
@@ -284,6 +317,73 @@ mod tests {
         assert_eq!(
             view.handle(Some(Action::Cancel), &key(KeyCode::Esc)),
             Some(ViewOutcome::Close)
+        );
+    }
+
+    /// Open tasks none of which has a due day (most vaults' tasks).
+    fn undated() -> TasksView {
+        TasksView::new(
+            vec![
+                task(
+                    "Projects/Launch.md",
+                    8,
+                    "Write the press release for the launch, with quotes from the team and a photo",
+                    None,
+                ),
+                task("Home/Chores.md", 24, "Water the plants", None),
+                task(
+                    "Archive/2025/Conferences/Travel planning.md",
+                    112,
+                    "Book the train to Lyon and the hotel near the venue",
+                    None,
+                ),
+            ],
+            3,
+            "2026-12-01",
+        )
+    }
+
+    #[test]
+    fn tasks_without_due_days_80x24() {
+        let text = buffer_text(&rendered(&mut undated(), 80, 24));
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn without_a_due_day_on_screen_the_text_takes_the_due_column() {
+        let text = buffer_text(&rendered(&mut undated(), 80, 24));
+        // No twelve blank columns before the checkbox, and the text has them: 48 columns of the
+        // press release where a due column left it 36.
+        assert!(text.contains("│ › [ ] Write the press release"), "{text}");
+        assert!(
+            text.contains("Write the press release for the launch, with qu…"),
+            "{text}"
+        );
+        // A long path gives way at its start: the file name and the line stay.
+        assert!(
+            text.contains("Travel planning.md:112") && !text.contains("Archive/2025"),
+            "{text}"
+        );
+        // With a dated task on screen, the column is back for every row.
+        let text = buffer_text(&rendered(&mut view(), 80, 24));
+        assert!(
+            text.contains("│               [ ] Water the plants"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_due_column_follows_the_rows_on_screen() {
+        let mut tasks = vec![task("Due.md", 1, "Dated", Some("2026-12-02"))];
+        tasks.extend((2..40).map(|n| task("Undated.md", n, &format!("Task {n}"), None)));
+        let mut view = TasksView::new(tasks, 39, "2026-12-01");
+        let text = buffer_text(&rendered(&mut view, 80, 12));
+        assert!(text.contains("2026-12-02  [ ] Dated"), "{text}");
+        view.handle(Some(Action::ScrollBottom), &key(KeyCode::End));
+        let text = buffer_text(&rendered(&mut view, 80, 12));
+        assert!(
+            !text.contains("Dated") && text.contains("› [ ] Task 39"),
+            "{text}"
         );
     }
 
