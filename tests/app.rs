@@ -10,6 +10,8 @@ mod common;
 
 #[path = "app/ask_terminal.rs"]
 mod ask_terminal;
+#[path = "app/tui_backlinks.rs"]
+mod tui_backlinks;
 #[path = "app/tui_compaction.rs"]
 mod tui_compaction;
 #[path = "app/tui_daily.rs"]
