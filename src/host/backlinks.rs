@@ -27,6 +27,7 @@ pub(super) fn list(core: &Core, path: String) {
                     path: link.path,
                     line: link.line as usize,
                     context: link.context,
+                    mention: None,
                 })
                 .collect(),
             total: usize::try_from(page.total).unwrap_or(usize::MAX),
@@ -49,6 +50,7 @@ pub(super) fn list(core: &Core, path: String) {
                     path: m.path,
                     line: m.line,
                     context: m.context,
+                    mention: Some(m.name),
                 })
                 .collect()
         })

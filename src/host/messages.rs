@@ -248,6 +248,8 @@ pub struct LinkLine {
     pub line: usize,
     /// The line, trimmed and bounded by the index.
     pub context: String,
+    /// For an unlinked mention, the title, alias or file name found on the line.
+    pub mention: Option<String>,
 }
 
 /// Today's daily note, as the host made it.

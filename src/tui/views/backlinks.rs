@@ -42,11 +42,13 @@ enum Row {
     Section(String),
     /// A linking note (path without `.md`, escaped) and how many of its lines are listed.
     Note { label: String, count: usize },
-    /// A line: where it is, and its text escaped onto one line.
+    /// A line: where it is, its text escaped onto one line, and the name it mentions (for an
+    /// unlinked mention).
     Line {
         path: String,
         line: usize,
         text: String,
+        mention: Option<String>,
     },
     /// A dim remark: loading, empty, "N more", a failure.
     Remark(String),
@@ -240,7 +242,12 @@ impl BacklinksView {
                     Span::styled(count, theme.style(Role::Dim)),
                 ])
             }
-            Row::Line { line, text, .. } => {
+            Row::Line {
+                line,
+                text,
+                mention,
+                ..
+            } => {
                 let marker = if selected { "  › " } else { "    " };
                 let number = format!("{line:>digits$}  ");
                 let room = width.saturating_sub(text_width(marker) + text_width(&number));
@@ -248,7 +255,7 @@ impl BacklinksView {
                     Span::styled(marker, with(Role::TitleFocused)),
                     Span::styled(number, with(Role::Dim)),
                 ];
-                spans.extend(context_spans(text, room, base, theme));
+                spans.extend(context_spans(text, mention.as_deref(), room, base, theme));
                 Line::from(spans)
             }
             Row::Remark(text) => Line::from(vec![
@@ -294,23 +301,45 @@ fn push_grouped(rows: &mut Vec<Row>, lines: &[LinkLine]) {
                 path: l.path.clone(),
                 line: l.line,
                 text: one_line(&crate::quote::terminal(&l.context)),
+                mention: l
+                    .mention
+                    .as_deref()
+                    .map(|m| one_line(&crate::quote::terminal(m))),
             });
         }
         at = end;
     }
 }
 
-/// The linking line in `room` columns, its `[[links]]` in the link colour. When the first link
-/// would fall past the row, the start of the line gives way (`…`) so the link shows, as
-/// Obsidian centres its excerpts on the link.
+/// Where the line is marked: its `[[links]]`, or for an unlinked mention the name it mentions
+/// (matched case-insensitively; not at all where lowercasing would move the byte offsets).
+fn marks(text: &str, mention: Option<&str>) -> Vec<std::ops::Range<usize>> {
+    let Some(name) = mention.filter(|n| !n.is_empty()) else {
+        return crate::tui::editor_highlight::wikilinks(text);
+    };
+    let (lower, needle) = (text.to_lowercase(), name.to_lowercase());
+    if lower.len() != text.len() {
+        return Vec::new();
+    }
+    lower
+        .match_indices(&needle)
+        .map(|(at, found)| at..at + found.len())
+        .filter(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end))
+        .collect()
+}
+
+/// The linking line in `room` columns, its `[[links]]` in the link colour (a mention's name in
+/// the match colour). When the first mark would fall past the row, the start of the line gives
+/// way (`…`) so it shows, as Obsidian centres its excerpts on the link.
 fn context_spans(
     text: &str,
+    mention: Option<&str>,
     room: usize,
     base: ratatui::style::Style,
     theme: &Theme,
 ) -> Vec<Span<'static>> {
     let mut shown = text.to_string();
-    if let Some(first) = crate::tui::editor_highlight::wikilinks(&shown).first()
+    if let Some(first) = marks(&shown, mention).first()
         && text_width(&shown[..first.end]) > room
     {
         let keep_before = room / 3;
@@ -330,10 +359,18 @@ fn context_spans(
     }
     let shown = truncate(&shown, room);
     let text_style = base.patch(theme.style(Role::Text));
-    let link_style = base.patch(theme.style(Role::MdLink));
+    let mark_role = if mention.is_some() {
+        Role::PickerMatch
+    } else {
+        Role::MdLink
+    };
+    let link_style = base.patch(theme.style(mark_role));
     let mut spans = Vec::new();
     let mut from = 0;
-    for link in crate::tui::editor_highlight::wikilinks(&shown) {
+    for link in marks(&shown, mention) {
+        if link.start < from {
+            continue;
+        }
         if link.start > from {
             spans.push(Span::styled(
                 shown[from..link.start].to_string(),
@@ -452,6 +489,7 @@ mod tests {
             path: path.into(),
             line,
             context: context.into(),
+            mention: None,
         }
     }
 
@@ -484,11 +522,10 @@ mod tests {
     }
 
     fn mentions() -> Vec<LinkLine> {
-        vec![at(
-            "Journal/2026-11-30.md",
-            8,
-            "The launch party needs a date",
-        )]
+        vec![LinkLine {
+            mention: Some("Launch".into()),
+            ..at("Journal/2026-11-30.md", 8, "The launch party needs a date")
+        }]
     }
 
     fn view() -> BacklinksView {
@@ -683,6 +720,16 @@ mod tests {
         assert_eq!(
             style_at(&buf, "[[Launch]]").and_then(|s| s.fg),
             theme.style(Role::MdLink).fg
+        );
+        // A mention's name is marked where it stands, whatever its case.
+        let buf = rendered(&mut self::view(), 120, 40);
+        assert_eq!(
+            style_at(&buf, "launch party").and_then(|s| s.fg),
+            theme.style(Role::PickerMatch).fg
+        );
+        assert_eq!(
+            crate::tui::testing::style_at_offset(&buf, "launch party", 6).and_then(|s| s.fg),
+            theme.style(Role::Text).fg
         );
     }
 
