@@ -154,6 +154,10 @@ fn not_now_keeps_it_stopped_asks_no_more_and_an_edit_asks_again() {
     tmux.wait_for("the question to close", |s| {
         !s.contains("Trust this vault's plugins?")
     });
+    // `/mcp` typed before the vault has opened is answered "still being opened": wait for it.
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
     let screen = open_mcp(&tmux);
     assert!(screen.contains("tasks  not trusted"), "{screen}");
     quit(&tmux);
