@@ -243,6 +243,10 @@ pub struct App {
     trust_prompt: Option<TrustPrompt>,
     /// The offer of unsaved text kept when a signal stopped the app.
     recovery_prompt: Option<RecoveryPrompt>,
+    /// The note whose kept text was restored into the editor and is not on disk yet: its
+    /// recovery file is forgotten only once a save leaves the buffer clean (until then the file
+    /// is the only copy of that text that survives the app).
+    restored_recovery: Option<String>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// What was asked of the host and is still on its way (shown in the status bar).
@@ -308,6 +312,7 @@ impl App {
             prompt: None,
             trust_prompt: None,
             recovery_prompt: None,
+            restored_recovery: None,
             mouse_captured: true,
             effects: Vec::new(),
             waiting: None,
@@ -828,6 +833,8 @@ impl App {
 
     pub fn on_note_opened(&mut self, path: &str, note: NoteText) {
         self.editor.open(path, note);
+        // The buffer holds the disk's text now: a restored text left it unsaved.
+        self.restored_recovery = None;
         self.completion = None;
         self.files.follow(Some(path), Some(crate::time::now_ns()));
         self.saver.on_opened(&self.editor);
@@ -844,6 +851,9 @@ impl App {
         let (report, prompt) =
             self.saver
                 .on_saved(path, result, &mut self.editor, &mut self.effects);
+        if let SaveReport::Saved { path, .. } = &report {
+            self.forget_recovery_once_saved(path);
+        }
         match report {
             SaveReport::Saved { path, asked: true } => {
                 self.flash(format!("saved {path}"), Role::Notice)
@@ -967,8 +977,9 @@ impl App {
                         ),
                         Role::Notice,
                     );
-                    self.effects
-                        .push(Effect::Host(Request::ForgetRecovery(prompt.path)));
+                    // Forgotten once saved (`forget_recovery_once_saved`), not now: the app may
+                    // end before the save.
+                    self.restored_recovery = Some(prompt.path);
                 }
             }
             RecoveryChoice::Discard => {
@@ -983,6 +994,19 @@ impl App {
                 "the kept changes stay; opening the note offers them again",
                 Role::Notice,
             ),
+        }
+    }
+
+    /// A save of `path` finished: when it leaves the buffer clean, a text restored into it is on
+    /// disk, and its recovery file can go. A save that wrote an older text (one in flight when
+    /// the person restored) leaves the buffer dirty and the file kept.
+    fn forget_recovery_once_saved(&mut self, path: &str) {
+        if self.editor.path() != Some(path) || self.editor.is_dirty() {
+            return;
+        }
+        if let Some(restored) = self.restored_recovery.take_if(|p| p == path) {
+            self.effects
+                .push(Effect::Host(Request::ForgetRecovery(restored)));
         }
     }
 
