@@ -117,20 +117,25 @@ pub(super) fn open(core: &Core, name: &str) {
 
 /// Unsaved text of the note kept when the app was last stopped by a signal (autosave off),
 /// offered when the note opens, so it is never silently dropped nor silently put over the note
-/// (docs/decisions.md §61).
-fn kept_recovery(core: &Core, path: &str) -> Option<super::recovery::Recovery> {
+/// (docs/decisions.md §61); the newest first when there are several (§70).
+fn kept_recovery(core: &Core, path: &str) -> Option<super::recovery::Kept> {
     let data_dir = &core.launch.paths.data_dir;
-    super::recovery::read(data_dir, core.launch.vault.root(), path)
+    super::recovery::newest(data_dir, core.launch.vault.root(), path)
         .map_err(|e| tracing::warn!("{e}"))
         .ok()
         .flatten()
 }
 
-/// The person restored or discarded the kept text of `path`.
-pub(super) fn forget_recovery(core: &Core, path: &str) {
+/// The person saved a restored text, or discarded a kept one, of `path`: its file goes, and
+/// after a discard the next older one, if any, is offered.
+pub(super) fn forget_recovery(core: &Core, path: &str, file: &str, offer_next: bool) {
     let data_dir = &core.launch.paths.data_dir;
-    if let Err(e) = super::recovery::remove(data_dir, core.launch.vault.root(), path) {
+    if let Err(e) = super::recovery::remove(data_dir, core.launch.vault.root(), path, file) {
         core.tell(HostEvent::Notice(e.to_string()));
+        return;
+    }
+    if offer_next && let Some(kept) = kept_recovery(core, path) {
+        core.tell(HostEvent::RecoveryFound(kept));
     }
 }
 

@@ -246,7 +246,7 @@ pub struct App {
     /// The note whose kept text was restored into the editor and is not on disk yet: its
     /// recovery file is forgotten only once a save leaves the buffer clean (until then the file
     /// is the only copy of that text that survives the app).
-    restored_recovery: Option<String>,
+    restored_recovery: Option<(String, String)>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// What was asked of the host and is still on its way (shown in the status bar).
@@ -951,17 +951,12 @@ impl App {
 
     /// Unsaved text of a note kept when a signal stopped the app: offered if that note is
     /// still the open one.
-    pub fn on_recovery_found(&mut self, kept: crate::host::recovery::Recovery) {
-        if self.editor.path() != Some(kept.path.as_str()) {
+    pub fn on_recovery_found(&mut self, kept: crate::host::recovery::Kept) {
+        if self.editor.path() != Some(kept.recovery.path.as_str()) {
             return;
         }
         let current = self.editor.text();
-        self.recovery_prompt = Some(RecoveryPrompt::new(
-            kept.path,
-            kept.text,
-            kept.written_ms,
-            &current,
-        ));
+        self.recovery_prompt = Some(RecoveryPrompt::new(kept, &current));
     }
 
     /// The person answered the recovery offer.
@@ -979,7 +974,7 @@ impl App {
                     );
                     // Forgotten once saved (`forget_recovery_once_saved`), not now: the app may
                     // end before the save.
-                    self.restored_recovery = Some(prompt.path);
+                    self.restored_recovery = Some((prompt.path, prompt.file));
                 }
             }
             RecoveryChoice::Discard => {
@@ -987,8 +982,12 @@ impl App {
                     format!("dropped the kept changes to {}", prompt.path),
                     Role::Notice,
                 );
-                self.effects
-                    .push(Effect::Host(Request::ForgetRecovery(prompt.path)));
+                // The note's next older kept text, if any, is offered then.
+                self.effects.push(Effect::Host(Request::ForgetRecovery {
+                    path: prompt.path,
+                    file: prompt.file,
+                    offer_next: true,
+                }));
             }
             RecoveryChoice::Later => self.flash(
                 "the kept changes stay; opening the note offers them again",
@@ -1004,9 +1003,14 @@ impl App {
         if self.editor.path() != Some(path) || self.editor.is_dirty() {
             return;
         }
-        if let Some(restored) = self.restored_recovery.take_if(|p| p == path) {
-            self.effects
-                .push(Effect::Host(Request::ForgetRecovery(restored)));
+        if let Some((path, file)) = self.restored_recovery.take_if(|(p, _)| p == path) {
+            // Older kept texts wait for the next opening: an offer popping up while the person
+            // types after a save would take their keys.
+            self.effects.push(Effect::Host(Request::ForgetRecovery {
+                path,
+                file,
+                offer_next: false,
+            }));
         }
     }
 

@@ -7,6 +7,7 @@
 use super::keymap::{Action, KeyContext, Keymap};
 use super::saving::{prompt_box, wrapped_rows};
 use super::theme::{Role, Theme};
+use crate::host::recovery::Kept;
 use crate::text::diff::{LineKind, TextDiff};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
@@ -29,6 +30,10 @@ pub enum RecoveryChoice {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecoveryPrompt {
     pub path: String,
+    /// The recovery file holding it (what is forgotten once it is safe or discarded).
+    pub file: String,
+    /// Older recovery files of the note, offered after this one.
+    older: usize,
     /// The kept text.
     pub text: String,
     /// When it was kept, `YYYY-MM-DD HH:MM` UTC.
@@ -42,8 +47,14 @@ pub struct RecoveryPrompt {
 }
 
 impl RecoveryPrompt {
-    /// The offer of `text`, kept at `kept_ms`, for note `path` whose text is now `current`.
-    pub fn new(path: String, text: String, kept_ms: i64, current: &str) -> Self {
+    /// The offer of the newest recovery `kept` of a note whose text is now `current`.
+    pub fn new(kept: Kept, current: &str) -> Self {
+        let Kept {
+            file,
+            recovery,
+            older,
+        } = kept;
+        let (path, text, kept_ms) = (recovery.path, recovery.text, recovery.written_ms);
         let diff = TextDiff::new(current, &text);
         let (mut added, mut removed) = (0, 0);
         let mut preview = Vec::new();
@@ -69,6 +80,8 @@ impl RecoveryPrompt {
         }
         Self {
             path,
+            file,
+            older,
             text,
             kept_at: crate::time::format_minute(kept_ms),
             added,
@@ -107,10 +120,17 @@ impl RecoveryPrompt {
             return;
         }
         let text_width = usize::from(width.saturating_sub(4));
-        let message = format!(
+        let mut message = format!(
             "vaultchat was stopped with unsaved changes to {} and kept them at {} UTC: +{} -{} lines against the note as it is now. Restore puts them in the editor, unsaved; the note on disk changes only when you save.",
             self.path, self.kept_at, self.added, self.removed
         );
+        match self.older {
+            0 => {}
+            1 => message.push_str(" An older kept version is offered after this one."),
+            n => message.push_str(&format!(
+                " {n} older kept versions are offered after this one."
+            )),
+        }
         let message_rows = wrapped_rows(&message, text_width);
         let room = area.height.saturating_sub(message_rows + 6);
         let shown = self.preview.len().min(usize::from(room));

@@ -3,8 +3,9 @@
 
 use super::app::{App, Effect};
 use super::keymap::Keymap;
+use super::testing::LiveHost;
 use super::theme::Theme;
-use crate::host::recovery::Recovery;
+use crate::host::recovery::{Kept, Recovery};
 use crate::host::{HostEvent, Request};
 use crate::protocol::{Fingerprint, NoteText, TextFormat};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -41,18 +42,22 @@ fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
 }
 
 fn offer(app: &mut App) {
-    app.on_host(HostEvent::RecoveryFound(Recovery {
-        vault: "/vault".into(),
-        path: PATH.into(),
-        written_ms: 1_796_376_600_000,
-        text: KEPT.into(),
+    app.on_host(HostEvent::RecoveryFound(Kept {
+        file: "0123.2.json".into(),
+        recovery: Recovery {
+            vault: "/vault".into(),
+            path: PATH.into(),
+            written_ms: 1_796_376_600_000,
+            text: KEPT.into(),
+        },
+        older: 0,
     }));
 }
 
 fn forgets(effects: &[Effect]) -> bool {
     effects
         .iter()
-        .any(|e| matches!(e, Effect::Host(Request::ForgetRecovery(..))))
+        .any(|e| matches!(e, Effect::Host(Request::ForgetRecovery { .. })))
 }
 
 fn saved_text(effects: &[Effect]) -> Option<String> {
@@ -132,4 +137,85 @@ fn a_failed_or_older_save_or_a_reopened_note_keeps_the_recovery() {
         !forgets(&app.take_effects()),
         "the restored text was not saved"
     );
+}
+
+/// Two signals, the first kept for later: both texts are kept, offered newest first, and
+/// discarding the newest offers the older; saving a restored text forgets only its own file.
+#[test]
+fn a_later_kept_text_is_never_replaced_and_comes_after_the_newer() {
+    let mut live = LiveHost::new(&[(PATH, NOTE)]);
+    let data = live.dir.path().join("data");
+    let vault = crate::vault::Vault::open(&live.root)
+        .map(|v| v.root().to_path_buf())
+        .unwrap_or_default();
+    let keep = |text: &str, at: i64| Recovery {
+        vault: vault.clone(),
+        path: PATH.into(),
+        written_ms: at,
+        text: text.into(),
+    };
+    let first = "# Garden plan\n\nWater them daily. First signal.\n";
+    let second = "# Garden plan\n\nWater them daily. Second signal.\n";
+    assert!(crate::host::recovery::write(&data, &keep(first, 1_796_376_600_000)).is_ok());
+    let mut app = opened_app();
+    live.start(&mut app);
+    // The first is left for later; a second signal keeps another text of the same note.
+    app.open_note(PATH);
+    assert!(live.pump_until(&mut app, |_, e| matches!(
+        e,
+        Some(HostEvent::RecoveryFound(_))
+    )));
+    press(&mut app, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(crate::host::recovery::write(&data, &keep(second, 1_796_376_700_000)).is_ok());
+
+    // The next opening offers the newest, and says an older one follows.
+    app.open_note(PATH);
+    let mut found = None;
+    assert!(live.pump_until(&mut app, |_, e| {
+        if let Some(HostEvent::RecoveryFound(kept)) = e {
+            found = Some(kept.clone());
+        }
+        found.is_some()
+    }));
+    let newest = found.take().map(|k| (k.recovery.text, k.older));
+    assert_eq!(newest, Some((second.to_string(), 1)));
+    let screen = super::testing::draw_app(&mut app, 80, 24);
+    assert!(screen.contains("An older kept version is"), "{screen}");
+
+    // Discard: that file goes, and the older text is offered at once.
+    press(&mut app, KeyCode::Char('d'), KeyModifiers::NONE);
+    assert!(live.pump_until(&mut app, |_, e| {
+        if let Some(HostEvent::RecoveryFound(kept)) = e {
+            found = Some(kept.clone());
+        }
+        found.is_some()
+    }));
+    let older = found.take().map(|k| (k.recovery.text, k.older));
+    assert_eq!(older, Some((first.to_string(), 0)));
+
+    // Restore and save it: the note holds it, and no recovery is left.
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(app.editor.text(), first);
+    press(&mut app, KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert!(live.pump_until(&mut app, |app, _| !app.editor.is_dirty()));
+    assert_eq!(
+        std::fs::read_to_string(live.root.join(PATH))
+            .ok()
+            .as_deref(),
+        Some(first)
+    );
+    let folder = crate::host::recovery::folder(&data);
+    let gone = || {
+        std::fs::read_dir(&folder)
+            .map(|d| d.filter_map(Result::ok).count() == 0)
+            .unwrap_or(true)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !gone() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a recovery file stayed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
