@@ -159,6 +159,13 @@ pub enum HostEvent {
     /// Unsaved text of the note just opened, kept when a signal stopped the app: offered to the
     /// person (restore / discard), never put over the note unasked.
     RecoveryFound(crate::host::recovery::Kept),
+    /// How the offered recovery `file` of `path` differs from the note as read when it was
+    /// offered: computed here, off the UI loop (a kept text may be 64 MiB).
+    RecoveryCompared {
+        path: String,
+        file: String,
+        diff: crate::text::diff::DiffPreview,
+    },
     /// The open note is not what the editor read: the disk's text.
     NoteChanged {
         path: String,

@@ -105,10 +105,15 @@ pub(super) fn open(core: &Core, name: &str) {
     let Some(ready) = core.ready() else { return };
     match ready.workspace.read_note_named(name) {
         Ok((path, note)) => {
+            // Read before the note is shown, so the offer comes with it, before any key.
             let kept = kept_recovery(core, &path);
-            core.tell(HostEvent::NoteOpened { path, note });
-            if let Some(kept) = kept {
-                core.tell(HostEvent::RecoveryFound(kept));
+            let current = kept.as_ref().map(|_| note.text.clone());
+            core.tell(HostEvent::NoteOpened {
+                path: path.clone(),
+                note,
+            });
+            if let (Some(kept), Some(current)) = (kept, current) {
+                offer_recovery(core, kept, &current);
             }
         }
         Err(e) => core.tell(HostEvent::Error(e.to_string())),
@@ -134,9 +139,30 @@ pub(super) fn forget_recovery(core: &Core, path: &str, file: &str, offer_next: b
         core.tell(HostEvent::Notice(e.to_string()));
         return;
     }
-    if offer_next && let Some(kept) = kept_recovery(core, path) {
-        core.tell(HostEvent::RecoveryFound(kept));
+    if !offer_next {
+        return;
     }
+    let Some(kept) = kept_recovery(core, path) else {
+        return;
+    };
+    let Some(ready) = core.ready() else { return };
+    match ready.workspace.read_path(path) {
+        Ok(now) => offer_recovery(core, kept, &now.text),
+        Err(e) => core.tell(HostEvent::Error(e.to_string())),
+    }
+}
+
+/// The most changed lines a recovery offer shows (the rest are counted).
+const RECOVERY_PREVIEW_LINES: usize = 6;
+
+/// Offer `kept` at once, then how it differs from the note's `current` text: the line diff of
+/// up to 64 MiB is this thread's work, never the UI loop's (which shows "comparing" meanwhile).
+fn offer_recovery(core: &Core, kept: super::recovery::Kept, current: &str) {
+    let (path, file) = (kept.recovery.path.clone(), kept.file.clone());
+    let text = kept.recovery.text.clone();
+    core.tell(HostEvent::RecoveryFound(kept));
+    let diff = crate::text::diff::DiffPreview::new(current, &text, RECOVERY_PREVIEW_LINES);
+    core.tell(HostEvent::RecoveryCompared { path, file, diff });
 }
 
 /// The open note changed on disk? Tell the app (it reloads a clean buffer or shows both).

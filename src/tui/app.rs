@@ -955,8 +955,14 @@ impl App {
         if self.editor.path() != Some(kept.recovery.path.as_str()) {
             return;
         }
-        let current = self.editor.text();
-        self.recovery_prompt = Some(RecoveryPrompt::new(kept, &current));
+        self.recovery_prompt = Some(RecoveryPrompt::new(kept));
+    }
+
+    /// How the offered kept text differs from the note, compared by the host.
+    pub fn on_recovery_compared(&mut self, file: &str, diff: &crate::text::diff::DiffPreview) {
+        if let Some(prompt) = self.recovery_prompt.as_mut() {
+            prompt.on_compared(file, diff);
+        }
     }
 
     /// The person answered the recovery offer.

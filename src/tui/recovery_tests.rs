@@ -177,10 +177,20 @@ fn a_later_kept_text_is_never_replaced_and_comes_after_the_newer() {
         }
         found.is_some()
     }));
+    let newest_file = found.as_ref().map(|k| k.file.clone()).unwrap_or_default();
     let newest = found.take().map(|k| (k.recovery.text, k.older));
     assert_eq!(newest, Some((second.to_string(), 1)));
+    // The host compares it with the note off the loop and sends the diff after.
+    assert!(live.pump_until(&mut app, |_, e| matches!(
+        e,
+        Some(HostEvent::RecoveryCompared { file, .. }) if *file == newest_file
+    )));
     let screen = super::testing::draw_app(&mut app, 80, 24);
     assert!(screen.contains("An older kept version is"), "{screen}");
+    assert!(
+        screen.contains("+ Water them daily. Second signal."),
+        "{screen}"
+    );
 
     // Discard: that file goes, and the older text is offered at once.
     press(&mut app, KeyCode::Char('d'), KeyModifiers::NONE);
@@ -218,4 +228,50 @@ fn a_later_kept_text_is_never_replaced_and_comes_after_the_newer() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// The offer opens at once; the diff of the kept text (up to 64 MiB) against the note is the
+/// host's work, shown when it comes, and the answers work before it does.
+#[test]
+fn the_offer_opens_at_once_and_its_diff_comes_from_the_host() {
+    let mut app = opened_app();
+    app.on_host(HostEvent::RecoveryFound(Kept {
+        file: "0123.3.json".into(),
+        recovery: Recovery {
+            vault: "/vault".into(),
+            path: PATH.into(),
+            written_ms: 1_796_376_600_000,
+            text: KEPT.into(),
+        },
+        older: 2,
+    }));
+    let screen = super::testing::draw_app(&mut app, 80, 24);
+    assert!(screen.contains("comparing"), "{screen}");
+    assert!(!screen.contains("+ Water them daily, typed"), "{screen}");
+    insta::assert_snapshot!("app_recovery_offer_comparing_80x24", screen);
+    // A comparison of another kept file (an offer already answered) is not this one's.
+    let diff = crate::text::diff::DiffPreview::new(NOTE, KEPT, 6);
+    app.on_host(HostEvent::RecoveryCompared {
+        path: PATH.into(),
+        file: "0123.2.json".into(),
+        diff: diff.clone(),
+    });
+    assert!(super::testing::draw_app(&mut app, 80, 24).contains("comparing"));
+    app.on_host(HostEvent::RecoveryCompared {
+        path: PATH.into(),
+        file: "0123.3.json".into(),
+        diff,
+    });
+    let screen = super::testing::draw_app(&mut app, 80, 24);
+    assert!(!screen.contains("comparing"), "{screen}");
+    assert!(screen.contains("+1 -1 lines"), "{screen}");
+    assert!(
+        screen.contains("+ Water them daily, typed before the logout."),
+        "{screen}"
+    );
+    // Restore works whether or not the diff came.
+    let mut app = opened_app();
+    offer(&mut app);
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(app.editor.text(), KEPT);
 }

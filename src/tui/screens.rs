@@ -519,6 +519,12 @@ fn kept_changes_are_offered_when_their_note_opens_and_restore_puts_them_in_the_e
             text: kept.clone(),
         },
     )));
+    // The host compares it with the note (off the loop) and sends the diff after.
+    app.on_host(crate::host::HostEvent::RecoveryCompared {
+        path: "Projects/Plan.md".into(),
+        file: "0123.1.json".into(),
+        diff: crate::text::diff::DiffPreview::new(NOTE, &kept, 6),
+    });
     let screen = draw(&mut app, 80, 24);
     assert!(screen.contains("Recovered changes"), "{screen}");
     assert!(screen.contains("2026-12-04 09:30"), "{screen}");
