@@ -4,10 +4,7 @@
 
 use super::core::Core;
 use super::{DailyOpened, FilledTemplate, HostEvent};
-use crate::tools::workspace::{Filling, fill};
-
-/// The most templates the picker lists; a templates folder is a handful of notes.
-const MAX_TEMPLATES: usize = 500;
+use crate::tools::workspace::{Filling, MAX_TEMPLATES, fill};
 
 /// Today's note (created from its template when missing): `DailyNote`.
 pub(super) fn open_today(core: &Core) {

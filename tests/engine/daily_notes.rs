@@ -343,3 +343,41 @@ fn the_daily_tools_name_their_note_to_the_permission_check() {
             .is_empty()
     );
 }
+
+/// The templates of the templates folder are listed by walking that folder alone: notes
+/// elsewhere (however many) are neither walked nor listed.
+#[test]
+fn only_the_templates_folder_is_listed() {
+    use vaultchat::config::{Config, Paths};
+    use vaultchat::store::Actor;
+    use vaultchat::tools::workspace::Workspace;
+    use vaultchat::vault::Vault;
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    journal_vault(&vault);
+    write(&vault, "Templates/Work/Standup.md", "# {{title}}\n");
+    write(&vault, "Templates/.hidden/X.md", "x\n");
+    write(&vault, "TemplatesOld/Nope.md", "x\n");
+    let ws = Workspace::open_unsynced(
+        Vault::open(&vault).unwrap(),
+        &Paths::under(&tmp.path().join("data")),
+        &Config::default(),
+        Actor::User,
+    )
+    .unwrap();
+    assert_eq!(
+        ws.list_templates().unwrap(),
+        [
+            "Templates/Daily.md",
+            "Templates/Meeting.md",
+            "Templates/Work/Standup.md"
+        ]
+    );
+    // Bounded: a templates folder is a handful of notes; past the bound the rest is not walked.
+    for n in 0..vaultchat::tools::workspace::MAX_TEMPLATES + 5 {
+        write(&vault, &format!("Templates/Many/T{n:04}.md"), "x\n");
+    }
+    let listed = ws.list_templates().unwrap();
+    assert_eq!(listed.len(), vaultchat::tools::workspace::MAX_TEMPLATES);
+    assert_eq!(listed[0], "Templates/Daily.md");
+}

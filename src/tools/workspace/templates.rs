@@ -15,6 +15,10 @@ use crate::vault::{Access, walk};
 /// A template is a note someone wrote to be copied; a bigger one is a mistake.
 pub const MAX_TEMPLATE_BYTES: usize = 1024 * 1024;
 
+/// The most templates listed; a templates folder is a handful of notes, and past this many the
+/// rest of it is not walked.
+pub const MAX_TEMPLATES: usize = 500;
+
 /// What the variables of a template stand for.
 #[derive(Debug, Clone, Copy)]
 pub struct Filling<'a> {
@@ -100,7 +104,8 @@ impl Workspace {
     }
 
     /// The templates of the templates folder, by vault-relative path, sorted; empty when no folder
-    /// is set or it holds none.
+    /// is set or it holds none. Only that folder is walked, and at most [`MAX_TEMPLATES`] of its
+    /// notes are listed.
     pub fn list_templates(&self) -> Result<Vec<String>, ToolError> {
         let Some(folder) = self.template_settings().folder else {
             return Ok(Vec::new());
@@ -109,13 +114,16 @@ impl Workspace {
         if walk::is_hidden_rel(path.rel()) || !path.abs().is_dir() {
             return Ok(Vec::new());
         }
-        let prefix = format!("{}/", path.rel());
-        let mut found: Vec<String> = walk::walk(self.vault.root(), &Default::default())
-            .notes
-            .into_iter()
-            .map(|n| n.rel)
-            .filter(|rel| rel.starts_with(&prefix))
-            .collect();
+        let mut found: Vec<String> = walk::walk_under(
+            self.vault.root(),
+            path.rel(),
+            &Default::default(),
+            MAX_TEMPLATES,
+        )
+        .notes
+        .into_iter()
+        .map(|n| n.rel)
+        .collect();
         found.sort_unstable();
         Ok(found)
     }
