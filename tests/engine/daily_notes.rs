@@ -335,12 +335,82 @@ fn the_daily_tools_name_their_note_to_the_permission_check() {
     )
     .unwrap();
     let args = json!({"date": "2026-12-01", "append": "- x"});
-    assert_eq!(ws.implied_targets("write_daily_note", &args), [DAY_NOTE]);
+    // The template too, which writing the missing note reads (§70).
+    assert_eq!(
+        ws.implied_targets("write_daily_note", &args),
+        [DAY_NOTE, "Templates/Daily.md"]
+    );
     assert_eq!(ws.implied_targets("read_daily_note", &args), [DAY_NOTE]);
     assert!(ws.implied_targets("update_note", &args).is_empty());
     assert!(
         ws.implied_targets("write_daily_note", &json!({"date": "someday"}))
             .is_empty()
+    );
+}
+
+/// `create_note`'s `template` reads a note the call names in no `path`: only the templates
+/// folder may be read that way (a vault path elsewhere, `Private/Secret`, is refused), and the
+/// template it reads is named to the permission check, so a deny rule on its folder holds.
+#[test]
+fn a_template_is_read_only_from_the_templates_folder_and_the_permission_check_sees_it() {
+    use vaultchat::config::{Config, Paths};
+    use vaultchat::permission::{CallFacts, Decision, Effect, RuleSet, decide, parse_rule_spec};
+    use vaultchat::store::Actor;
+    use vaultchat::tools::workspace::Workspace;
+    use vaultchat::vault::Vault;
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, vault) = (tmp.path().join("data"), tmp.path().join("vault"));
+    journal_vault(&vault);
+    write(&vault, "Private/Secret.md", "the door code is 4711\n");
+
+    // Over MCP (no permission rules there): a path outside the templates folder is no template.
+    let mut server = mcp(&data, &vault, &["--allow-writes"]);
+    for template in ["Private/Secret", "Private/Secret.md", "Inbox"] {
+        let refused =
+            server.call_tool("create_note", json!({"path": "Leak", "template": template}));
+        assert_eq!(refused["isError"], true, "{template}: {refused}");
+        let message = refused["content"][0]["text"].as_str().unwrap();
+        assert!(!message.contains("4711"), "{message}");
+    }
+    assert!(!vault.join("Leak.md").exists());
+    // The folder's own name may be written out.
+    let created = server.call_ok(
+        "create_note",
+        json!({"path": "Meetings/Full", "template": "Templates/Meeting"}),
+    );
+    assert_eq!(created["template"], "Templates/Meeting.md");
+    drop(server);
+
+    // For the agent: the template is one of the call's paths, so `*:Templates/**` denies it.
+    let ws = Workspace::open(
+        Vault::open(&vault).unwrap(),
+        &Paths::under(&data),
+        &Config::default(),
+        Actor::Agent,
+    )
+    .unwrap();
+    let call = json!({"path": "Meetings/Standup", "template": "Meeting"});
+    let mut paths = vec!["Meetings/Standup.md".to_string()];
+    paths.extend(ws.implied_targets("create_note", &call));
+    assert_eq!(paths, ["Meetings/Standup.md", "Templates/Meeting.md"]);
+    let rules = RuleSet {
+        rules: vec![parse_rule_spec("*:Templates/**", Effect::Deny).unwrap()],
+    };
+    let facts = CallFacts {
+        tool: "create_note".into(),
+        paths,
+        ..Default::default()
+    };
+    assert!(
+        matches!(decide(&facts, &rules, false), Decision::Deny { .. }),
+        "{:?}",
+        decide(&facts, &rules, false)
+    );
+    // The daily note's template too (daily-notes.json may name any note).
+    let daily = json!({"date": "2026-12-01", "append": "- x"});
+    assert_eq!(
+        ws.implied_targets("write_daily_note", &daily),
+        [DAY_NOTE, "Templates/Daily.md"]
     );
 }
 

@@ -10,7 +10,7 @@ use super::{Workspace, internal, path_error};
 use crate::time::moment;
 use crate::tools::ToolError;
 use crate::vault::obsidian::{self, Templates};
-use crate::vault::{Access, walk};
+use crate::vault::{Access, VaultPath, walk};
 
 /// A template is a note someone wrote to be copied; a bigger one is a mistake.
 pub const MAX_TEMPLATE_BYTES: usize = 1024 * 1024;
@@ -104,13 +104,18 @@ impl Workspace {
     }
 
     /// The templates of the templates folder, by vault-relative path, sorted; empty when no folder
-    /// is set or it holds none. Only that folder is walked, and at most [`MAX_TEMPLATES`] of its
-    /// notes are listed.
+    /// is set or it holds none.
     pub fn list_templates(&self) -> Result<Vec<String>, ToolError> {
-        let Some(folder) = self.template_settings().folder else {
+        self.list_templates_in(&self.template_settings())
+    }
+
+    /// [`Workspace::list_templates`] with settings already read: only the templates folder is
+    /// walked, and at most [`MAX_TEMPLATES`] of its notes are listed.
+    pub fn list_templates_in(&self, templates: &Templates) -> Result<Vec<String>, ToolError> {
+        let Some(folder) = &templates.folder else {
             return Ok(Vec::new());
         };
-        let path = self.resolve(&folder, Access::Read)?;
+        let path = self.resolve(folder, Access::Read)?;
         if walk::is_hidden_rel(path.rel()) || !path.abs().is_dir() {
             return Ok(Vec::new());
         }
@@ -128,10 +133,51 @@ impl Workspace {
         Ok(found)
     }
 
-    /// The template called `name`: a note of the templates folder (`Meeting`, `Meeting.md`,
-    /// `Work/Meeting`), else a vault-relative path (`Templates/Daily`, as daily-notes.json names
-    /// its template). An unknown name is the caller's mistake and lists the templates there are.
+    /// The template called `name`, a note of the templates folder (`Meeting`, `Meeting.md`,
+    /// `Work/Meeting`, or with the folder written out, `Templates/Meeting`). Nothing outside that
+    /// folder is a template here: the call names the note it reads in no `path`, so a vault path
+    /// (`Private/Secret`) would be a read the permission check never sees (docs/decisions.md
+    /// §70). An unknown name is the caller's mistake and lists the templates there are.
     pub fn read_template(&self, name: &str) -> Result<TemplateNote, ToolError> {
+        self.read_template_in(&self.template_settings(), name)
+    }
+
+    /// [`Workspace::read_template`] with settings already read.
+    pub fn read_template_in(
+        &self,
+        templates: &Templates,
+        name: &str,
+    ) -> Result<TemplateNote, ToolError> {
+        let path = self.find_template(templates, name, false)?;
+        Ok(TemplateNote {
+            path: path.rel().to_string(),
+            text: self.read_bounded_text(path.rel())?,
+        })
+    }
+
+    /// The daily note's template as `.obsidian/daily-notes.json` names it: a note of the
+    /// templates folder, else a vault path (Obsidian lets that setting name any note). The
+    /// agent's `write_daily_note` names it to the permission check ([`Self::implied_targets`]).
+    pub(super) fn read_daily_template(
+        &self,
+        templates: &Templates,
+        name: &str,
+    ) -> Result<TemplateNote, ToolError> {
+        let path = self.find_template(templates, name, true)?;
+        Ok(TemplateNote {
+            path: path.rel().to_string(),
+            text: self.read_bounded_text(path.rel())?,
+        })
+    }
+
+    /// The vault path of template `name` (see [`Self::read_template`]; `anywhere`: a vault path
+    /// outside the templates folder too), not read.
+    pub(super) fn find_template(
+        &self,
+        templates: &Templates,
+        name: &str,
+        anywhere: bool,
+    ) -> Result<VaultPath, ToolError> {
         let name = name.trim().trim_matches('/');
         if name.is_empty() {
             return Err(ToolError::Invalid(
@@ -143,12 +189,23 @@ impl Workspace {
         } else {
             format!("{name}.md")
         };
-        let settings = self.template_settings();
+        // The folder as the guard resolves it, so a note is inside it by its canonical path.
+        let folder = match &templates.folder {
+            Some(folder) => Some(self.resolve(folder, Access::Read)?.rel().to_string()),
+            None => None,
+        };
+        let inside = |rel: &str| {
+            folder
+                .as_deref()
+                .is_some_and(|f| rel.strip_prefix(f).is_some_and(|r| r.starts_with('/')))
+        };
         let mut candidates = Vec::new();
-        if let Some(folder) = &settings.folder {
+        if let Some(folder) = &folder {
             candidates.push(format!("{folder}/{file}"));
         }
-        candidates.push(file.clone());
+        if anywhere || inside(&file) {
+            candidates.push(file.clone());
+        }
         for candidate in &candidates {
             let path = self
                 .vault
@@ -159,22 +216,20 @@ impl Workspace {
                     "`{name}` is in a hidden (dot) folder; templates are notes of the vault"
                 )));
             }
-            if !path.abs().is_file() {
+            // A link in the folder that leads elsewhere in the vault is not the folder's note.
+            if !path.abs().is_file() || !(anywhere || inside(path.rel())) {
                 continue;
             }
-            return Ok(TemplateNote {
-                path: path.rel().to_string(),
-                text: self.read_bounded_text(path.rel())?,
-            });
+            return Ok(path);
         }
-        let known = self.list_templates()?;
+        let known = self.list_templates_in(templates)?;
         let listed = if known.is_empty() {
-            match &settings.folder {
+            match &templates.folder {
                 Some(folder) => format!("the templates folder `{folder}` holds none"),
                 None => "no templates folder is set in .obsidian/templates.json".to_string(),
             }
         } else {
-            let folder = settings.folder.as_deref().unwrap_or_default();
+            let folder = folder.as_deref().unwrap_or_default();
             let names: Vec<&str> = known
                 .iter()
                 .map(|p| {
@@ -184,8 +239,13 @@ impl Workspace {
                 .collect();
             format!("the templates are: {}", names.join(", "))
         };
+        let outside = if anywhere {
+            ""
+        } else {
+            " (a template is a note of the templates folder)"
+        };
         Err(ToolError::Invalid(format!(
-            "no template `{name}`: {listed}"
+            "no template `{name}`{outside}: {listed}"
         )))
     }
 
