@@ -77,23 +77,20 @@ pub struct Settings {
     pub warnings: Vec<String>,
 }
 
-/// Reads both settings files of `vault`. Never fails: what cannot be used is a warning (also
-/// logged) and Obsidian's default.
+/// Reads both settings files of `vault`. Never fails: what cannot be used is a warning and
+/// Obsidian's default. Not logged here: the operation that reads them logs their warnings once
+/// (`Workspace::obsidian_settings`), a quiet read (the permission check's) not at all.
 pub fn read_settings(vault: &Vault) -> Settings {
     let mut warnings = Vec::new();
     let daily_file = read_json(vault, DAILY_NOTES_FILE, &mut warnings);
     let daily = daily_from(daily_file.as_ref(), &mut warnings);
     let templates_file = read_json(vault, TEMPLATES_FILE, &mut warnings);
     let templates = templates_from(templates_file.as_ref(), &mut warnings);
-    let settings = Settings {
+    Settings {
         daily,
         templates,
         warnings,
-    };
-    for warning in &settings.warnings {
-        tracing::warn!("{warning}");
     }
-    settings
 }
 
 fn daily_from(file: Option<&Value>, warnings: &mut Vec<String>) -> DailyNotes {

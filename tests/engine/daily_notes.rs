@@ -451,3 +451,31 @@ fn only_the_templates_folder_is_listed() {
     assert_eq!(listed.len(), vaultchat::tools::workspace::MAX_TEMPLATES);
     assert_eq!(listed[0], "Templates/Daily.md");
 }
+
+/// The Obsidian settings are read once per daily call: a broken file's warning is logged once,
+/// not once per read (it was read for the note, then again for its template).
+#[test]
+fn a_broken_settings_file_is_warned_about_once_per_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, vault) = (tmp.path().join("data"), tmp.path().join("vault"));
+    journal_vault(&vault);
+    write(
+        &vault,
+        ".obsidian/templates.json",
+        r#"{"folder": "Templates", "#,
+    );
+    let out = daily(&data, &vault, &["--date", "2026-12-01", "--json"]);
+    let answer = json_of(&out);
+    assert_eq!(answer["created"], true, "{answer}");
+    let warnings = answer["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{answer}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("is not valid JSON").count(), 1, "{stderr}");
+    let log = std::fs::read_to_string(data.join("vaultchat.log")).unwrap_or_default();
+    assert_eq!(
+        log.matches(".obsidian/templates.json` is not valid JSON")
+            .count(),
+        1,
+        "{log}"
+    );
+}

@@ -101,9 +101,10 @@ pub struct DailyNote {
 }
 
 impl Workspace {
-    /// Where the note of `day` (a day number) is, by the vault's daily-notes settings.
+    /// Where the note of `day` (a day number) is, by the vault's daily-notes settings (read
+    /// once here, and carried for the rest of the call).
     pub fn daily_note(&self, day: i64) -> Result<DailyNote, ToolError> {
-        self.daily_note_with(day, obsidian::read_settings(&self.vault))
+        self.daily_note_with(day, self.obsidian_settings())
     }
 
     fn daily_note_with(&self, day: i64, settings: Settings) -> Result<DailyNote, ToolError> {
@@ -280,7 +281,7 @@ impl Workspace {
     /// The vault paths a call of `tool` with `input` touches without naming them in a `note` or
     /// `path` argument, for the permission check: the daily note (a rule on `Journal/**` covers
     /// it) and the template a new note is made from (`create_note`'s `template`, the daily
-    /// note's), which the call reads.
+    /// note's), which the call reads. The settings are read quietly: the call itself warns.
     pub fn implied_targets(&self, tool: &str, input: &Value) -> Vec<String> {
         let settings = obsidian::read_settings(&self.vault);
         match tool {

@@ -9,7 +9,7 @@
 use super::{Workspace, internal, path_error};
 use crate::time::moment;
 use crate::tools::ToolError;
-use crate::vault::obsidian::{self, Templates};
+use crate::vault::obsidian::{self, Settings, Templates};
 use crate::vault::{Access, VaultPath, walk};
 
 /// A template is a note someone wrote to be copied; a bigger one is a mistake.
@@ -98,9 +98,20 @@ pub struct TemplateNote {
 }
 
 impl Workspace {
+    /// The vault's Obsidian settings (`.obsidian/daily-notes.json` and `templates.json`, or
+    /// Obsidian's defaults), read once for the operation that asks: what is wrong with them is
+    /// logged here, once, and carried in [`Settings::warnings`].
+    pub fn obsidian_settings(&self) -> Settings {
+        let settings = obsidian::read_settings(&self.vault);
+        for warning in &settings.warnings {
+            tracing::warn!("{warning}");
+        }
+        settings
+    }
+
     /// The vault's Templates settings (`.obsidian/templates.json`, or Obsidian's defaults).
     pub fn template_settings(&self) -> Templates {
-        obsidian::read_settings(&self.vault).templates
+        self.obsidian_settings().templates
     }
 
     /// The templates of the templates folder, by vault-relative path, sorted; empty when no folder
