@@ -6,9 +6,6 @@ use super::core::Core;
 use super::{DailyOpened, FilledTemplate, HostEvent};
 use crate::tools::workspace::{Filling, fill};
 
-/// The most templates the picker lists; a templates folder is a handful of notes.
-const MAX_TEMPLATES: usize = 500;
-
 /// Today's note (created from its template when missing): `DailyNote`.
 pub(super) fn open_today(core: &Core) {
     let Some(ready) = core.ready() else { return };
@@ -30,14 +27,14 @@ pub(super) fn open_today(core: &Core) {
 pub(super) fn templates(core: &Core, title: &str) {
     let Some(ready) = core.ready() else { return };
     let workspace = &ready.workspace;
-    let result = workspace.list_templates().map(|paths| {
-        let formats = workspace.template_settings();
+    // The settings once for the listing and every template (each read used to read them again).
+    let formats = workspace.template_settings();
+    let result = workspace.list_templates_in(&formats).map(|paths| {
         let folder = formats.folder.clone().unwrap_or_default();
         let now_ms = crate::time::now_ms();
         paths
             .into_iter()
-            .take(MAX_TEMPLATES)
-            .filter_map(|path| match workspace.read_template(&path) {
+            .filter_map(|path| match workspace.read_template_in(&formats, &path) {
                 Ok(template) => Some(FilledTemplate {
                     name: template_name(&folder, &path),
                     text: fill(

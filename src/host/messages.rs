@@ -24,8 +24,14 @@ pub enum Request {
     StartAgent(Resume),
     /// Resolve a note name or wikilink target and read the note.
     OpenNote(String),
-    /// Forget the recovery file of this note (restored into the editor, or discarded).
-    ForgetRecovery(String),
+    /// Forget recovery file `file` of note `path` (restored and saved, or discarded); with
+    /// `offer_next`, the note's next older recovery, if any, is offered then
+    /// ([`HostEvent::RecoveryFound`]).
+    ForgetRecovery {
+        path: String,
+        file: String,
+        offer_next: bool,
+    },
     /// The open note as the editor knows it: read it again and report it if it changed on disk.
     CheckNote {
         path: String,
@@ -156,7 +162,14 @@ pub enum HostEvent {
     },
     /// Unsaved text of the note just opened, kept when a signal stopped the app: offered to the
     /// person (restore / discard), never put over the note unasked.
-    RecoveryFound(crate::host::recovery::Recovery),
+    RecoveryFound(crate::host::recovery::Kept),
+    /// How the offered recovery `file` of `path` differs from the note as read when it was
+    /// offered: computed here, off the UI loop (a kept text may be 64 MiB).
+    RecoveryCompared {
+        path: String,
+        file: String,
+        diff: crate::text::diff::DiffPreview,
+    },
     /// The open note is not what the editor read: the disk's text.
     NoteChanged {
         path: String,

@@ -207,7 +207,7 @@ mod core {
             Request::ContextWindow(model) => models::find_window(core, &model),
             request @ (Request::StartAgent(_)
             | Request::OpenNote(_)
-            | Request::ForgetRecovery(_)
+            | Request::ForgetRecovery { .. }
             | Request::CheckNote { .. }
             | Request::SaveNote { .. }
             | Request::ListFiles
@@ -238,7 +238,11 @@ mod core {
         match request {
             Request::StartAgent(resume) => agent_link::start(core, resume),
             Request::OpenNote(name) => notes::open(core, &name),
-            Request::ForgetRecovery(path) => notes::forget_recovery(core, &path),
+            Request::ForgetRecovery {
+                path,
+                file,
+                offer_next,
+            } => notes::forget_recovery(core, &path, &file, offer_next),
             Request::CheckNote { path, known } => notes::check(core, &path, &known),
             Request::SaveNote {
                 path,

@@ -105,10 +105,15 @@ pub(super) fn open(core: &Core, name: &str) {
     let Some(ready) = core.ready() else { return };
     match ready.workspace.read_note_named(name) {
         Ok((path, note)) => {
+            // Read before the note is shown, so the offer comes with it, before any key.
             let kept = kept_recovery(core, &path);
-            core.tell(HostEvent::NoteOpened { path, note });
-            if let Some(kept) = kept {
-                core.tell(HostEvent::RecoveryFound(kept));
+            let current = kept.as_ref().map(|_| note.text.clone());
+            core.tell(HostEvent::NoteOpened {
+                path: path.clone(),
+                note,
+            });
+            if let (Some(kept), Some(current)) = (kept, current) {
+                offer_recovery(core, kept, &current);
             }
         }
         Err(e) => core.tell(HostEvent::Error(e.to_string())),
@@ -117,21 +122,47 @@ pub(super) fn open(core: &Core, name: &str) {
 
 /// Unsaved text of the note kept when the app was last stopped by a signal (autosave off),
 /// offered when the note opens, so it is never silently dropped nor silently put over the note
-/// (docs/decisions.md §61).
-fn kept_recovery(core: &Core, path: &str) -> Option<super::recovery::Recovery> {
+/// (docs/decisions.md §61); the newest first when there are several (§70).
+fn kept_recovery(core: &Core, path: &str) -> Option<super::recovery::Kept> {
     let data_dir = &core.launch.paths.data_dir;
-    super::recovery::read(data_dir, core.launch.vault.root(), path)
+    super::recovery::newest(data_dir, core.launch.vault.root(), path)
         .map_err(|e| tracing::warn!("{e}"))
         .ok()
         .flatten()
 }
 
-/// The person restored or discarded the kept text of `path`.
-pub(super) fn forget_recovery(core: &Core, path: &str) {
+/// The person saved a restored text, or discarded a kept one, of `path`: its file goes, and
+/// after a discard the next older one, if any, is offered.
+pub(super) fn forget_recovery(core: &Core, path: &str, file: &str, offer_next: bool) {
     let data_dir = &core.launch.paths.data_dir;
-    if let Err(e) = super::recovery::remove(data_dir, core.launch.vault.root(), path) {
+    if let Err(e) = super::recovery::remove(data_dir, core.launch.vault.root(), path, file) {
         core.tell(HostEvent::Notice(e.to_string()));
+        return;
     }
+    if !offer_next {
+        return;
+    }
+    let Some(kept) = kept_recovery(core, path) else {
+        return;
+    };
+    let Some(ready) = core.ready() else { return };
+    match ready.workspace.read_path(path) {
+        Ok(now) => offer_recovery(core, kept, &now.text),
+        Err(e) => core.tell(HostEvent::Error(e.to_string())),
+    }
+}
+
+/// The most changed lines a recovery offer shows (the rest are counted).
+const RECOVERY_PREVIEW_LINES: usize = 6;
+
+/// Offer `kept` at once, then how it differs from the note's `current` text: the line diff of
+/// up to 64 MiB is this thread's work, never the UI loop's (which shows "comparing" meanwhile).
+fn offer_recovery(core: &Core, kept: super::recovery::Kept, current: &str) {
+    let (path, file) = (kept.recovery.path.clone(), kept.file.clone());
+    let text = kept.recovery.text.clone();
+    core.tell(HostEvent::RecoveryFound(kept));
+    let diff = crate::text::diff::DiffPreview::new(current, &text, RECOVERY_PREVIEW_LINES);
+    core.tell(HostEvent::RecoveryCompared { path, file, diff });
 }
 
 /// The open note changed on disk? Tell the app (it reloads a clean buffer or shows both).

@@ -308,6 +308,46 @@ fn hunk_of(group: &[DiffOp], old: &[&str], new: &[&str]) -> Option<Hunk> {
     (hunk.added + hunk.removed > 0).then_some(hunk)
 }
 
+/// How two texts differ, in brief: the lines added and removed, and the first changed lines
+/// (removed before added, as a hunk shows them). Unlike [`TextDiff`] it keeps no copy of the
+/// rest, so a brief of a large text costs its line diff and little memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiffPreview {
+    pub added: usize,
+    pub removed: usize,
+    /// At most the `max_lines` first changed lines.
+    pub lines: Vec<DiffLine>,
+}
+
+impl DiffPreview {
+    pub fn new(before: &str, after: &str, max_lines: usize) -> Self {
+        let old = split_lines(before);
+        let new = split_lines(after);
+        let mut preview = Self {
+            added: 0,
+            removed: 0,
+            lines: Vec::new(),
+        };
+        for op in line_ops(&old, &new) {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            if tag == similar::DiffTag::Equal {
+                continue;
+            }
+            preview.removed += old_range.len();
+            preview.added += new_range.len();
+            let changed = old[old_range]
+                .iter()
+                .map(|l| (LineKind::Removed, l))
+                .chain(new[new_range].iter().map(|l| (LineKind::Added, l)));
+            let room = max_lines.saturating_sub(preview.lines.len());
+            preview
+                .lines
+                .extend(changed.take(room).map(|(kind, line)| diff_line(kind, line)));
+        }
+        preview
+    }
+}
+
 fn diff_line(kind: LineKind, line: &str) -> DiffLine {
     DiffLine {
         kind,
@@ -319,6 +359,22 @@ fn diff_line(kind: LineKind, line: &str) -> DiffLine {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_preview_counts_every_change_and_keeps_the_first_lines() {
+        let before = "a\nb\nc\nd\n";
+        let after = "a\nB\nc\nd\ne\nf\n";
+        let full = TextDiff::new(before, after);
+        let preview = DiffPreview::new(before, after, 2);
+        assert_eq!((preview.added, preview.removed), (full.added, full.removed));
+        let shown: Vec<(LineKind, &str)> = preview
+            .lines
+            .iter()
+            .map(|l| (l.kind, l.text.as_str()))
+            .collect();
+        assert_eq!(shown, [(LineKind::Removed, "b"), (LineKind::Added, "B")]);
+        assert_eq!(DiffPreview::new(before, before, 5).lines, []);
+    }
 
     fn numbered(n: usize) -> String {
         (1..=n).map(|i| format!("line {i}\n")).collect()

@@ -246,6 +246,10 @@ pub struct App {
     trust_prompt: Option<TrustPrompt>,
     /// The offer of unsaved text kept when a signal stopped the app.
     recovery_prompt: Option<RecoveryPrompt>,
+    /// The note whose kept text was restored into the editor and is not on disk yet: its
+    /// recovery file is forgotten only once a save leaves the buffer clean (until then the file
+    /// is the only copy of that text that survives the app).
+    restored_recovery: Option<(String, String)>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// What was asked of the host and is still on its way (shown in the status bar).
@@ -311,6 +315,7 @@ impl App {
             prompt: None,
             trust_prompt: None,
             recovery_prompt: None,
+            restored_recovery: None,
             mouse_captured: true,
             effects: Vec::new(),
             waiting: None,
@@ -832,6 +837,8 @@ impl App {
 
     pub fn on_note_opened(&mut self, path: &str, note: NoteText) {
         self.editor.open(path, note);
+        // The buffer holds the disk's text now: a restored text left it unsaved.
+        self.restored_recovery = None;
         self.completion = None;
         self.files.follow(Some(path), Some(crate::time::now_ns()));
         self.saver.on_opened(&self.editor);
@@ -852,6 +859,9 @@ impl App {
         let (report, prompt) =
             self.saver
                 .on_saved(path, result, &mut self.editor, &mut self.effects);
+        if let SaveReport::Saved { path, .. } = &report {
+            self.forget_recovery_once_saved(path);
+        }
         match report {
             SaveReport::Saved { path, asked: true } => {
                 self.flash(format!("saved {path}"), Role::Notice)
@@ -949,17 +959,18 @@ impl App {
 
     /// Unsaved text of a note kept when a signal stopped the app: offered if that note is
     /// still the open one.
-    pub fn on_recovery_found(&mut self, kept: crate::host::recovery::Recovery) {
-        if self.editor.path() != Some(kept.path.as_str()) {
+    pub fn on_recovery_found(&mut self, kept: crate::host::recovery::Kept) {
+        if self.editor.path() != Some(kept.recovery.path.as_str()) {
             return;
         }
-        let current = self.editor.text();
-        self.recovery_prompt = Some(RecoveryPrompt::new(
-            kept.path,
-            kept.text,
-            kept.written_ms,
-            &current,
-        ));
+        self.recovery_prompt = Some(RecoveryPrompt::new(kept));
+    }
+
+    /// How the offered kept text differs from the note, compared by the host.
+    pub fn on_recovery_compared(&mut self, file: &str, diff: &crate::text::diff::DiffPreview) {
+        if let Some(prompt) = self.recovery_prompt.as_mut() {
+            prompt.on_compared(file, diff);
+        }
     }
 
     /// The person answered the recovery offer.
@@ -975,8 +986,9 @@ impl App {
                         ),
                         Role::Notice,
                     );
-                    self.effects
-                        .push(Effect::Host(Request::ForgetRecovery(prompt.path)));
+                    // Forgotten once saved (`forget_recovery_once_saved`), not now: the app may
+                    // end before the save.
+                    self.restored_recovery = Some((prompt.path, prompt.file));
                 }
             }
             RecoveryChoice::Discard => {
@@ -984,13 +996,35 @@ impl App {
                     format!("dropped the kept changes to {}", prompt.path),
                     Role::Notice,
                 );
-                self.effects
-                    .push(Effect::Host(Request::ForgetRecovery(prompt.path)));
+                // The note's next older kept text, if any, is offered then.
+                self.effects.push(Effect::Host(Request::ForgetRecovery {
+                    path: prompt.path,
+                    file: prompt.file,
+                    offer_next: true,
+                }));
             }
             RecoveryChoice::Later => self.flash(
                 "the kept changes stay; opening the note offers them again",
                 Role::Notice,
             ),
+        }
+    }
+
+    /// A save of `path` finished: when it leaves the buffer clean, a text restored into it is on
+    /// disk, and its recovery file can go. A save that wrote an older text (one in flight when
+    /// the person restored) leaves the buffer dirty and the file kept.
+    fn forget_recovery_once_saved(&mut self, path: &str) {
+        if self.editor.path() != Some(path) || self.editor.is_dirty() {
+            return;
+        }
+        if let Some((path, file)) = self.restored_recovery.take_if(|(p, _)| p == path) {
+            // Older kept texts wait for the next opening: an offer popping up while the person
+            // types after a save would take their keys.
+            self.effects.push(Effect::Host(Request::ForgetRecovery {
+                path,
+                file,
+                offer_next: false,
+            }));
         }
     }
 

@@ -27,6 +27,8 @@ pub mod picker;
 #[cfg(test)]
 mod plugin_screens;
 pub mod recovery_prompt;
+#[cfg(test)]
+mod recovery_tests;
 pub mod run;
 #[cfg(test)]
 mod save_chat_tests;

@@ -7,15 +7,22 @@
 use super::keymap::{Action, KeyContext, Keymap};
 use super::saving::{prompt_box, wrapped_rows};
 use super::theme::{Role, Theme};
-use crate::text::diff::{LineKind, TextDiff};
+use crate::host::recovery::Kept;
+use crate::text::diff::{DiffPreview, LineKind};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-/// Changed lines shown in the offer at most (the rest are counted).
-const PREVIEW_LINES: usize = 6;
+/// How the kept text differs from the note, as the offer shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Compared {
+    added: usize,
+    removed: usize,
+    /// The first changed lines, signed (`+ …`, `- …`) and escaped.
+    preview: Vec<String>,
+}
 
 /// The person's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,53 +36,67 @@ pub enum RecoveryChoice {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecoveryPrompt {
     pub path: String,
+    /// The recovery file holding it (what is forgotten once it is safe or discarded).
+    pub file: String,
+    /// Older recovery files of the note, offered after this one.
+    older: usize,
     /// The kept text.
     pub text: String,
     /// When it was kept, `YYYY-MM-DD HH:MM` UTC.
     kept_at: String,
-    /// Lines added and removed against the note as it is now.
-    added: usize,
-    removed: usize,
-    /// The first changed lines, signed (`+ …`, `- …`).
-    preview: Vec<String>,
+    /// How it differs from the note as it is now, once the host has compared them (`None`:
+    /// still comparing, which the offer says).
+    compared: Option<Compared>,
     focus: RecoveryChoice,
 }
 
 impl RecoveryPrompt {
-    /// The offer of `text`, kept at `kept_ms`, for note `path` whose text is now `current`.
-    pub fn new(path: String, text: String, kept_ms: i64, current: &str) -> Self {
-        let diff = TextDiff::new(current, &text);
-        let (mut added, mut removed) = (0, 0);
-        let mut preview = Vec::new();
-        for line in diff.hunks.iter().flat_map(|h| h.lines.iter()) {
-            let sign = match line.kind {
-                LineKind::Context => continue,
-                LineKind::Added => {
-                    added += 1;
-                    '+'
-                }
-                LineKind::Removed => {
-                    removed += 1;
-                    '-'
-                }
-            };
-            if preview.len() < PREVIEW_LINES {
-                // Vault text reaches the terminal escaped.
-                preview.push(format!(
-                    "{sign} {}",
-                    crate::quote::terminal(line.text.trim_end())
-                ));
-            }
-        }
+    /// The offer of the newest recovery `kept` of a note; how it differs from the note comes
+    /// later ([`RecoveryPrompt::on_compared`]): the host diffs, not the UI loop.
+    pub fn new(kept: Kept) -> Self {
+        let Kept {
+            file,
+            recovery,
+            older,
+        } = kept;
         Self {
-            path,
-            text,
-            kept_at: crate::time::format_minute(kept_ms),
-            added,
-            removed,
-            preview,
+            path: recovery.path,
+            file,
+            older,
+            text: recovery.text,
+            kept_at: crate::time::format_minute(recovery.written_ms),
+            compared: None,
             focus: RecoveryChoice::Restore,
         }
+    }
+
+    /// The host's comparison of recovery `file` with the note; one of another file (an offer
+    /// already answered) is not this offer's.
+    pub fn on_compared(&mut self, file: &str, diff: &DiffPreview) {
+        if file != self.file {
+            return;
+        }
+        let preview = diff
+            .lines
+            .iter()
+            .filter_map(|line| {
+                let sign = match line.kind {
+                    LineKind::Context => return None,
+                    LineKind::Added => '+',
+                    LineKind::Removed => '-',
+                };
+                // Vault text reaches the terminal escaped.
+                Some(format!(
+                    "{sign} {}",
+                    crate::quote::terminal(line.text.trim_end())
+                ))
+            })
+            .collect();
+        self.compared = Some(Compared {
+            added: diff.added,
+            removed: diff.removed,
+            preview,
+        });
     }
 
     fn choices() -> [RecoveryChoice; 2] {
@@ -107,20 +128,32 @@ impl RecoveryPrompt {
             return;
         }
         let text_width = usize::from(width.saturating_sub(4));
-        let message = format!(
-            "vaultchat was stopped with unsaved changes to {} and kept them at {} UTC: +{} -{} lines against the note as it is now. Restore puts them in the editor, unsaved; the note on disk changes only when you save.",
-            self.path, self.kept_at, self.added, self.removed
+        let against = match &self.compared {
+            Some(c) => format!("+{} -{} lines against", c.added, c.removed),
+            None => "comparing them with".to_string(),
+        };
+        let mut message = format!(
+            "vaultchat was stopped with unsaved changes to {} and kept them at {} UTC: {against} the note as it is now. Restore puts them in the editor, unsaved; the note on disk changes only when you save.",
+            self.path, self.kept_at
         );
+        match self.older {
+            0 => {}
+            1 => message.push_str(" An older kept version is offered after this one."),
+            n => message.push_str(&format!(
+                " {n} older kept versions are offered after this one."
+            )),
+        }
         let message_rows = wrapped_rows(&message, text_width);
         let room = area.height.saturating_sub(message_rows + 6);
-        let shown = self.preview.len().min(usize::from(room));
+        let preview = self.compared.as_ref().map_or(&[][..], |c| &c.preview[..]);
+        let shown = preview.len().min(usize::from(room));
         let height = (message_rows + shown as u16 + 5).min(area.height);
         let inner = prompt_box(area, (width, height), " Recovered changes ", buf, theme);
         Paragraph::new(Line::styled(message, theme.style(Role::Text)))
             .wrap(Wrap { trim: true })
             .render(Rect::new(inner.x, inner.y, inner.width, message_rows), buf);
         let mut row = inner.y + message_rows + 1;
-        for line in self.preview.iter().take(shown) {
+        for line in preview.iter().take(shown) {
             let role = if line.starts_with('+') {
                 Role::DiffAdded
             } else {

@@ -432,6 +432,15 @@ fn the_empty_chat_names_the_help_key_of_the_key_map_in_use() {
 }
 
 /// A note longer than the editor: 60 numbered lines, under a heading.
+/// A recovery as the host finds it: the newest file of its note, none older.
+fn kept_in_file(recovery: crate::host::recovery::Recovery) -> crate::host::recovery::Kept {
+    crate::host::recovery::Kept {
+        file: "0123.1.json".into(),
+        recovery,
+        older: 0,
+    }
+}
+
 fn long_note() -> String {
     let mut text = String::from("# Daily log\n\n");
     for i in 1..=60 {
@@ -502,14 +511,20 @@ fn kept_changes_are_offered_when_their_note_opens_and_restore_puts_them_in_the_e
         "Water them daily, typed before the logout.",
     );
     // Kept 2026-12-04 09:30 UTC.
-    app.on_host(crate::host::HostEvent::RecoveryFound(
+    app.on_host(crate::host::HostEvent::RecoveryFound(kept_in_file(
         crate::host::recovery::Recovery {
             vault: "/vault".into(),
             path: "Projects/Plan.md".into(),
             written_ms: 1_796_376_600_000,
             text: kept.clone(),
         },
-    ));
+    )));
+    // The host compares it with the note (off the loop) and sends the diff after.
+    app.on_host(crate::host::HostEvent::RecoveryCompared {
+        path: "Projects/Plan.md".into(),
+        file: "0123.1.json".into(),
+        diff: crate::text::diff::DiffPreview::new(NOTE, &kept, 6),
+    });
     let screen = draw(&mut app, 80, 24);
     assert!(screen.contains("Recovered changes"), "{screen}");
     assert!(screen.contains("2026-12-04 09:30"), "{screen}");
@@ -524,14 +539,24 @@ fn kept_changes_are_offered_when_their_note_opens_and_restore_puts_them_in_the_e
     app.on_terminal(key(KeyCode::Enter));
     assert_eq!(app.editor.text(), kept);
     assert!(app.editor.is_dirty(), "restored text is unsaved");
+    // The recovery file stays until the restored text is saved (the app may end before).
+    let forgot = |effects: &[Effect]| {
+        effects.iter().any(|e| {
+            matches!(
+                e,
+                Effect::Host(crate::host::Request::ForgetRecovery { path, .. }) if path == "Projects/Plan.md"
+            )
+        })
+    };
     let effects = app.take_effects();
-    assert!(
-        effects.iter().any(|e| matches!(
-            e,
-            Effect::Host(crate::host::Request::ForgetRecovery(p)) if p == "Projects/Plan.md"
-        )),
-        "{effects:?}"
-    );
+    assert!(!forgot(&effects), "{effects:?}");
+    app.on_terminal(Event::Key(KeyEvent::new(
+        KeyCode::Char('s'),
+        KeyModifiers::CONTROL,
+    )));
+    app.on_save_finished("Projects/Plan.md", Ok(note(&kept)));
+    let effects = app.take_effects();
+    assert!(forgot(&effects), "{effects:?}");
     assert!(!draw(&mut app, 80, 24).contains("Recovered changes"));
 }
 
@@ -543,14 +568,14 @@ fn kept_changes_can_be_discarded_or_left_for_later() {
     ] {
         let mut app = app();
         app.on_note_opened("Projects/Plan.md", note(NOTE));
-        app.on_host(crate::host::HostEvent::RecoveryFound(
+        app.on_host(crate::host::HostEvent::RecoveryFound(kept_in_file(
             crate::host::recovery::Recovery {
                 vault: "/vault".into(),
                 path: "Projects/Plan.md".into(),
                 written_ms: 0,
                 text: format!("{NOTE}kept\n"),
             },
-        ));
+        )));
         app.take_effects();
         for code in keys {
             app.on_terminal(key(code));
@@ -559,20 +584,20 @@ fn kept_changes_can_be_discarded_or_left_for_later() {
         let effects = app.take_effects();
         let forgot = effects
             .iter()
-            .any(|e| matches!(e, Effect::Host(crate::host::Request::ForgetRecovery(_))));
+            .any(|e| matches!(e, Effect::Host(crate::host::Request::ForgetRecovery { .. })));
         assert_eq!(forgot, forgotten, "{effects:?}");
         assert!(!draw(&mut app, 80, 24).contains("Recovered changes"));
     }
     // An offer for a note no longer open is not shown.
     let mut app = app();
     app.on_note_opened("Other.md", note(NOTE));
-    app.on_host(crate::host::HostEvent::RecoveryFound(
+    app.on_host(crate::host::HostEvent::RecoveryFound(kept_in_file(
         crate::host::recovery::Recovery {
             vault: "/vault".into(),
             path: "Projects/Plan.md".into(),
             written_ms: 0,
             text: "x".into(),
         },
-    ));
+    )));
     assert!(!draw(&mut app, 80, 24).contains("Recovered changes"));
 }

@@ -77,23 +77,20 @@ pub struct Settings {
     pub warnings: Vec<String>,
 }
 
-/// Reads both settings files of `vault`. Never fails: what cannot be used is a warning (also
-/// logged) and Obsidian's default.
+/// Reads both settings files of `vault`. Never fails: what cannot be used is a warning and
+/// Obsidian's default. Not logged here: the operation that reads them logs their warnings once
+/// (`Workspace::obsidian_settings`), a quiet read (the permission check's) not at all.
 pub fn read_settings(vault: &Vault) -> Settings {
     let mut warnings = Vec::new();
     let daily_file = read_json(vault, DAILY_NOTES_FILE, &mut warnings);
     let daily = daily_from(daily_file.as_ref(), &mut warnings);
     let templates_file = read_json(vault, TEMPLATES_FILE, &mut warnings);
     let templates = templates_from(templates_file.as_ref(), &mut warnings);
-    let settings = Settings {
+    Settings {
         daily,
         templates,
         warnings,
-    };
-    for warning in &settings.warnings {
-        tracing::warn!("{warning}");
     }
-    settings
 }
 
 fn daily_from(file: Option<&Value>, warnings: &mut Vec<String>) -> DailyNotes {
@@ -152,7 +149,16 @@ fn string_field(file: &Value, rel: &str, key: &str, warnings: &mut Vec<String>) 
 /// The JSON object in `rel`, or `None` when the file is absent (silently) or unusable (with a
 /// warning).
 fn read_json(vault: &Vault, rel: &str, warnings: &mut Vec<String>) -> Option<Value> {
-    let (bytes, size) = match vault.handle().read_span(rel, 0, MAX_SETTINGS_BYTES + 1) {
+    // The size first, from the open file, with nothing read: a settings file of gigabytes costs
+    // one `fstat`. The read after it is bounded too (the file may grow in between).
+    let read = vault.handle().read_span(rel, 0, 0).and_then(|(_, size)| {
+        if size > MAX_SETTINGS_BYTES as u64 {
+            Ok((Vec::new(), size))
+        } else {
+            vault.handle().read_span(rel, 0, MAX_SETTINGS_BYTES + 1)
+        }
+    });
+    let (bytes, size) = match read {
         Ok(read) => read,
         Err(ContainedError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
@@ -163,6 +169,7 @@ fn read_json(vault: &Vault, rel: &str, warnings: &mut Vec<String>) -> Option<Val
         }
     };
     if size > MAX_SETTINGS_BYTES as u64 || bytes.len() > MAX_SETTINGS_BYTES {
+        let size = size.max(bytes.len() as u64);
         warnings.push(format!(
             "`{rel}` is {size} bytes, more than the {MAX_SETTINGS_BYTES} a settings file may have, so Obsidian's defaults are used"
         ));
@@ -307,6 +314,70 @@ mod tests {
             "{:?}",
             settings.warnings
         );
+    }
+
+    /// A settings file of 10 MB (or a sparse one of 4 GiB) is refused by its size, before any
+    /// of it is read: one warning that names the file and its size, and Obsidian's defaults.
+    #[test]
+    fn a_huge_settings_file_is_one_warning_and_the_defaults() {
+        let ten_mb = format!(
+            "{{\"folder\": \"Journal\", \"pad\": \"{}\"}}",
+            "x".repeat(10 * 1024 * 1024)
+        );
+        let (dir, vault) = vault_with(&[(DAILY_NOTES_FILE, ten_mb.as_bytes())]);
+        let settings = read_settings(&vault);
+        assert_eq!(settings.daily, DailyNotes::default());
+        assert_eq!(settings.warnings.len(), 1, "{:?}", settings.warnings);
+        let size = ten_mb.len();
+        assert!(
+            settings.warnings[0].starts_with(&format!(
+                "`{DAILY_NOTES_FILE}` is {size} bytes, more than the 65536"
+            )),
+            "{:?}",
+            settings.warnings
+        );
+        let sparse = std::fs::File::create(dir.path().join(TEMPLATES_FILE)).unwrap();
+        sparse.set_len(4 << 30).unwrap();
+        let settings = read_settings(&vault);
+        assert_eq!(settings.templates, Templates::default());
+        assert_eq!(settings.warnings.len(), 2, "{:?}", settings.warnings);
+        assert!(settings.warnings[1].contains("is 4294967296 bytes"));
+    }
+
+    /// Whatever is wrong with the JSON, each file gives one warning that names it, and the
+    /// defaults of what it would have set.
+    #[test]
+    fn invalid_json_is_one_warning_per_file_and_the_defaults() {
+        for (text, says) in [
+            (&b"{\"folder\": \"Journal\","[..], "is not valid JSON"),
+            (b"", "is not valid JSON"),
+            (b"{\"folder\": \"a\"} trailing", "is not valid JSON"),
+            (b"\"Journal\"", "is not a JSON object"),
+            (b"null", "is not a JSON object"),
+            (b"{\"folder\": \"\xc3\"}", "is not UTF-8"),
+        ] {
+            let (_dir, vault) = vault_with(&[(DAILY_NOTES_FILE, text), (TEMPLATES_FILE, text)]);
+            let settings = read_settings(&vault);
+            assert_eq!(settings.daily, DailyNotes::default(), "{text:?}");
+            assert_eq!(settings.templates, Templates::default(), "{text:?}");
+            assert_eq!(
+                settings.warnings.len(),
+                2,
+                "{text:?}: {:?}",
+                settings.warnings
+            );
+            for (warning, file) in settings
+                .warnings
+                .iter()
+                .zip([DAILY_NOTES_FILE, TEMPLATES_FILE])
+            {
+                assert!(
+                    warning.starts_with(&format!("`{file}` {says}"))
+                        && warning.ends_with("so Obsidian's defaults are used"),
+                    "{text:?}: {warning}"
+                );
+            }
+        }
     }
 
     #[cfg(unix)]

@@ -159,6 +159,13 @@ fn list_folder(
 /// the root, one name at a time without following links, so a folder swapped for a link while the
 /// walk runs is reported as a problem instead of listing what lies outside.
 pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
+    walk_under(root, "", options, usize::MAX)
+}
+
+/// [`walk`] of the folder `folder` of the vault (vault-relative, canonical names; "" is the
+/// root) alone, stopping once `max_notes` notes are found: for a folder whose notes are wanted
+/// without walking the rest of the vault (the templates folder).
+pub fn walk_under(root: &Path, folder: &str, options: &WalkOptions, max_notes: usize) -> Walk {
     let mut out = Walk::default();
     let handle = match RootHandle::open(root) {
         Ok(handle) => handle,
@@ -170,11 +177,13 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
             return out;
         }
     };
-    let root_folder = match handle.folder(&[], false, "") {
+    let names: Vec<&str> = folder.split('/').filter(|n| !n.is_empty()).collect();
+    let start = names.join("/");
+    let root_folder = match handle.folder(&names, false, &start) {
         Ok(folder) => folder,
         Err(e) => {
             out.problems.push(WalkProblem {
-                rel: String::new(),
+                rel: start,
                 message: e.to_string(),
             });
             return out;
@@ -183,9 +192,11 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
     // Depth first in name order; only the folders on the current path are open, and each is opened
     // from its parent's handle.
     let mut frames = Vec::new();
-    let children = list_folder(&root_folder, "", options, &mut out);
+    let children = list_folder(&root_folder, &start, options, &mut out);
     frames.push((root_folder, children.into_iter()));
-    while let Some((folder, children)) = frames.last_mut() {
+    while out.notes.len() < max_notes
+        && let Some((folder, children)) = frames.last_mut()
+    {
         let Some(rel) = children.next() else {
             frames.pop();
             continue;
@@ -202,6 +213,7 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Walk {
             }),
         }
     }
+    out.notes.truncate(max_notes);
     out
 }
 
@@ -247,6 +259,31 @@ mod tests {
         assert_eq!(walk.folders, ["Sub", "Sub/Deep"]);
         assert!(walk.problems.is_empty());
         assert!(walk.notes.iter().all(|n| n.size == 1 && n.mtime_ns > 0));
+    }
+
+    #[test]
+    fn a_walk_under_a_folder_lists_that_folder_alone_and_stops_at_its_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in ["a.md", "T/x.md", "T/Sub/y.md", "T/Sub/z.md", "Tx/no.md"] {
+            let p = root.join(f);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, "x").unwrap();
+        }
+        // A name the walk reports as a problem, outside the folder: never met.
+        fs::write(root.join("bad\u{202e}.md"), "x").unwrap();
+        let under = walk_under(root, "T", &WalkOptions::default(), usize::MAX);
+        let mut rels: Vec<&str> = under.notes.iter().map(|n| n.rel.as_str()).collect();
+        rels.sort_unstable();
+        assert_eq!(rels, ["T/Sub/y.md", "T/Sub/z.md", "T/x.md"]);
+        assert_eq!(under.folders, ["T/Sub"]);
+        assert!(under.problems.is_empty(), "{:?}", under.problems);
+        let bounded = walk_under(root, "T", &WalkOptions::default(), 2);
+        assert_eq!(bounded.notes.len(), 2);
+        let missing = walk_under(root, "Gone", &WalkOptions::default(), 10);
+        assert!(missing.notes.is_empty() && missing.problems.len() == 1);
+        // The whole vault's walk does meet it.
+        assert_eq!(walk(root, &WalkOptions::default()).problems.len(), 1);
     }
 
     #[test]

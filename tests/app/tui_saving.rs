@@ -409,15 +409,29 @@ fn sigterm_without_autosave_keeps_the_typed_text_in_a_recovery_file() {
     let screen = tmux.wait_text("Recovered changes");
     assert!(screen.contains("+ Typed before the logout."), "{screen}");
     assert_eq!(read(&s.vault.join("Welcome.md")), WELCOME);
-    // Restore: the text is back in the editor (unsaved), and the recovery file is gone.
+    // Restore: the text is back in the editor (unsaved); the recovery file stays, the only copy
+    // of that text on disk until it is saved.
     tmux.keys(&["Enter"]);
     tmux.wait_for("the kept text in the editor", |s| {
-        !s.contains("Recovered changes") && s.contains("Typed before the logout. See [[Seeds]]")
+        !s.contains("Recovered changes")
+            && s.contains("Typed before the logout. See [[Seeds]]")
+            && s.contains("not saved yet")
     });
+    assert!(kept[0].exists(), "forgotten before it was saved");
+    assert_eq!(read(&s.vault.join("Welcome.md")), WELCOME);
+    // Saved: the note holds it, and then the recovery file goes.
+    tmux.keys(&["C-s"]);
+    wait_for_file(
+        &s.vault.join("Welcome.md"),
+        &format!("Typed before the logout. {WELCOME}"),
+        &tmux,
+    );
     let deadline = Instant::now() + Duration::from_secs(15);
     while kept[0].exists() {
-        assert!(Instant::now() < deadline, "the recovery file stayed");
+        assert!(
+            Instant::now() < deadline,
+            "the recovery file stayed after the save"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(read(&s.vault.join("Welcome.md")), WELCOME);
 }

@@ -335,11 +335,147 @@ fn the_daily_tools_name_their_note_to_the_permission_check() {
     )
     .unwrap();
     let args = json!({"date": "2026-12-01", "append": "- x"});
-    assert_eq!(ws.implied_targets("write_daily_note", &args), [DAY_NOTE]);
+    // The template too, which writing the missing note reads (§70).
+    assert_eq!(
+        ws.implied_targets("write_daily_note", &args),
+        [DAY_NOTE, "Templates/Daily.md"]
+    );
     assert_eq!(ws.implied_targets("read_daily_note", &args), [DAY_NOTE]);
     assert!(ws.implied_targets("update_note", &args).is_empty());
     assert!(
         ws.implied_targets("write_daily_note", &json!({"date": "someday"}))
             .is_empty()
+    );
+}
+
+/// `create_note`'s `template` reads a note the call names in no `path`: only the templates
+/// folder may be read that way (a vault path elsewhere, `Private/Secret`, is refused), and the
+/// template it reads is named to the permission check, so a deny rule on its folder holds.
+#[test]
+fn a_template_is_read_only_from_the_templates_folder_and_the_permission_check_sees_it() {
+    use vaultchat::config::{Config, Paths};
+    use vaultchat::permission::{CallFacts, Decision, Effect, RuleSet, decide, parse_rule_spec};
+    use vaultchat::store::Actor;
+    use vaultchat::tools::workspace::Workspace;
+    use vaultchat::vault::Vault;
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, vault) = (tmp.path().join("data"), tmp.path().join("vault"));
+    journal_vault(&vault);
+    write(&vault, "Private/Secret.md", "the door code is 4711\n");
+
+    // Over MCP (no permission rules there): a path outside the templates folder is no template.
+    let mut server = mcp(&data, &vault, &["--allow-writes"]);
+    for template in ["Private/Secret", "Private/Secret.md", "Inbox"] {
+        let refused =
+            server.call_tool("create_note", json!({"path": "Leak", "template": template}));
+        assert_eq!(refused["isError"], true, "{template}: {refused}");
+        let message = refused["content"][0]["text"].as_str().unwrap();
+        assert!(!message.contains("4711"), "{message}");
+    }
+    assert!(!vault.join("Leak.md").exists());
+    // The folder's own name may be written out.
+    let created = server.call_ok(
+        "create_note",
+        json!({"path": "Meetings/Full", "template": "Templates/Meeting"}),
+    );
+    assert_eq!(created["template"], "Templates/Meeting.md");
+    drop(server);
+
+    // For the agent: the template is one of the call's paths, so `*:Templates/**` denies it.
+    let ws = Workspace::open(
+        Vault::open(&vault).unwrap(),
+        &Paths::under(&data),
+        &Config::default(),
+        Actor::Agent,
+    )
+    .unwrap();
+    let call = json!({"path": "Meetings/Standup", "template": "Meeting"});
+    let mut paths = vec!["Meetings/Standup.md".to_string()];
+    paths.extend(ws.implied_targets("create_note", &call));
+    assert_eq!(paths, ["Meetings/Standup.md", "Templates/Meeting.md"]);
+    let rules = RuleSet {
+        rules: vec![parse_rule_spec("*:Templates/**", Effect::Deny).unwrap()],
+    };
+    let facts = CallFacts {
+        tool: "create_note".into(),
+        paths,
+        ..Default::default()
+    };
+    assert!(
+        matches!(decide(&facts, &rules, false), Decision::Deny { .. }),
+        "{:?}",
+        decide(&facts, &rules, false)
+    );
+    // The daily note's template too (daily-notes.json may name any note).
+    let daily = json!({"date": "2026-12-01", "append": "- x"});
+    assert_eq!(
+        ws.implied_targets("write_daily_note", &daily),
+        [DAY_NOTE, "Templates/Daily.md"]
+    );
+}
+
+/// The templates of the templates folder are listed by walking that folder alone: notes
+/// elsewhere (however many) are neither walked nor listed.
+#[test]
+fn only_the_templates_folder_is_listed() {
+    use vaultchat::config::{Config, Paths};
+    use vaultchat::store::Actor;
+    use vaultchat::tools::workspace::Workspace;
+    use vaultchat::vault::Vault;
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    journal_vault(&vault);
+    write(&vault, "Templates/Work/Standup.md", "# {{title}}\n");
+    write(&vault, "Templates/.hidden/X.md", "x\n");
+    write(&vault, "TemplatesOld/Nope.md", "x\n");
+    let ws = Workspace::open_unsynced(
+        Vault::open(&vault).unwrap(),
+        &Paths::under(&tmp.path().join("data")),
+        &Config::default(),
+        Actor::User,
+    )
+    .unwrap();
+    assert_eq!(
+        ws.list_templates().unwrap(),
+        [
+            "Templates/Daily.md",
+            "Templates/Meeting.md",
+            "Templates/Work/Standup.md"
+        ]
+    );
+    // Bounded: a templates folder is a handful of notes; past the bound the rest is not walked.
+    for n in 0..vaultchat::tools::workspace::MAX_TEMPLATES + 5 {
+        write(&vault, &format!("Templates/Many/T{n:04}.md"), "x\n");
+    }
+    let listed = ws.list_templates().unwrap();
+    assert_eq!(listed.len(), vaultchat::tools::workspace::MAX_TEMPLATES);
+    assert_eq!(listed[0], "Templates/Daily.md");
+}
+
+/// The Obsidian settings are read once per daily call: a broken file's warning is logged once,
+/// not once per read (it was read for the note, then again for its template).
+#[test]
+fn a_broken_settings_file_is_warned_about_once_per_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, vault) = (tmp.path().join("data"), tmp.path().join("vault"));
+    journal_vault(&vault);
+    write(
+        &vault,
+        ".obsidian/templates.json",
+        r#"{"folder": "Templates", "#,
+    );
+    let out = daily(&data, &vault, &["--date", "2026-12-01", "--json"]);
+    let answer = json_of(&out);
+    assert_eq!(answer["created"], true, "{answer}");
+    let warnings = answer["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{answer}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("is not valid JSON").count(), 1, "{stderr}");
+    let log = std::fs::read_to_string(data.join("vaultchat.log")).unwrap_or_default();
+    assert_eq!(
+        log.matches(".obsidian/templates.json` is not valid JSON")
+            .count(),
+        1,
+        "{log}"
     );
 }

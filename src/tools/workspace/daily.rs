@@ -101,9 +101,13 @@ pub struct DailyNote {
 }
 
 impl Workspace {
-    /// Where the note of `day` (a day number) is, by the vault's daily-notes settings.
+    /// Where the note of `day` (a day number) is, by the vault's daily-notes settings (read
+    /// once here, and carried for the rest of the call).
     pub fn daily_note(&self, day: i64) -> Result<DailyNote, ToolError> {
-        let settings = obsidian::read_settings(&self.vault);
+        self.daily_note_with(day, self.obsidian_settings())
+    }
+
+    fn daily_note_with(&self, day: i64, settings: Settings) -> Result<DailyNote, ToolError> {
         let at_ms = time::day_start_ms(day).saturating_add(time::now_ms().rem_euclid(time::DAY_MS));
         let name = moment::format_ms(&settings.daily.format, at_ms);
         let name = name.trim().trim_matches('/');
@@ -188,7 +192,7 @@ impl Workspace {
         let Some(name) = &note.settings.daily.template else {
             return (String::new(), None);
         };
-        let template = match self.read_template(name) {
+        let template = match self.read_daily_template(&note.settings.templates, name) {
             Ok(template) => template,
             Err(e) => {
                 tracing::warn!("the daily note template: {e}");
@@ -275,16 +279,37 @@ impl Workspace {
     }
 
     /// The vault paths a call of `tool` with `input` touches without naming them in a `note` or
-    /// `path` argument, for the permission check (a rule on `Journal/**` covers the daily note).
+    /// `path` argument, for the permission check: the daily note (a rule on `Journal/**` covers
+    /// it) and the template a new note is made from (`create_note`'s `template`, the daily
+    /// note's), which the call reads. The settings are read quietly: the call itself warns.
     pub fn implied_targets(&self, tool: &str, input: &Value) -> Vec<String> {
-        if tool != READ_DAILY_NOTE && tool != WRITE_DAILY_NOTE {
-            return Vec::new();
+        let settings = obsidian::read_settings(&self.vault);
+        match tool {
+            READ_DAILY_NOTE | WRITE_DAILY_NOTE => {
+                let date = input.get("date").and_then(Value::as_str);
+                let Ok(note) = day_of(date).and_then(|day| self.daily_note_with(day, settings))
+                else {
+                    return Vec::new();
+                };
+                let mut targets = vec![note.path.rel().to_string()];
+                // The template is read only when the note is made.
+                if tool == WRITE_DAILY_NOTE
+                    && !note.path.abs().is_file()
+                    && let Some(name) = &note.settings.daily.template
+                    && let Ok(template) = self.find_template(&note.settings.templates, name, true)
+                {
+                    targets.push(template.rel().to_string());
+                }
+                targets
+            }
+            "create_note" => input
+                .get("template")
+                .and_then(Value::as_str)
+                .and_then(|name| self.find_template(&settings.templates, name, false).ok())
+                .map(|template| vec![template.rel().to_string()])
+                .unwrap_or_default(),
+            _ => Vec::new(),
         }
-        let date = input.get("date").and_then(Value::as_str);
-        day_of(date)
-            .and_then(|day| self.daily_note(day))
-            .map(|note| vec![note.path.rel().to_string()])
-            .unwrap_or_default()
     }
 }
 

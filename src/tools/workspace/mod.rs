@@ -28,7 +28,7 @@ pub use daily::{DailyNote, DailyOutcome, READ_DAILY_NOTE, WRITE_DAILY_NOTE, appe
 pub use graph::Mention;
 pub use moves::{FileEdit, MovePlan};
 pub use plan::{Applied, Change, FileDiff, Plan, Written, record_hunks};
-pub use templates::{Filling, MAX_TEMPLATE_BYTES, TemplateNote, fill};
+pub use templates::{Filling, MAX_TEMPLATE_BYTES, MAX_TEMPLATES, TemplateNote, fill};
 
 use crate::config::{Config, Paths};
 use crate::index::{Index, IndexError};

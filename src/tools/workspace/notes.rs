@@ -364,8 +364,9 @@ fn create_note(ws: &Workspace, args: CreateNoteArgs) -> Result<Plan, ToolError> 
         }
         (None, Some(content)) => content,
         (Some(name), content) => {
-            let template = ws.read_template(name)?;
+            // The settings once for the whole call: where the template is, how it is filled.
             let formats = ws.template_settings();
+            let template = ws.read_template_in(&formats, name)?;
             let filled = super::fill(
                 &template.text,
                 &super::Filling {

@@ -9,11 +9,15 @@
 use super::{Workspace, internal, path_error};
 use crate::time::moment;
 use crate::tools::ToolError;
-use crate::vault::obsidian::{self, Templates};
-use crate::vault::{Access, walk};
+use crate::vault::obsidian::{self, Settings, Templates};
+use crate::vault::{Access, VaultPath, walk};
 
 /// A template is a note someone wrote to be copied; a bigger one is a mistake.
 pub const MAX_TEMPLATE_BYTES: usize = 1024 * 1024;
+
+/// The most templates listed; a templates folder is a handful of notes, and past this many the
+/// rest of it is not walked.
+pub const MAX_TEMPLATES: usize = 500;
 
 /// What the variables of a template stand for.
 #[derive(Debug, Clone, Copy)]
@@ -94,36 +98,97 @@ pub struct TemplateNote {
 }
 
 impl Workspace {
+    /// The vault's Obsidian settings (`.obsidian/daily-notes.json` and `templates.json`, or
+    /// Obsidian's defaults), read once for the operation that asks: what is wrong with them is
+    /// logged here, once, and carried in [`Settings::warnings`].
+    pub fn obsidian_settings(&self) -> Settings {
+        let settings = obsidian::read_settings(&self.vault);
+        for warning in &settings.warnings {
+            tracing::warn!("{warning}");
+        }
+        settings
+    }
+
     /// The vault's Templates settings (`.obsidian/templates.json`, or Obsidian's defaults).
     pub fn template_settings(&self) -> Templates {
-        obsidian::read_settings(&self.vault).templates
+        self.obsidian_settings().templates
     }
 
     /// The templates of the templates folder, by vault-relative path, sorted; empty when no folder
     /// is set or it holds none.
     pub fn list_templates(&self) -> Result<Vec<String>, ToolError> {
-        let Some(folder) = self.template_settings().folder else {
+        self.list_templates_in(&self.template_settings())
+    }
+
+    /// [`Workspace::list_templates`] with settings already read: only the templates folder is
+    /// walked, and at most [`MAX_TEMPLATES`] of its notes are listed.
+    pub fn list_templates_in(&self, templates: &Templates) -> Result<Vec<String>, ToolError> {
+        let Some(folder) = &templates.folder else {
             return Ok(Vec::new());
         };
-        let path = self.resolve(&folder, Access::Read)?;
+        let path = self.resolve(folder, Access::Read)?;
         if walk::is_hidden_rel(path.rel()) || !path.abs().is_dir() {
             return Ok(Vec::new());
         }
-        let prefix = format!("{}/", path.rel());
-        let mut found: Vec<String> = walk::walk(self.vault.root(), &Default::default())
-            .notes
-            .into_iter()
-            .map(|n| n.rel)
-            .filter(|rel| rel.starts_with(&prefix))
-            .collect();
+        let mut found: Vec<String> = walk::walk_under(
+            self.vault.root(),
+            path.rel(),
+            &Default::default(),
+            MAX_TEMPLATES,
+        )
+        .notes
+        .into_iter()
+        .map(|n| n.rel)
+        .collect();
         found.sort_unstable();
         Ok(found)
     }
 
-    /// The template called `name`: a note of the templates folder (`Meeting`, `Meeting.md`,
-    /// `Work/Meeting`), else a vault-relative path (`Templates/Daily`, as daily-notes.json names
-    /// its template). An unknown name is the caller's mistake and lists the templates there are.
+    /// The template called `name`, a note of the templates folder (`Meeting`, `Meeting.md`,
+    /// `Work/Meeting`, or with the folder written out, `Templates/Meeting`). Nothing outside that
+    /// folder is a template here: the call names the note it reads in no `path`, so a vault path
+    /// (`Private/Secret`) would be a read the permission check never sees (docs/decisions.md
+    /// §70). An unknown name is the caller's mistake and lists the templates there are.
     pub fn read_template(&self, name: &str) -> Result<TemplateNote, ToolError> {
+        self.read_template_in(&self.template_settings(), name)
+    }
+
+    /// [`Workspace::read_template`] with settings already read.
+    pub fn read_template_in(
+        &self,
+        templates: &Templates,
+        name: &str,
+    ) -> Result<TemplateNote, ToolError> {
+        let path = self.find_template(templates, name, false)?;
+        Ok(TemplateNote {
+            path: path.rel().to_string(),
+            text: self.read_bounded_text(path.rel())?,
+        })
+    }
+
+    /// The daily note's template as `.obsidian/daily-notes.json` names it: a note of the
+    /// templates folder, else a vault path (Obsidian lets that setting name any note). The
+    /// agent's `write_daily_note` names it to the permission check ([`Self::implied_targets`]).
+    pub(super) fn read_daily_template(
+        &self,
+        templates: &Templates,
+        name: &str,
+    ) -> Result<TemplateNote, ToolError> {
+        let path = self.find_template(templates, name, true)?;
+        Ok(TemplateNote {
+            path: path.rel().to_string(),
+            text: self.read_bounded_text(path.rel())?,
+        })
+    }
+
+    /// The vault path of template `name` (see [`Self::read_template`]; `anywhere`: a vault path
+    /// outside the templates folder too), not read.
+    pub(super) fn find_template(
+        &self,
+        templates: &Templates,
+        name: &str,
+        anywhere: bool,
+    ) -> Result<VaultPath, ToolError> {
         let name = name.trim().trim_matches('/');
         if name.is_empty() {
             return Err(ToolError::Invalid(
@@ -135,12 +200,23 @@ impl Workspace {
         } else {
             format!("{name}.md")
         };
-        let settings = self.template_settings();
+        // The folder as the guard resolves it, so a note is inside it by its canonical path.
+        let folder = match &templates.folder {
+            Some(folder) => Some(self.resolve(folder, Access::Read)?.rel().to_string()),
+            None => None,
+        };
+        let inside = |rel: &str| {
+            folder
+                .as_deref()
+                .is_some_and(|f| rel.strip_prefix(f).is_some_and(|r| r.starts_with('/')))
+        };
         let mut candidates = Vec::new();
-        if let Some(folder) = &settings.folder {
+        if let Some(folder) = &folder {
             candidates.push(format!("{folder}/{file}"));
         }
-        candidates.push(file.clone());
+        if anywhere || inside(&file) {
+            candidates.push(file.clone());
+        }
         for candidate in &candidates {
             let path = self
                 .vault
@@ -151,22 +227,20 @@ impl Workspace {
                     "`{name}` is in a hidden (dot) folder; templates are notes of the vault"
                 )));
             }
-            if !path.abs().is_file() {
+            // A link in the folder that leads elsewhere in the vault is not the folder's note.
+            if !path.abs().is_file() || !(anywhere || inside(path.rel())) {
                 continue;
             }
-            return Ok(TemplateNote {
-                path: path.rel().to_string(),
-                text: self.read_bounded_text(path.rel())?,
-            });
+            return Ok(path);
         }
-        let known = self.list_templates()?;
+        let known = self.list_templates_in(templates)?;
         let listed = if known.is_empty() {
-            match &settings.folder {
+            match &templates.folder {
                 Some(folder) => format!("the templates folder `{folder}` holds none"),
                 None => "no templates folder is set in .obsidian/templates.json".to_string(),
             }
         } else {
-            let folder = settings.folder.as_deref().unwrap_or_default();
+            let folder = folder.as_deref().unwrap_or_default();
             let names: Vec<&str> = known
                 .iter()
                 .map(|p| {
@@ -176,8 +250,13 @@ impl Workspace {
                 .collect();
             format!("the templates are: {}", names.join(", "))
         };
+        let outside = if anywhere {
+            ""
+        } else {
+            " (a template is a note of the templates folder)"
+        };
         Err(ToolError::Invalid(format!(
-            "no template `{name}`: {listed}"
+            "no template `{name}`{outside}: {listed}"
         )))
     }
 

@@ -55,6 +55,11 @@ impl App {
             HostEvent::Commands(catalog) => self.on_commands(catalog),
             HostEvent::NoteOpened { path, note } => self.on_note_opened(&path, note),
             HostEvent::RecoveryFound(kept) => self.on_recovery_found(kept),
+            HostEvent::RecoveryCompared { path, file, diff } => {
+                if self.editor.path() == Some(path.as_str()) {
+                    self.on_recovery_compared(&file, &diff);
+                }
+            }
             HostEvent::NoteChanged { path, note } => {
                 // The editor may have moved on since it asked.
                 if self.editor.path() == Some(path.as_str()) {
