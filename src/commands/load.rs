@@ -5,7 +5,7 @@
 //! whole.
 
 use super::file::parse_command_file;
-use super::{Command, Origin, VAULT_COMMANDS_DIR};
+use super::{COMMANDS_DIR, Command, Origin};
 use crate::config::Paths;
 use crate::config::own_files::{self, OwnEntry};
 use crate::quote;
@@ -47,9 +47,7 @@ pub fn load_personal(paths: &Paths) -> Loaded {
 /// The vault's commands, read whatever the trust: the caller lists them only when trusted.
 pub fn load_vault(vault: &Vault) -> Loaded {
     let tree = VaultTree { vault };
-    walk(&tree, Origin::Vault, &|rel| {
-        format!("{VAULT_COMMANDS_DIR}/{rel}")
-    })
+    walk(&tree, Origin::Vault, &|rel| format!("{COMMANDS_DIR}/{rel}"))
 }
 
 /// A folder tree to read commands from; `names` are the folders below its root.
@@ -135,14 +133,6 @@ fn markdown_stem(name: &str) -> Option<&str> {
     (!stem.is_empty()).then_some(stem)
 }
 
-/// A name part may hold letters, digits, `-`, `_` and `.`: what can be typed after a `/`.
-fn valid_part(part: &str) -> bool {
-    !part.is_empty()
-        && part
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
 fn read_command(
     tree: &dyn Tree,
     names: &[String],
@@ -152,7 +142,7 @@ fn read_command(
     shown: &str,
 ) -> Result<Command, String> {
     let shown_q = quote::terminal(shown);
-    if let Some(bad) = parts.iter().find(|p| !valid_part(p)) {
+    if let Some(bad) = parts.iter().find(|p| !super::is_name_part(p)) {
         return Err(format!(
             "{shown_q} is left out: {} cannot be typed as a command (letters, digits, -, _ and . only)",
             quote::quoted(bad)
@@ -180,6 +170,7 @@ fn read_command(
         origin,
         file: Some(shown.to_string()),
         prompt: Some(prompt),
+        arguments: Vec::new(),
     })
 }
 
@@ -245,7 +236,7 @@ struct VaultTree<'a> {
 
 impl VaultTree<'_> {
     fn folder(&self, names: &[String]) -> Result<Folder, ContainedError> {
-        let mut all: Vec<&str> = VAULT_COMMANDS_DIR.split('/').collect();
+        let mut all: Vec<&str> = COMMANDS_DIR.split('/').collect();
         all.extend(names.iter().map(String::as_str));
         self.vault.handle().folder(&all, false, &all.join("/"))
     }

@@ -140,7 +140,7 @@ fn invocations_split_name_and_arguments() {
 
 fn vault_with_commands() -> (tempfile::TempDir, Vault) {
     let dir = tempfile::tempdir().unwrap();
-    let commands = dir.path().join(VAULT_COMMANDS_DIR);
+    let commands = dir.path().join(COMMANDS_DIR);
     std::fs::create_dir_all(commands.join("study/deep")).unwrap();
     std::fs::write(commands.join("weekly-review.md"), WEEKLY).unwrap();
     std::fs::write(commands.join("study/flashcards.md"), "Cards for {{note}}\n").unwrap();
@@ -196,7 +196,7 @@ fn vault_files_are_named_by_path_and_bounded() {
 #[test]
 fn too_many_files_stop_the_walk_with_a_problem() {
     let dir = tempfile::tempdir().unwrap();
-    let commands = dir.path().join(VAULT_COMMANDS_DIR);
+    let commands = dir.path().join(COMMANDS_DIR);
     std::fs::create_dir_all(&commands).unwrap();
     for i in 0..MAX_COMMANDS + 5 {
         std::fs::write(commands.join(format!("c{i:04}.md")), "x").unwrap();
@@ -265,9 +265,7 @@ fn vault_commands_wait_for_trust_and_an_edit_withdraws_it() {
     assert_eq!(trusted.loaded.commands.len(), 4);
 
     std::fs::write(
-        dir.path()
-            .join(VAULT_COMMANDS_DIR)
-            .join("study/flashcards.md"),
+        dir.path().join(COMMANDS_DIR).join("study/flashcards.md"),
         "Now something else\n",
     )
     .unwrap();

@@ -29,6 +29,7 @@ fn own(name: &str, description: &str, hint: &str, origin: Origin) -> Command {
         origin,
         file: Some(format!("{name}.md")),
         prompt: None,
+        arguments: Vec::new(),
     }
 }
 
