@@ -249,3 +249,81 @@ fn a_vault_plugins_prompts_are_listed_only_once_trusted() {
     assert_listed(&mcp_prompts(&s), true);
     assert_prompts_run(&s);
 }
+
+/// The hostile server (tests/peers/hostile_prompts.py) in `mode`, as the person's server `h`
+/// with a 2 s call timeout.
+fn hostile(mode: &str) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let (vault, data) = vault(&tmp);
+    let config = tmp.path().join("config.toml");
+    let text = format!(
+        "[mcp.servers.h]\ncommand = {python:?}\nargs = [{script:?}]\ntimeout_secs = 2\nenv = {{ HOSTILE_MODE = {mode:?} }}\n",
+        python = venv_python().display().to_string(),
+        script = repo()
+            .join("tests/peers/hostile_prompts.py")
+            .display()
+            .to_string(),
+    );
+    std::fs::write(&config, text).unwrap();
+    Setup {
+        _tmp: tmp,
+        vault,
+        data,
+        config: Some(config),
+    }
+}
+
+#[test]
+fn a_flood_of_prompts_is_cut_to_the_bound_and_escaped() {
+    let s = hostile("flood");
+    let prompts = mcp_prompts(&s);
+    assert_eq!(
+        prompts.len(),
+        99,
+        "at most 100 prompts a server, and of those the one whose name holds escapes left out"
+    );
+    for prompt in &prompts {
+        let description = prompt["description"].as_str().unwrap();
+        assert!(description.chars().count() <= 201, "{}", description.len());
+    }
+    let out = vaultchat(&s).arg("commands").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(!stdout.contains('\u{1b}') && !stderr.contains('\u{1b}'));
+    assert!(
+        stderr.contains("only the first 100 are offered"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cannot be typed as a command"), "{stderr}");
+}
+
+#[test]
+fn a_server_that_never_answers_is_one_line_within_its_timeout() {
+    let s = hostile("hang");
+    let started = std::time::Instant::now();
+    let out = vaultchat(&s).arg("commands").output().unwrap();
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("did not list its prompts within 2 s"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(took.as_secs() < 15, "took {took:?}");
+    assert!(text(&out.stdout).contains("/new"), "the rest is listed");
+
+    let s = hostile("hang-get");
+    let fake = FakeLlm::start(vec![done()]);
+    let started = std::time::Instant::now();
+    let out = ask(&s, &fake, "/h:p");
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("did not give the prompt within 2 s"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(took.as_secs() < 15, "took {took:?}");
+    assert!(fake.requests().is_empty());
+}
