@@ -22,7 +22,8 @@ pub use builtin::BUILTIN;
 pub use expand::{ExpandError, Invocation, MAX_TAGGED_NOTES, expand, split_args};
 pub use file::{CommandFile, parse_command_file};
 pub use load::{
-    MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, MAX_COMMANDS, load_personal, load_vault, personal_dir,
+    MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, MAX_COMMANDS, MAX_FOLDER_ENTRIES, load_personal,
+    load_vault, personal_dir,
 };
 pub use mcp_prompts::{Argument, get_prompt, prompt_arguments};
 pub use trust::{VaultCommands, vault_commands};
