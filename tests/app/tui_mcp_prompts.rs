@@ -82,3 +82,49 @@ fn slash_lists_an_mcp_prompt_tab_completes_it_and_enter_sends_the_servers_prompt
         "the server's prompt reached the model: {sent}"
     );
 }
+
+/// A server whose `prompts/list` never answers (tests/peers/hostile_prompts.py): the `/` list
+/// opens at once with everything else, the app says in one line that the server's prompts are
+/// not offered once its timeout passed, and it keeps answering keys meanwhile.
+#[test]
+fn a_server_that_never_lists_its_prompts_is_one_notice_and_the_app_keeps_answering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    let config = tmp.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[mcp.servers.h]\ncommand = {python:?}\nargs = [{script:?}]\ntimeout_secs = 2\nenv = {{ HOSTILE_MODE = \"hang\" }}\n",
+            python = venv_python().display().to_string(),
+            script = repo()
+                .join("tests/peers/hostile_prompts.py")
+                .display()
+                .to_string(),
+        ),
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    let fake = FakeLlm::start(Vec::new());
+    let extra = ["--config".to_string(), config.display().to_string()];
+    let tmux = Tmux::start(
+        &app_line(&[], &data, &fake.base_url, &extra, &vault),
+        120,
+        30,
+    );
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    tmux.type_text("/");
+    tmux.wait_text("Start a new session");
+    tmux.type_text("usa");
+    let screen = tmux.wait_text("Show token usage");
+    assert!(!screen.contains("Start a new session"), "{screen}");
+    let screen = tmux.wait_text("did not list its prompts within 2 s");
+    let notices = screen.matches("did not list its prompts").count();
+    assert_eq!(notices, 1, "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.type_text(" still typing");
+    tmux.wait_text("/usa still typing");
+}
