@@ -317,7 +317,7 @@ impl Connection {
     /// [`prompts::PROMPT_LIST_TIMEOUT`] (or the call timeout when shorter).
     async fn list_prompts(&self) -> PromptsListed {
         let name = &self.spec.name;
-        let plugin = self.spec.trusted_file.is_some();
+        let plugin = matches!(self.spec.origin, super::ServerOrigin::Plugin { .. });
         if let Err(withdrawn) = self.check_trust().await {
             self.withdraw(&withdrawn).await;
             return Err(format!("the plugin `{name}` is not run: {withdrawn}"));
@@ -347,12 +347,14 @@ impl Connection {
         };
         match tokio::time::timeout(wait, pages).await {
             Ok(Ok((all, more))) => Ok(prompts::listed(name, plugin, all, more)),
+            // What the server wrote is escaped here: the line is shown as a notice.
             Ok(Err(ServiceError::McpError(error))) => Err(format!(
                 "the MCP server `{name}` refused to list its prompts: {}",
-                error.message
+                crate::quote::terminal(&error.message)
             )),
             Ok(Err(error)) => Err(format!(
-                "the MCP server `{name}` could not list its prompts: {error}"
+                "the MCP server `{name}` could not list its prompts: {}",
+                crate::quote::terminal(&error.to_string())
             )),
             Err(_) => Err(format!(
                 "the MCP server `{name}` did not list its prompts within {} s; they are not offered",
@@ -379,10 +381,11 @@ impl Connection {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(ServiceError::McpError(error))) => Err(format!(
                 "the MCP server `{name}` refused the prompt: {}",
-                error.message
+                crate::quote::terminal(&error.message)
             )),
             Ok(Err(error)) => Err(format!(
-                "the MCP server `{name}` did not give the prompt: {error}"
+                "the MCP server `{name}` did not give the prompt: {}",
+                crate::quote::terminal(&error.to_string())
             )),
             Err(_) => Err(format!(
                 "the MCP server `{name}` did not give the prompt within {} s (timeout_secs in {})",
