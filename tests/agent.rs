@@ -27,6 +27,8 @@ mod local_servers;
 mod long_session;
 #[path = "agent/mcp_client.rs"]
 mod mcp_client;
+#[path = "agent/mcp_prompts.rs"]
+mod mcp_prompts;
 #[path = "agent/models_doctor.rs"]
 mod models_doctor;
 #[path = "agent/move_note_ask.rs"]

@@ -26,6 +26,8 @@ mod tui_files_e2e;
 mod tui_image_paste;
 #[path = "app/tui_local_servers.rs"]
 mod tui_local_servers;
+#[path = "app/tui_mcp_prompts.rs"]
+mod tui_mcp_prompts;
 #[path = "app/tui_models.rs"]
 mod tui_models;
 #[path = "app/tui_move_e2e.rs"]

@@ -13,6 +13,7 @@ pub mod export;
 mod inbox;
 mod local_server;
 mod prompt;
+mod prompt_frame;
 mod request;
 mod session;
 mod tool_list;
@@ -23,6 +24,7 @@ pub use build::{
 };
 pub use compact::{CompactReason, CompactionInfo, ContextSettings, compaction_line};
 pub use local_server::{ToolOffer, choose_offer, offer_line, offered_tools, tools_tokens};
+pub use prompt_frame::PromptFrame;
 pub use session::{SessionError, SessionLog, StoredConversation, load_conversation};
 pub use tool_list::build_tool_list;
 
@@ -143,6 +145,8 @@ pub enum Op {
         attachments: Vec<Attachment>,
         context: NoteContext,
         limits: TurnLimits,
+        /// An MCP prompt's other messages (empty for a command file).
+        frame: PromptFrame,
     },
     /// The answer to a permission request. `hunks` (one flag per hunk of the proposal's diff)
     /// accepts only some of the hunks; `None` accepts all of them.
@@ -528,8 +532,9 @@ impl Agent {
                         window: None,
                     };
                     let limits = TurnLimits::default();
+                    let frame = PromptFrame::default();
                     let outcome = self
-                        .turn(&text, &attachments, context, &limits, &mut inbox)
+                        .turn(&text, &attachments, context, (&limits, &frame), &mut inbox)
                         .await;
                     inbox.send(AgentEvent::TurnDone(outcome));
                     if let Some(tokens) = inbox.window {
@@ -544,6 +549,7 @@ impl Agent {
                     attachments,
                     context,
                     limits,
+                    frame,
                 } => {
                     let mut inbox = inbox::Inbox {
                         ops: &mut ops,
@@ -555,7 +561,7 @@ impl Agent {
                         .as_ref()
                         .map(|model| std::mem::replace(&mut self.settings.model, model.clone()));
                     let outcome = self
-                        .turn(&text, &attachments, context, &limits, &mut inbox)
+                        .turn(&text, &attachments, context, (&limits, &frame), &mut inbox)
                         .await;
                     // Back to the session's model, unless `/model` chose another meanwhile.
                     if let Some(model) = session_model

@@ -6,8 +6,8 @@ use super::inbox::{BUSY, Inbox, WaitState};
 use super::prompt::user_message;
 use super::request::{Purpose, Sent, text_of, tool_defs};
 use super::{
-    Agent, AgentEvent, Attachment, CallDecision, NoteContext, ToolCallRecord, TurnEnd, TurnLimits,
-    TurnOutcome, build_tool_list,
+    Agent, AgentEvent, Attachment, CallDecision, NoteContext, PromptFrame, ToolCallRecord, TurnEnd,
+    TurnLimits, TurnOutcome, build_tool_list,
 };
 use crate::llm::{Block, LlmError, Message, ResultPart, Role, StopReason, ToolDef, Usage};
 use crate::tools::{ToolImage, ToolSpec};
@@ -50,7 +50,7 @@ impl Agent {
         text: &str,
         attachments: &[Attachment],
         mut context: NoteContext,
-        limits: &TurnLimits,
+        (limits, frame): (&TurnLimits, &PromptFrame),
         inbox: &mut Inbox<'_>,
     ) -> TurnOutcome {
         let mut outcome = TurnOutcome {
@@ -90,7 +90,8 @@ impl Agent {
         let tools = narrow_tools(build_tool_list(&specs, &context), limits, inbox);
         let offered = self.offer_tools(tools, inbox);
         let log_start = self.log.history().len();
-        if let Err(e) = self.send_user_message(text, attachments, &context, inbox) {
+        let turn_start = self.history.len();
+        if let Err(e) = self.send_user_message(text, attachments, &context, frame, inbox) {
             return failed(outcome, e);
         }
         let mut steps = Steps {
@@ -98,7 +99,7 @@ impl Agent {
             tools: tool_defs(&offered),
             offered,
             system: self.system(),
-            turn_start: self.history.len().saturating_sub(1),
+            turn_start,
             log_start,
             retried_fresh: false,
             compacted_for_overflow: false,
@@ -117,24 +118,37 @@ impl Agent {
     }
 
     /// The person's message with the notes it links and the focused note, stored and added to
-    /// the history.
+    /// the history; an MCP prompt's other messages before and after it, its other blocks
+    /// (embedded resources, images) right after its text.
     fn send_user_message(
         &mut self,
         text: &str,
         attachments: &[Attachment],
         context: &NoteContext,
+        frame: &PromptFrame,
         inbox: &Inbox<'_>,
     ) -> Result<(), String> {
+        for message in &frame.before {
+            self.record(message.clone())?;
+        }
         // The focused note as the model sees it in this message is what it "read".
         if let Some(note) = &context.note {
             self.seen
                 .insert(note.path.clone(), note.editor.text.clone());
         }
         let mut user = user_message(text, attachments, context);
+        // After the text (which follows the attachments), before the focused note.
+        let after_text = attachments.len() + 1;
+        user.content
+            .splice(after_text..after_text, frame.extra.iter().cloned());
         for block in self.linked_notes(text, inbox) {
             user.content.push(Block::Text { text: block });
         }
-        self.record(user)
+        self.record(user)?;
+        for message in &frame.after {
+            self.record(message.clone())?;
+        }
+        Ok(())
     }
 
     /// One model response and the calls it asks for. `Break(Err)` ends the turn as failed.

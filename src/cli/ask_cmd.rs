@@ -8,8 +8,8 @@ use super::outln;
 use super::{Context, Failure};
 use crate::agent::{
     Agent, AgentEvent, Attachment, BuildError, CompactionInfo, FocusedNote, NoteContext, Op,
-    PendingTools, PermissionRequest, Proposal, ProviderFlags, Resume, SessionBuilder, TurnEnd,
-    TurnLimits, TurnOutcome,
+    PendingTools, PermissionRequest, PromptFrame, Proposal, ProviderFlags, Resume, SessionBuilder,
+    TurnEnd, TurnLimits, TurnOutcome,
 };
 use crate::commands;
 use crate::mcp::McpStartup;
@@ -107,7 +107,7 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         Ok(c) => c,
         Err(message) => return usage(message),
     };
-    let turn = match command_turn(ctx, &workspace, &args.prompt, &context) {
+    let turn = match command_turn(ctx, &workspace, &args.prompt, &context, (&runtime, &mcp)) {
         Ok(turn) => turn,
         Err(message) => return usage(message),
     };
@@ -230,14 +230,15 @@ fn first_op(
     args: &AskArgs,
     attachments: Vec<Attachment>,
     context: NoteContext,
-    turn: Option<(String, TurnLimits)>,
+    turn: Option<CommandTurn>,
 ) -> Op {
     match turn {
-        Some((text, limits)) => Op::CommandTurn {
+        Some((text, limits, frame)) => Op::CommandTurn {
             text,
             attachments,
             context,
             limits,
+            frame,
         },
         None => Op::UserTurn {
             text: args.prompt.clone(),
@@ -252,7 +253,7 @@ async fn drive(
     args: &AskArgs,
     attachments: Vec<Attachment>,
     context: NoteContext,
-    turn: Option<(String, TurnLimits)>,
+    turn: Option<CommandTurn>,
 ) -> Result<Driven, Failure> {
     let (ops, mut events, task) = agent.spawn();
     ops.send(first_op(args, attachments, context, turn))
@@ -542,25 +543,47 @@ fn note_context(workspace: &Workspace, args: &AskArgs) -> Result<NoteContext, St
     })
 }
 
-/// A prompt that runs one of the person's or the vault's commands (`/weekly-review ARGS`): its
-/// prompt, made from the file, and its limits. `None` for a prompt that is no command (plain text,
-/// or a path such as `/etc/hosts`); an error for a built-in of the chat, a name no command has
-/// (saying why the vault's are not offered, when they are not) and a prompt that cannot be made.
+/// The text, limits and prompt frame of a turn a command starts.
+type CommandTurn = (String, TurnLimits, PromptFrame);
+
+/// A prompt that runs one of the person's or the vault's commands (`/weekly-review ARGS`), or an
+/// MCP server's prompt (`/server:prompt ARGS`, asked of the server once the servers started):
+/// its prompt and its limits. `None` for a prompt that is no command (plain text, or a path such
+/// as `/etc/hosts`); an error for a built-in of the chat, a name no command has (saying why the
+/// vault's are not offered, when they are not) and a prompt that cannot be made.
 fn command_turn(
     ctx: &Context,
     workspace: &Workspace,
     prompt: &str,
     context: &NoteContext,
-) -> Result<Option<(String, TurnLimits)>, String> {
+    (runtime, mcp): (&tokio::runtime::Runtime, &McpStartup),
+) -> Result<Option<CommandTurn>, String> {
     let Some((name, rest)) = commands::parse_invocation(prompt) else {
         return Ok(None);
     };
     if !commands::is_command_name(name) {
         return Ok(None);
     }
-    let catalog = commands::catalog(&ctx.paths, workspace.vault());
+    let mut catalog = commands::catalog(&ctx.paths, workspace.vault());
+    if catalog.find(name).is_none() && name.contains(':') && !mcp.is_empty() {
+        let command = runtime.block_on(async {
+            let servers = mcp.ready().await;
+            catalog.add_prompts(servers.prompts().await);
+            let command = catalog.find(name).cloned()?;
+            Some(commands::get_prompt(&servers, &command, rest).await)
+        });
+        if let Some(got) = command {
+            let got = got?;
+            let (text, frame) = PromptFrame::split(got.messages, &format!("/{name}"))
+                .map_err(|e| format!("/{}: {e}", crate::quote::terminal(name)))?;
+            return Ok(Some((text, TurnLimits::default(), frame)));
+        }
+    }
     for problem in &catalog.problems {
-        tracing::warn!("a command file is left out: {problem}");
+        tracing::warn!("a command is left out: {problem}");
+        if problem.contains("MCP server") {
+            notice(problem);
+        }
     }
     let Some(command) = catalog.find(name) else {
         let mut message = format!(
@@ -597,6 +620,7 @@ fn command_turn(
             model: file.model.clone(),
             allowed_tools: file.allowed_tools.clone(),
         },
+        PromptFrame::default(),
     )))
 }
 

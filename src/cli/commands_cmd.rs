@@ -1,9 +1,13 @@
 //! `vaultchat commands [--json]`: every slash command for the vault: the chat's own, the
 //! person's (`commands/` in the config folder) and the vault's (`.vaultchat/commands/`, listed
-//! only while trusted). What is left out, and why, goes to stderr.
+//! only while trusted) and the prompts of the person's MCP servers and the vault's trusted
+//! plugins (`/server:prompt`; the servers are started for the listing and closed again). What is
+//! left out, and why, goes to stderr.
 
 use super::{Context, Failure, outln};
 use crate::commands::{self, Catalog};
+use crate::mcp::McpServers;
+use crate::mcp::plugins::ServerPlan;
 use crate::quote;
 use clap::Args;
 use std::io::Write;
@@ -11,14 +15,31 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct CommandsArgs {
-    /// Print one JSON object: {"commands": [{"name", "description", "argument_hint", "origin": {"kind"}, "file"}], "withheld", "problems"}.
+    /// Print one JSON object: {"commands": [{"name", "description", "argument_hint", "origin": {"kind", "server", "prompt", "plugin"}, "file", "arguments": [{"name", "description", "required"}]}], "withheld", "problems"}.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(ctx: &Context, args: &CommandsArgs) -> Result<ExitCode, Failure> {
     let vault = ctx.vault()?;
-    let catalog = commands::catalog(&ctx.paths, &vault);
+    let mut catalog = commands::catalog(&ctx.paths, &vault);
+    let plan = ServerPlan::new(&ctx.config, &vault, &ctx.paths.database_file());
+    for problem in &plan.problems {
+        eprintln!("vaultchat: {}", quote::terminal_text(problem));
+    }
+    if plan.specs.iter().any(|s| s.enabled && s.origin.may_start()) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let (listing, statuses) = runtime.block_on(async {
+            let servers = McpServers::start(plan.specs).await;
+            let listing = servers.prompts().await;
+            servers.shutdown().await;
+            (listing, servers.statuses().to_vec())
+        });
+        super::servers::say_not_started(&statuses);
+        catalog.add_prompts(listing);
+    }
     if args.json {
         let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &catalog)?;

@@ -62,6 +62,7 @@ pub(super) fn commands() -> Vec<Command> {
             origin: Origin::BuiltIn,
             file: None,
             prompt: None,
+            arguments: Vec::new(),
         })
         .collect()
 }

@@ -5,7 +5,7 @@
 //! whole.
 
 use super::file::parse_command_file;
-use super::{Command, Origin, VAULT_COMMANDS_DIR};
+use super::{COMMANDS_DIR, Command, Origin};
 use crate::config::Paths;
 use crate::config::own_files::{self, OwnEntry};
 use crate::quote;
@@ -19,6 +19,10 @@ pub const MAX_COMMANDS: usize = 200;
 /// The largest command file read (a prompt is a page or two).
 pub const MAX_COMMAND_BYTES: u64 = 64 * 1024;
 
+/// The most entries read from one command folder (files of any kind and folders): a folder
+/// holding more is read that far, with a problem saying so.
+pub const MAX_FOLDER_ENTRIES: usize = 1_000;
+
 /// How many folders deep a namespace goes (`a:b:c:name` is three).
 pub const MAX_COMMAND_DEPTH: usize = 3;
 
@@ -28,6 +32,10 @@ pub struct Loaded {
     /// Sorted by name.
     pub commands: Vec<Command>,
     pub problems: Vec<String>,
+    /// `sha256:HEX` of the bytes each command was read from, by its `file` (as the trust's
+    /// covered set records them), so the vault's can be checked against the trust without
+    /// reading them again.
+    pub digests: std::collections::BTreeMap<String, String>,
 }
 
 /// The person's command folder: `commands/` beside `config.toml`.
@@ -47,15 +55,17 @@ pub fn load_personal(paths: &Paths) -> Loaded {
 /// The vault's commands, read whatever the trust: the caller lists them only when trusted.
 pub fn load_vault(vault: &Vault) -> Loaded {
     let tree = VaultTree { vault };
-    walk(&tree, Origin::Vault, &|rel| {
-        format!("{VAULT_COMMANDS_DIR}/{rel}")
-    })
+    walk(&tree, Origin::Vault, &|rel| format!("{COMMANDS_DIR}/{rel}"))
 }
+
+/// A folder's entries (name, kind) and whether it holds more than were read.
+type Listing = (Vec<(String, Kind)>, bool);
 
 /// A folder tree to read commands from; `names` are the folders below its root.
 trait Tree {
-    /// The entries of a folder; `Ok(None)` when the tree's root is not there at all.
-    fn entries(&self, names: &[String]) -> std::io::Result<Option<Vec<(String, Kind)>>>;
+    /// At most [`MAX_FOLDER_ENTRIES`] entries of a folder, sorted by name, and whether it holds
+    /// more; `Ok(None)` when the tree's root is not there at all.
+    fn entries(&self, names: &[String]) -> std::io::Result<Option<Listing>>;
     /// Up to `max` bytes of a file, and whether there was more.
     fn read(&self, names: &[String], name: &str, max: u64) -> std::io::Result<(Vec<u8>, bool)>;
 }
@@ -67,7 +77,15 @@ fn walk(tree: &dyn Tree, origin: Origin, shown: &dyn Fn(&str) -> String) -> Load
     while let Some(names) = stack.pop() {
         let rel_dir = names.join("/");
         let entries = match tree.entries(&names) {
-            Ok(Some(entries)) => entries,
+            Ok(Some((entries, more))) => {
+                if more {
+                    loaded.problems.push(format!(
+                        "{} holds more than {MAX_FOLDER_ENTRIES} entries; the rest are not read",
+                        quote::terminal(&shown(&rel_dir))
+                    ));
+                }
+                entries
+            }
             Ok(None) => continue,
             Err(e) => {
                 loaded.problems.push(format!(
@@ -112,7 +130,10 @@ fn walk(tree: &dyn Tree, origin: Origin, shown: &dyn Fn(&str) -> String) -> Load
                     let mut parts = names.clone();
                     parts.push(stem.to_string());
                     match read_command(tree, &names, &name, &parts, origin.clone(), &shown(&rel)) {
-                        Ok(command) => loaded.commands.push(command),
+                        Ok((command, digest)) => {
+                            loaded.digests.insert(shown(&rel), digest);
+                            loaded.commands.push(command);
+                        }
                         Err(problem) => loaded.problems.push(problem),
                     }
                 }
@@ -135,14 +156,6 @@ fn markdown_stem(name: &str) -> Option<&str> {
     (!stem.is_empty()).then_some(stem)
 }
 
-/// A name part may hold letters, digits, `-`, `_` and `.`: what can be typed after a `/`.
-fn valid_part(part: &str) -> bool {
-    !part.is_empty()
-        && part
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
 fn read_command(
     tree: &dyn Tree,
     names: &[String],
@@ -150,9 +163,9 @@ fn read_command(
     parts: &[String],
     origin: Origin,
     shown: &str,
-) -> Result<Command, String> {
+) -> Result<(Command, String), String> {
     let shown_q = quote::terminal(shown);
-    if let Some(bad) = parts.iter().find(|p| !valid_part(p)) {
+    if let Some(bad) = parts.iter().find(|p| !super::is_name_part(p)) {
         return Err(format!(
             "{shown_q} is left out: {} cannot be typed as a command (letters, digits, -, _ and . only)",
             quote::quoted(bad)
@@ -167,10 +180,14 @@ fn read_command(
             MAX_COMMAND_BYTES / 1024
         ));
     }
+    let digest = format!(
+        "sha256:{}",
+        crate::mcp::plugins::covered::sha256_hex(&bytes)
+    );
     let text =
         String::from_utf8(bytes).map_err(|_| format!("{shown_q} is left out: it is not UTF-8"))?;
     let prompt = parse_command_file(&text).map_err(|e| format!("{shown_q}: {e}"))?;
-    Ok(Command {
+    let command = Command {
         name: parts.join(":"),
         description: prompt
             .description
@@ -180,7 +197,9 @@ fn read_command(
         origin,
         file: Some(shown.to_string()),
         prompt: Some(prompt),
-    })
+        arguments: Vec::new(),
+    };
+    Ok((command, digest))
 }
 
 /// How much of a prompt's first line stands in for a missing description.
@@ -208,9 +227,9 @@ impl OwnTree {
 }
 
 impl Tree for OwnTree {
-    fn entries(&self, names: &[String]) -> std::io::Result<Option<Vec<(String, Kind)>>> {
-        let listed = own_files::list_folder(&self.path(names))?;
-        let Some(listed) = listed else {
+    fn entries(&self, names: &[String]) -> std::io::Result<Option<Listing>> {
+        let listed = own_files::list_folder(&self.path(names), MAX_FOLDER_ENTRIES)?;
+        let Some((listed, more)) = listed else {
             // A folder listed a moment ago and gone now is an error; the root missing is not.
             return if names.is_empty() {
                 Ok(None)
@@ -218,7 +237,7 @@ impl Tree for OwnTree {
                 Err(std::io::ErrorKind::NotFound.into())
             };
         };
-        Ok(Some(
+        Ok(Some((
             listed
                 .into_iter()
                 .map(|(name, entry)| {
@@ -230,7 +249,8 @@ impl Tree for OwnTree {
                     (name, kind)
                 })
                 .collect(),
-        ))
+            more,
+        )))
     }
 
     fn read(&self, names: &[String], name: &str, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
@@ -245,7 +265,7 @@ struct VaultTree<'a> {
 
 impl VaultTree<'_> {
     fn folder(&self, names: &[String]) -> Result<Folder, ContainedError> {
-        let mut all: Vec<&str> = VAULT_COMMANDS_DIR.split('/').collect();
+        let mut all: Vec<&str> = COMMANDS_DIR.split('/').collect();
         all.extend(names.iter().map(String::as_str));
         self.vault.handle().folder(&all, false, &all.join("/"))
     }
@@ -259,7 +279,7 @@ fn io_of(error: ContainedError) -> std::io::Error {
 }
 
 impl Tree for VaultTree<'_> {
-    fn entries(&self, names: &[String]) -> std::io::Result<Option<Vec<(String, Kind)>>> {
+    fn entries(&self, names: &[String]) -> std::io::Result<Option<Listing>> {
         let folder = match self.folder(names) {
             Ok(folder) => folder,
             Err(ContainedError::Io(e))
@@ -269,13 +289,13 @@ impl Tree for VaultTree<'_> {
             }
             Err(e) => return Err(io_of(e)),
         };
-        let mut entries: Vec<(String, Kind)> = folder
-            .entries()?
+        let (listed, more) = folder.entries_at_most(MAX_FOLDER_ENTRIES)?;
+        let mut entries: Vec<(String, Kind)> = listed
             .into_iter()
             .filter_map(|(name, kind)| name.ok().map(|n| (n, kind)))
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(Some(entries))
+        Ok(Some((entries, more)))
     }
 
     fn read(&self, names: &[String], name: &str, max: u64) -> std::io::Result<(Vec<u8>, bool)> {

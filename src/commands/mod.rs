@@ -15,20 +15,24 @@ mod builtin;
 mod expand;
 mod file;
 mod load;
+mod mcp_prompts;
 mod trust;
 
 pub use builtin::BUILTIN;
 pub use expand::{ExpandError, Invocation, MAX_TAGGED_NOTES, expand, split_args};
 pub use file::{CommandFile, parse_command_file};
 pub use load::{
-    MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, MAX_COMMANDS, load_personal, load_vault, personal_dir,
+    MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, MAX_COMMANDS, MAX_FOLDER_ENTRIES, load_personal,
+    load_vault, personal_dir,
 };
+pub use mcp_prompts::{Argument, get_prompt, prompt_arguments};
 pub use trust::{VaultCommands, vault_commands};
 
 use serde::Serialize;
 
-/// Where the vault keeps its command files, relative to its root.
-pub const VAULT_COMMANDS_DIR: &str = ".vaultchat/commands";
+/// Where the vault keeps its command files, relative to its root (one constant, beside the
+/// plugins file the same trust covers).
+pub use crate::mcp::plugins::COMMANDS_DIR;
 
 /// Where a command comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,6 +44,14 @@ pub enum Origin {
     Personal,
     /// A file in the vault's `.vaultchat/commands/` (listed only while trusted).
     Vault,
+    /// A prompt of one of the person's MCP servers (`plugin: false`) or of one of the vault's
+    /// plugins (listed only while trusted), run with `prompts/get` (decisions §67).
+    McpPrompt {
+        server: String,
+        /// The name the server knows it by.
+        prompt: String,
+        plugin: bool,
+    },
 }
 
 impl Origin {
@@ -49,6 +61,8 @@ impl Origin {
             Self::BuiltIn => "built-in",
             Self::Personal => "yours",
             Self::Vault => "vault",
+            Self::McpPrompt { plugin: false, .. } => "mcp",
+            Self::McpPrompt { plugin: true, .. } => "plugin",
         }
     }
 
@@ -58,6 +72,7 @@ impl Origin {
             Self::BuiltIn => "a built-in command",
             Self::Personal => "one of your commands",
             Self::Vault => "one of the vault's commands",
+            Self::McpPrompt { .. } => "an MCP server's prompt",
         }
     }
 }
@@ -75,9 +90,12 @@ pub struct Command {
     /// `None` for a built-in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
-    /// The parsed file; `None` for a built-in.
+    /// The parsed file; `None` for a built-in or an MCP prompt.
     #[serde(skip)]
     pub prompt: Option<CommandFile>,
+    /// An MCP prompt's arguments in the server's order; empty for the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<Argument>,
 }
 
 /// Every command there is for a vault, and what there is to say about the ones left out.
@@ -155,12 +173,16 @@ pub fn catalog(paths: &crate::config::Paths, vault: &crate::vault::Vault) -> Cat
 /// Whether `name` could be a command: letters, digits, `-`, `_`, `.` and `:` between parts (a
 /// path like `etc/hosts` is not).
 pub fn is_command_name(name: &str) -> bool {
-    name.split(':').all(|part| {
-        !part.is_empty()
-            && part
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    })
+    name.split(':').all(is_name_part)
+}
+
+/// One part of a command's name (a file's stem, a folder, a server, a prompt): letters, digits,
+/// `-`, `_` and `.`, what can be typed after a `/`.
+fn is_name_part(part: &str) -> bool {
+    !part.is_empty()
+        && part
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// `/name ARGS` split into the name and the rest (trimmed); `None` when `text` is no command.

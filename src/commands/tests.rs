@@ -140,7 +140,7 @@ fn invocations_split_name_and_arguments() {
 
 fn vault_with_commands() -> (tempfile::TempDir, Vault) {
     let dir = tempfile::tempdir().unwrap();
-    let commands = dir.path().join(VAULT_COMMANDS_DIR);
+    let commands = dir.path().join(COMMANDS_DIR);
     std::fs::create_dir_all(commands.join("study/deep")).unwrap();
     std::fs::write(commands.join("weekly-review.md"), WEEKLY).unwrap();
     std::fs::write(commands.join("study/flashcards.md"), "Cards for {{note}}\n").unwrap();
@@ -196,7 +196,7 @@ fn vault_files_are_named_by_path_and_bounded() {
 #[test]
 fn too_many_files_stop_the_walk_with_a_problem() {
     let dir = tempfile::tempdir().unwrap();
-    let commands = dir.path().join(VAULT_COMMANDS_DIR);
+    let commands = dir.path().join(COMMANDS_DIR);
     std::fs::create_dir_all(&commands).unwrap();
     for i in 0..MAX_COMMANDS + 5 {
         std::fs::write(commands.join(format!("c{i:04}.md")), "x").unwrap();
@@ -209,6 +209,38 @@ fn too_many_files_stop_the_walk_with_a_problem() {
         "{:?}",
         loaded.problems
     );
+}
+
+#[test]
+fn a_folder_of_many_entries_is_listed_only_up_to_the_cap() {
+    // 3000 files that are no commands: the walk must not list (and stat) every one of them.
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(COMMANDS_DIR);
+    std::fs::create_dir_all(&commands).unwrap();
+    for i in 0..3 * MAX_FOLDER_ENTRIES {
+        std::fs::write(commands.join(format!("n{i:05}.txt")), "").unwrap();
+    }
+    let vault = Vault::open(dir.path()).unwrap();
+    let loaded = load_vault(&vault);
+    assert!(loaded.commands.is_empty());
+    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+    assert!(
+        loaded.problems[0].contains(&format!(
+            "holds more than {MAX_FOLDER_ENTRIES} entries; the rest are not read"
+        )),
+        "{:?}",
+        loaded.problems
+    );
+
+    let own = tempfile::tempdir().unwrap();
+    let paths = crate::config::Paths::under(own.path());
+    let mine = personal_dir(&paths);
+    std::fs::create_dir_all(&mine).unwrap();
+    for i in 0..MAX_FOLDER_ENTRIES + 1 {
+        std::fs::write(mine.join(format!("n{i:05}.txt")), "").unwrap();
+    }
+    let loaded = load_personal(&paths);
+    assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
 }
 
 #[test]
@@ -265,9 +297,7 @@ fn vault_commands_wait_for_trust_and_an_edit_withdraws_it() {
     assert_eq!(trusted.loaded.commands.len(), 4);
 
     std::fs::write(
-        dir.path()
-            .join(VAULT_COMMANDS_DIR)
-            .join("study/flashcards.md"),
+        dir.path().join(COMMANDS_DIR).join("study/flashcards.md"),
         "Now something else\n",
     )
     .unwrap();
@@ -279,6 +309,33 @@ fn vault_commands_wait_for_trust_and_an_edit_withdraws_it() {
             "changed since you trusted it (.vaultchat/commands/study/flashcards.md (changed))"
         ),
         "{why}"
+    );
+}
+
+#[test]
+fn one_listing_reads_the_files_hashes_the_tree_and_opens_the_database_once() {
+    use super::trust::steps;
+    let (_dir, vault) = vault_with_commands();
+    let data = tempfile::tempdir().unwrap();
+    let database = data.path().join("vaultchat.db");
+    let plugins = crate::mcp::plugins::VaultPlugins::load(&vault)
+        .unwrap()
+        .unwrap();
+    let store = Store::open(&database).unwrap();
+    plugins
+        .answer(
+            &store,
+            &crate::index::vault_id(&vault),
+            PluginAnswer::Trusted,
+        )
+        .unwrap();
+    steps::COUNTS.with(|c| c.set([0; 3]));
+    let trusted = vault_commands(&vault, &database);
+    assert_eq!(trusted.loaded.commands.len(), 4);
+    assert_eq!(
+        steps::COUNTS.with(std::cell::Cell::get),
+        [1, 1, 1],
+        "files read, tree hashed, database opened"
     );
 }
 

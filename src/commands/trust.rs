@@ -3,7 +3,7 @@
 //! `vaultchat trust` records covers the whole tree, commands and `hooks.toml` included).
 
 use super::load::{Loaded, load_vault};
-use crate::mcp::plugins::covered::describe;
+use crate::mcp::plugins::covered::{Covered, describe};
 use crate::mcp::plugins::{Trust, VaultPlugins};
 use crate::store::Store;
 use crate::vault::Vault;
@@ -19,33 +19,39 @@ pub struct VaultCommands {
 }
 
 /// The vault's commands when its `.vaultchat/` tree is trusted as it is now; otherwise none, and
-/// why. The trust is read before and after the files are, so a file changed meanwhile is not
-/// offered under a trust given for other bytes.
+/// why. The files are read once, the tree hashed once, the database opened once (each `/` asks);
+/// each file offered must be the very bytes the trust covers, so a file changed between its
+/// read and the hash is not offered under a trust given for other bytes.
 pub fn vault_commands(vault: &Vault, database: &Path) -> VaultCommands {
-    let first = load_vault(vault);
-    if first.commands.is_empty() && first.problems.is_empty() {
+    #[cfg(test)]
+    steps::count(steps::READ);
+    let loaded = load_vault(vault);
+    if loaded.commands.is_empty() && loaded.problems.is_empty() {
         return VaultCommands::default();
     }
-    let count = first.commands.len();
-    let before = match trusted_digest(vault, database) {
-        Ok(digest) => digest,
+    let count = loaded.commands.len();
+    let covered = match trusted_tree(vault, database) {
+        Ok(covered) => covered,
         Err(why) => {
-            return withheld(format!(
-                "the vault's {count} command{} {why}",
-                if count == 1 { " is" } else { "s are" }
-            ));
+            return withheld(match count {
+                0 => format!("the vault's commands are {why}"),
+                1 => format!("the vault's 1 command is {why}"),
+                _ => format!("the vault's {count} commands are {why}"),
+            });
         }
     };
-    let loaded = load_vault(vault);
-    match trusted_digest(vault, database) {
-        Ok(after) if after == before => VaultCommands {
-            loaded,
-            withheld: None,
-        },
-        Ok(_) => withheld(
+    let as_trusted = loaded
+        .digests
+        .iter()
+        .all(|(file, digest)| covered.get(file) == Some(digest.as_str()));
+    if !as_trusted {
+        return withheld(
             "the vault's commands changed while they were read; run the command again".into(),
-        ),
-        Err(why) => withheld(format!("the vault's commands are {why}")),
+        );
+    }
+    VaultCommands {
+        loaded,
+        withheld: None,
     }
 }
 
@@ -56,17 +62,21 @@ fn withheld(why: String) -> VaultCommands {
     }
 }
 
-/// The digest of the trusted `.vaultchat/` tree, or why it is not trusted (a phrase).
-fn trusted_digest(vault: &Vault, database: &Path) -> Result<String, String> {
+/// The trusted `.vaultchat/` tree's covered set, or why it is not trusted (a phrase).
+fn trusted_tree(vault: &Vault, database: &Path) -> Result<Covered, String> {
+    #[cfg(test)]
+    steps::count(steps::HASHED);
     let plugins = match VaultPlugins::load(vault) {
         Ok(Some(plugins)) => plugins,
         Ok(None) => return Err("not offered: the vault's .vaultchat/ folder is gone".into()),
         Err(e) => return Err(format!("not offered: {e}")),
     };
     let vault_id = crate::index::vault_id(vault);
+    #[cfg(test)]
+    steps::count(steps::OPENED);
     let store = Store::open(database).map_err(|e| format!("not offered: {e}"))?;
     match plugins.trust(&store, &vault_id) {
-        Ok(Trust::Trusted) => Ok(plugins.sha256),
+        Ok(Trust::Trusted) => Ok(plugins.covered),
         Ok(Trust::Declined | Trust::Unanswered) => {
             let changes = plugins
                 .changes_since_trusted(&store, &vault_id)
@@ -82,4 +92,25 @@ fn trusted_digest(vault: &Vault, database: &Path) -> Result<String, String> {
         }
         Err(e) => Err(format!("not offered: {e}")),
     }
+}
+
+/// How often one call did each costly step (the command files read, the `.vaultchat/` tree
+/// hashed, the app database opened): counted on the test's thread, for the test that each is
+/// done once per `/`.
+#[cfg(test)]
+pub(super) mod steps {
+    use std::cell::Cell;
+    thread_local! {
+        pub static COUNTS: Cell<[usize; 3]> = const { Cell::new([0; 3]) };
+    }
+    pub fn count(step: usize) {
+        COUNTS.with(|c| {
+            let mut counts = c.get();
+            counts[step] += 1;
+            c.set(counts);
+        });
+    }
+    pub const READ: usize = 0;
+    pub const HASHED: usize = 1;
+    pub const OPENED: usize = 2;
 }

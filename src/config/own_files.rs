@@ -13,17 +13,26 @@ pub enum OwnEntry {
     Other,
 }
 
-/// The entries of `dir` by name, sorted; `Ok(None)` when `dir` is not there. Names that are not
-/// UTF-8 are skipped (they cannot be typed as commands).
-pub fn list_folder(dir: &Path) -> std::io::Result<Option<Vec<(String, OwnEntry)>>> {
+/// A folder's entries by name and whether it holds more than were read.
+pub type OwnListing = (Vec<(String, OwnEntry)>, bool);
+
+/// At most `max` entries of `dir` (in the order the file system lists them, then sorted by
+/// name) and whether it holds more; `Ok(None)` when `dir` is not there. Names that are not UTF-8
+/// are skipped (they cannot be typed as commands).
+pub fn list_folder(dir: &Path, max: usize) -> std::io::Result<Option<OwnListing>> {
     let listing = match std::fs::read_dir(dir) {
         Ok(listing) => listing,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
     let mut entries = Vec::new();
+    let mut more = false;
     for entry in listing {
         let entry = entry?;
+        if entries.len() == max {
+            more = true;
+            break;
+        }
         let Ok(name) = entry.file_name().into_string() else {
             continue;
         };
@@ -35,7 +44,7 @@ pub fn list_folder(dir: &Path) -> std::io::Result<Option<Vec<(String, OwnEntry)>
         entries.push((name, kind));
     }
     entries.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(Some(entries))
+    Ok(Some((entries, more)))
 }
 
 /// Up to `max` bytes of the file at `path`, and whether it holds more.

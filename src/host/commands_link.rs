@@ -1,47 +1,65 @@
 //! Running one of the person's or the vault's commands from the app: the host finds it (the
-//! vault's only while trusted), makes its prompt (the index answers `{{tag:x}}`) and sends the
-//! agent an `Op::CommandTurn`; a prompt that cannot be made is a `CommandRefused` the app shows.
+//! vault's only while trusted), makes its prompt (the index answers `{{tag:x}}`; an MCP server's
+//! prompt comes from `prompts/get`, decisions §67) and sends the agent an `Op::CommandTurn`; a
+//! prompt that cannot be made is a `CommandRefused` the app shows.
 
 use super::HostEvent;
 use super::core::Core;
-use crate::agent::{NoteContext, Op, TurnLimits};
-use crate::commands;
+use crate::agent::{NoteContext, Op, PromptFrame, TurnLimits};
+use crate::commands::{self, Catalog, Command, Origin};
 use std::sync::Arc;
 
 /// Find `name`, make its prompt from `args` and the note side of the screen, and hand it to the
 /// agent; or tell the app why not.
 pub(super) async fn run(core: &Arc<Core>, name: String, args: String, context: NoteContext) {
-    let prepared = {
-        let core = Arc::clone(core);
-        tokio::task::spawn_blocking(move || prepare(&core, &name, &args, context)).await
-    };
-    match prepared {
-        Ok(Ok(op)) => core.agent.send(core, op).await,
-        Ok(Err(message)) => core.tell(HostEvent::CommandRefused(message)),
-        Err(e) => core.tell(HostEvent::CommandRefused(format!(
-            "the command could not be prepared: {e}"
-        ))),
+    match prepare(core, name, args, context).await {
+        Ok(op) => core.agent.send(core, op).await,
+        Err(message) => core.tell(HostEvent::CommandRefused(message)),
     }
 }
 
-/// Read every command again (the files may have changed, or the trust) and hand the list to the
-/// app; the files left out go to the log.
-pub(super) fn list(core: &Core) {
-    let launch = &core.launch;
-    let catalog = commands::catalog(&launch.paths, &launch.vault);
-    for problem in &catalog.problems {
-        tracing::warn!("a command file is left out: {problem}");
-    }
+/// Read every command again (the files may have changed, or the trust; the servers' prompts
+/// are listed once per run) and hand the list to the app; the files left out go to the log, a
+/// server that could not list its prompts is a notice once.
+pub(super) async fn list(core: Arc<Core>) {
+    let catalog = catalog(&core).await;
     core.tell(HostEvent::Commands(catalog));
 }
 
-fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<Op, String> {
-    let launch = &core.launch;
-    let catalog = commands::catalog(&launch.paths, &launch.vault);
-    for problem in &catalog.problems {
-        tracing::warn!("a command file is left out: {problem}");
+/// The command files off the loop, then the running servers' prompts (none while they start).
+async fn catalog(core: &Arc<Core>) -> Catalog {
+    let files = {
+        let core = Arc::clone(core);
+        tokio::task::spawn_blocking(move || {
+            commands::catalog(&core.launch.paths, &core.launch.vault)
+        })
+        .await
+    };
+    let mut catalog = files.unwrap_or_else(|e| {
+        tracing::warn!("the command files could not be read: {e}");
+        Catalog::built_in()
+    });
+    if let Some(servers) = core.servers.startup.now() {
+        let listing = servers.prompts().await;
+        for failure in &listing.new_failures {
+            core.tell(HostEvent::Notice(failure.clone()));
+        }
+        catalog.add_prompts(listing);
     }
-    let Some(command) = catalog.find(name) else {
+    for problem in &catalog.problems {
+        tracing::warn!("a command is left out: {problem}");
+    }
+    catalog
+}
+
+async fn prepare(
+    core: &Arc<Core>,
+    name: String,
+    args: String,
+    context: NoteContext,
+) -> Result<Op, String> {
+    let catalog = catalog(core).await;
+    let Some(command) = catalog.find(&name).cloned() else {
         // The name is what the person typed; the vault's words (`withheld`) come escaped.
         let mut message = format!(
             "/{name} is not a command; /help lists the built-in ones, `vaultchat commands` every one"
@@ -51,6 +69,49 @@ fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<
         }
         return Err(message);
     };
+    match &command.origin {
+        Origin::McpPrompt { .. } => mcp_prompt(core, &command, &args, context).await,
+        Origin::BuiltIn => Err(format!("/{name} is a built-in command")),
+        Origin::Personal | Origin::Vault => {
+            let core = Arc::clone(core);
+            tokio::task::spawn_blocking(move || from_file(&core, &command, &args, context))
+                .await
+                .unwrap_or_else(|e| Err(format!("the command could not be prepared: {e}")))
+        }
+    }
+}
+
+/// An MCP prompt's messages as the turn (the server asked now, within its timeout).
+async fn mcp_prompt(
+    core: &Core,
+    command: &Command,
+    args: &str,
+    context: NoteContext,
+) -> Result<Op, String> {
+    let Some(servers) = core.servers.startup.now() else {
+        return Err("the MCP servers are still starting; run the command again in a moment".into());
+    };
+    let got = commands::get_prompt(&servers, command, args).await?;
+    let (text, frame) = PromptFrame::split(got.messages, &format!("/{}", command.name))
+        // The name is one a command can have (letters, digits, `-_.:`): nothing to escape.
+        .map_err(|e| format!("/{}: {e}", command.name))?;
+    Ok(Op::CommandTurn {
+        text,
+        attachments: Vec::new(),
+        context,
+        limits: TurnLimits::default(),
+        frame,
+    })
+}
+
+/// A command file's prompt made from what was typed and the note side of the screen.
+fn from_file(
+    core: &Core,
+    command: &Command,
+    args: &str,
+    context: NoteContext,
+) -> Result<Op, String> {
+    let name = &command.name;
     let Some(file) = &command.prompt else {
         return Err(format!("/{name} is a built-in command"));
     };
@@ -79,5 +140,6 @@ fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<
             model: file.model.clone(),
             allowed_tools: file.allowed_tools.clone(),
         },
+        frame: PromptFrame::default(),
     })
 }

@@ -204,6 +204,10 @@ mod core {
                 context,
             } => commands_link::run(core, name, args, context).await,
             Request::ListModels { current } => models::list_models(core, current),
+            // Off the loop: the files on the blocking pool, the servers' prompts as a task.
+            Request::ListCommands => {
+                tokio::spawn(commands_link::list(Arc::clone(core)));
+            }
             Request::ContextWindow(model) => models::find_window(core, &model),
             request @ (Request::StartAgent(_)
             | Request::OpenNote(_)
@@ -219,7 +223,6 @@ mod core {
             | Request::Usage
             | Request::Revisions(_)
             | Request::RevisionText(_)
-            | Request::ListCommands
             | Request::ListTools { .. }
             | Request::ListTasks
             | Request::ToggleTask { .. }
@@ -259,7 +262,6 @@ mod core {
             Request::Usage => sessions::usage(core),
             Request::Revisions(path) => sessions::revisions(core, path),
             Request::RevisionText(revision) => sessions::revision_text(core, revision),
-            Request::ListCommands => commands_link::list(core),
             Request::ListTools { model, window } => tools_list::list(core, &model, window),
             Request::ListTasks => tasks::list(core),
             Request::ToggleTask { path, line, text } => tasks::toggle(core, path, line, &text),
@@ -269,6 +271,7 @@ mod core {
             Request::Templates { title } => daily::templates(core, &title),
             Request::Agent(_)
             | Request::RunCommand { .. }
+            | Request::ListCommands
             | Request::ListModels { .. }
             | Request::ContextWindow(_) => {
                 tracing::warn!("not a blocking request; ignored");

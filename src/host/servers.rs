@@ -93,6 +93,8 @@ impl Servers {
                 })
                 .collect();
             core.tell(HostEvent::McpStarted { failed });
+            // Their prompts are commands: listed now, so the next `/` has them at once.
+            super::commands_link::list(core).await;
         });
     }
 

@@ -11,9 +11,14 @@
 
 mod connection;
 mod names;
+mod prompts;
 mod result;
 
 pub use names::{MAX_TOOL_NAME, provider_schema, qualified_name};
+pub use prompts::{
+    GotPrompt, ListedArgument, ListedPrompt, MAX_PROMPT_BYTES, MAX_PROMPTS_PER_SERVER,
+    PromptListing, prompt_messages,
+};
 pub use result::{MAX_RESULT_BYTES, to_output};
 
 use crate::config::{Config, McpServerConfig};
@@ -290,6 +295,51 @@ impl McpServers {
     /// The tools of the running servers (tier `plugin`, named `NAME__tool`).
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.tools.clone()
+    }
+
+    /// The prompts of every running server, in config order (each server lists them once per
+    /// run, bounded and within a timeout: a server that fails or hangs is one line in
+    /// `problems`, never a wait past [`prompts::PROMPT_LIST_TIMEOUT`]).
+    pub async fn prompts(&self) -> PromptListing {
+        let listed =
+            futures_util::future::join_all(self.connections.iter().map(|c| c.prompts())).await;
+        let mut listing = PromptListing::default();
+        for (result, first_failure) in listed {
+            match result {
+                Ok((prompts, problems)) => {
+                    listing.prompts.extend(prompts);
+                    listing.problems.extend(problems);
+                }
+                Err(failure) => {
+                    if first_failure {
+                        listing.new_failures.push(failure.clone());
+                    }
+                    listing.problems.push(failure);
+                }
+            }
+        }
+        listing
+    }
+
+    /// The messages of `server`'s prompt `prompt` given `arguments`, bounded
+    /// ([`prompt_messages`]); `Err` is one line for the person.
+    pub async fn get_prompt(
+        &self,
+        server: &str,
+        prompt: &str,
+        arguments: &BTreeMap<String, String>,
+    ) -> Result<GotPrompt, String> {
+        let connection = self
+            .connections
+            .iter()
+            .find(|c| c.name() == server)
+            .ok_or_else(|| format!("the MCP server `{server}` is not running"))?;
+        let arguments = arguments
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        let result = connection.get_prompt(prompt, arguments).await?;
+        Ok(prompt_messages(result))
     }
 
     /// Close every session (stdin closed, the child waited for, killed if it lingers). Tools

@@ -46,6 +46,8 @@ mod local;
 mod moves;
 mod save_chat;
 mod slash;
+#[cfg(test)]
+pub(crate) use slash::choices_built;
 mod templates;
 mod waiting;
 

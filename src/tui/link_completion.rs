@@ -91,6 +91,10 @@ pub struct LinkCompletion {
     scroll: usize,
     /// The rows' area in the last frame, for clicks.
     list_area: Rect,
+    /// The `/` list's commands and why the vault's are withheld, made once when the list opens
+    /// (and again when the host's answer brings a new list), not at each keystroke.
+    commands: Vec<CommandChoice>,
+    withheld: Option<String>,
 }
 
 impl LinkCompletion {
@@ -110,6 +114,8 @@ impl LinkCompletion {
             selected: 0,
             scroll: 0,
             list_area: Rect::default(),
+            commands: Vec::new(),
+            withheld: None,
         };
         completion.candidates = rank(notes, "", recent);
         completion
@@ -119,7 +125,7 @@ impl LinkCompletion {
     /// `withheld` (why the vault's commands are not listed) makes a greyed last row.
     pub fn commands(
         anchor: (usize, usize),
-        commands: &[CommandChoice],
+        commands: Vec<CommandChoice>,
         withheld: Option<&str>,
     ) -> Self {
         LinkCompletion {
@@ -127,26 +133,32 @@ impl LinkCompletion {
             kind: Kind::Commands,
             anchor,
             query: String::new(),
-            candidates: rank_commands(commands, "", withheld),
+            candidates: rank_commands(&commands, "", withheld),
             selected: 0,
             scroll: 0,
             list_area: Rect::default(),
+            commands,
+            withheld: withheld.map(str::to_string),
         }
     }
 
+    /// The host read the commands again: the `/` list's new commands, filtered by what is typed
+    /// (the choice kept).
+    pub fn set_command_choices(&mut self, commands: Vec<CommandChoice>, withheld: Option<&str>) {
+        self.commands = commands;
+        self.withheld = withheld.map(str::to_string);
+        let query = self.query.clone();
+        self.set_command_query(&query);
+    }
+
     /// The name typed after `/` changed, or the list of commands did: filter again.
-    pub fn set_command_query(
-        &mut self,
-        query: &str,
-        commands: &[CommandChoice],
-        withheld: Option<&str>,
-    ) {
+    pub fn set_command_query(&mut self, query: &str) {
         // Keep the choice when only the list changed (the host's answer came in), not the query.
         let kept = (query == self.query)
             .then(|| self.selected().map(|c| c.insert.clone()))
             .flatten();
         self.query = query.to_string();
-        self.candidates = rank_commands(commands, query, withheld);
+        self.candidates = rank_commands(&self.commands, query, self.withheld.as_deref());
         self.selected = kept
             .and_then(|name| self.candidates.iter().position(|c| c.insert == name))
             .unwrap_or(0);
@@ -825,8 +837,8 @@ mod tests {
             "the slash is not typed, the prefix is"
         );
         assert!(found[2].disabled);
-        let mut list = LinkCompletion::commands((0, 0), &commands, Some("not trusted"));
-        list.set_command_query("rewi", &commands, Some("not trusted"));
+        let mut list = LinkCompletion::commands((0, 0), commands.to_vec(), Some("not trusted"));
+        list.set_command_query("rewi");
         list.move_selection(1);
         assert_eq!(
             list.selected().map(|c| c.insert.as_str()),

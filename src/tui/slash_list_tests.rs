@@ -29,6 +29,7 @@ fn own(name: &str, description: &str, hint: &str, origin: Origin) -> Command {
         origin,
         file: Some(format!("{name}.md")),
         prompt: None,
+        arguments: Vec::new(),
     }
 }
 
@@ -287,4 +288,53 @@ fn the_vaults_commands_are_listed_once_trusted_and_withdrawn_when_a_file_changes
         "a changed file is withdrawn until trusted again: {screen}"
     );
     assert!(screen.contains("vault commands not listed"), "{screen}");
+}
+
+#[test]
+fn choosing_with_the_cursor_inside_the_name_replaces_the_whole_name() {
+    let mut app = app();
+    // "/weekly" with the cursor after "/wee": Tab completes the name, leaving nothing of "kly".
+    type_text(&mut app, "/weekly");
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Left);
+    }
+    assert!(app.completion_open(), "the list follows the cursor");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.input.text(), "/weekly-review ");
+
+    // "/usage" with the cursor after "/usa": Enter runs /usage, not "/usagege".
+    app.input.set_text("");
+    type_text(&mut app, "/usage");
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Left);
+    let _ = app.take_effects();
+    press(&mut app, KeyCode::Enter);
+    let effects = app.take_effects();
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Host(Request::Usage))),
+        "Enter ran /usage: {effects:?}"
+    );
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::Host(Request::RunCommand { .. }))),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn the_lists_choices_are_built_once_per_open_not_per_keystroke() {
+    use crate::tui::app::choices_built;
+    let mut app = app();
+    choices_built::reset();
+    type_text(&mut app, "/weekly-rev");
+    press(&mut app, KeyCode::Backspace);
+    press(&mut app, KeyCode::Left);
+    assert!(app.completion_open());
+    assert_eq!(choices_built::get(), 1, "once, when / opened the list");
+    // The host's answer brings a new list: built again, once.
+    app.on_host(HostEvent::Commands(Catalog::built_in()));
+    assert_eq!(choices_built::get(), 2);
 }

@@ -236,6 +236,9 @@ fn link_or_io(err: rustix::io::Errno, shown: &str, component: String) -> Contain
     }
 }
 
+/// One entry of a folder: its name (`Err` with the lossy name when it is not UTF-8) and kind.
+pub type Listed = (Result<String, String>, Kind);
+
 /// What a directory listing says an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -392,7 +395,14 @@ impl Folder {
     /// The entries of this folder with their kinds, from the directory listing itself where the
     /// file system says (no `stat` per entry), else from a `stat` that does not follow links. Names
     /// that are not UTF-8 come back as `Err(lossy name)`.
-    pub fn entries(&self) -> io::Result<Vec<(Result<String, String>, Kind)>> {
+    pub fn entries(&self) -> io::Result<Vec<Listed>> {
+        Ok(self.entries_at_most(usize::MAX)?.0)
+    }
+
+    /// At most `max` of this folder's entries ([`Folder::entries`]), in the order the file system
+    /// lists them, and whether it holds more: a folder of a hundred thousand files written by
+    /// someone else is not listed (nor its entries `stat`ed) whole.
+    pub fn entries_at_most(&self, max: usize) -> io::Result<(Vec<Listed>, bool)> {
         // A handle of its own for the listing (its read position), without the extra `fcntl` and
         // `openat` that `Dir::read_from` would add.
         let fd = rustix::fs::openat(
@@ -408,6 +418,9 @@ impl Folder {
             let bytes = entry.file_name().to_bytes();
             if bytes == b"." || bytes == b".." {
                 continue;
+            }
+            if out.len() == max {
+                return Ok((out, true));
             }
             let name = std::str::from_utf8(bytes)
                 .map(str::to_string)
@@ -430,7 +443,7 @@ impl Folder {
             };
             out.push((name, kind));
         }
-        Ok(out)
+        Ok((out, false))
     }
 
     /// The size and modification time (ns since the epoch) of the regular file `name`, without

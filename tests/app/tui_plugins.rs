@@ -70,6 +70,10 @@ fn wait_until(what: &str, done: impl Fn() -> bool) {
 }
 
 fn open_mcp(tmux: &Tmux) -> String {
+    // `/mcp` asks the opened vault: before it is open, the app says so and shows nothing.
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);
     tmux.wait_text("MCP servers (1)")
@@ -122,6 +126,9 @@ fn the_app_asks_before_a_plugin_runs_and_trust_starts_it() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("the question to close", |s| {
         !s.contains("Trust this vault's plugins?")
+    });
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
     });
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);

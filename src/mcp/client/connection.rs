@@ -2,10 +2,12 @@
 //! died, and close it.
 
 use super::McpServerSpec;
+use super::prompts::{self, ListedPrompt};
 use crate::mcp::plugins::Withdrawn;
 use crate::tools::ToolError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    GetPromptRequestParams, GetPromptResult, Implementation, PaginatedRequestParams,
     ProtocolVersion,
 };
 use rmcp::service::{ClientInitializeError, Peer, RunningService, ServiceError};
@@ -259,7 +261,15 @@ fn describe_failure(shown: &str, failure: StartFailure, stderr: Option<String>) 
 pub(super) struct Connection {
     spec: McpServerSpec,
     link: tokio::sync::Mutex<Link>,
+    /// The server's prompts, listed the first time they are asked for (then kept for the run),
+    /// or why they could not be.
+    prompts: tokio::sync::OnceCell<PromptsListed>,
+    /// Whether a failure to list the prompts was reported already (a notice says it once).
+    prompts_failure_told: std::sync::atomic::AtomicBool,
 }
+
+/// One server's prompts and the lines about those left out, or why none could be listed.
+pub(super) type PromptsListed = Result<(Vec<ListedPrompt>, Vec<String>), String>;
 
 enum Link {
     Up {
@@ -283,6 +293,105 @@ impl Connection {
                 stderr: started.stderr,
                 restarted: false,
             }),
+            prompts: tokio::sync::OnceCell::new(),
+            prompts_failure_told: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The server's prompts (listed once per run, bounded: [`prompts::listed`]), and whether a
+    /// failure is said for the first time.
+    pub(super) async fn prompts(&self) -> (PromptsListed, bool) {
+        let listed = self
+            .prompts
+            .get_or_init(|| self.list_prompts())
+            .await
+            .clone();
+        let first_failure = listed.is_err()
+            && !self
+                .prompts_failure_told
+                .swap(true, std::sync::atomic::Ordering::Relaxed);
+        (listed, first_failure)
+    }
+
+    /// `prompts/list`, page after page up to [`prompts::MAX_PROMPT_PAGES`], within
+    /// [`prompts::PROMPT_LIST_TIMEOUT`] (or the call timeout when shorter).
+    async fn list_prompts(&self) -> PromptsListed {
+        let name = &self.spec.name;
+        let plugin = matches!(self.spec.origin, super::ServerOrigin::Plugin { .. });
+        if let Err(withdrawn) = self.check_trust().await {
+            self.withdraw(&withdrawn).await;
+            return Err(format!("the plugin `{name}` is not run: {withdrawn}"));
+        }
+        let peer = self.peer().await.map_err(|e| e.to_string())?;
+        // A server that says it has no prompts is not asked (many answer "method not found").
+        if peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.prompts.is_none())
+        {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let wait = self.spec.call_timeout.min(prompts::PROMPT_LIST_TIMEOUT);
+        let pages = async {
+            let mut all = Vec::new();
+            let mut cursor = None;
+            for _ in 0..prompts::MAX_PROMPT_PAGES {
+                let params = PaginatedRequestParams::default().with_cursor(cursor);
+                let page = peer.list_prompts(Some(params)).await?;
+                all.extend(page.prompts);
+                cursor = page.next_cursor;
+                if cursor.is_none() || all.len() > prompts::MAX_PROMPTS_PER_SERVER {
+                    break;
+                }
+            }
+            Ok::<_, ServiceError>((all, cursor.is_some()))
+        };
+        match tokio::time::timeout(wait, pages).await {
+            Ok(Ok((all, more))) => Ok(prompts::listed(name, plugin, all, more)),
+            // What the server wrote is escaped here: the line is shown as a notice.
+            Ok(Err(ServiceError::McpError(error))) => Err(format!(
+                "the MCP server `{name}` refused to list its prompts: {}",
+                crate::quote::terminal(&error.message)
+            )),
+            Ok(Err(error)) => Err(format!(
+                "the MCP server `{name}` could not list its prompts: {}",
+                crate::quote::terminal(&error.to_string())
+            )),
+            Err(_) => Err(format!(
+                "the MCP server `{name}` did not list its prompts within {} s; they are not offered",
+                wait.as_secs()
+            )),
+        }
+    }
+
+    /// `prompts/get` for `prompt` with `arguments`, within the call timeout; `Err` is one line.
+    pub(super) async fn get_prompt(
+        &self,
+        prompt: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<GetPromptResult, String> {
+        let name = &self.spec.name;
+        if let Err(withdrawn) = self.check_trust().await {
+            self.withdraw(&withdrawn).await;
+            return Err(format!("the plugin `{name}` is not run: {withdrawn}"));
+        }
+        let peer = self.peer().await.map_err(|e| e.to_string())?;
+        let params = GetPromptRequestParams::new(prompt).with_arguments(arguments);
+        let wait = self.spec.call_timeout.min(prompts::PROMPT_GET_TIMEOUT);
+        match tokio::time::timeout(wait, peer.get_prompt(params)).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(ServiceError::McpError(error))) => Err(format!(
+                "the MCP server `{name}` refused the prompt: {}",
+                crate::quote::terminal(&error.message)
+            )),
+            Ok(Err(error)) => Err(format!(
+                "the MCP server `{name}` did not give the prompt: {}",
+                crate::quote::terminal(&error.to_string())
+            )),
+            Err(_) => Err(format!(
+                "the MCP server `{name}` did not give the prompt within {} s (timeout_secs in {})",
+                wait.as_secs(),
+                self.spec.config_table()
+            )),
         }
     }
 

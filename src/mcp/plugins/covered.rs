@@ -118,6 +118,11 @@ impl Covered {
         hex(&hasher.finalize())
     }
 
+    /// What was recorded for `path` (`sha256:HEX` for a file), if it is covered.
+    pub fn get(&self, path: &str) -> Option<&str> {
+        self.files.get(path).map(String::as_str)
+    }
+
     /// The covered paths, sorted.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.files.keys().map(String::as_str)
@@ -261,11 +266,20 @@ impl Walk<'_> {
         if depth > MAX_DEPTH {
             return Err(CoverError::TooManyFiles);
         }
-        let mut entries = folder.entries().map_err(|source| CoverError::Unreadable {
-            path: path.to_string(),
-            source,
-        })?;
-        entries.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+        // A folder of more entries than the set may hold is refused unread: a hundred thousand
+        // files dropped in `.vaultchat/commands/` must not be listed (and sorted) at every `/`.
+        // (Twice the bound: vaultchat's temporary files are listed but not covered.)
+        let (mut entries, more) =
+            folder
+                .entries_at_most(2 * MAX_COVERED_FILES)
+                .map_err(|source| CoverError::Unreadable {
+                    path: path.to_string(),
+                    source,
+                })?;
+        if more {
+            return Err(CoverError::TooManyFiles);
+        }
+        entries.sort_by_cached_key(|entry| format!("{:?}", entry.0));
         for (name, kind) in entries {
             let name = match name {
                 Ok(name) => name,

@@ -366,8 +366,7 @@ impl App {
         let typed = completion.query().chars().count();
         if completion.kind == link_completion::Kind::Commands {
             // A clicked command is completed as Tab completes it: the name and a space.
-            self.input
-                .replace_before_cursor(typed, &format!("{} ", candidate.insert));
+            self.replace_command_name(typed, &format!("{} ", candidate.insert));
             return;
         }
         let insert = format!("{}]]", candidate.insert);

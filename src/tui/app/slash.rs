@@ -19,15 +19,16 @@ impl App {
                 &self.commands.commands,
             )));
         }
-        let choices = self.command_choices();
-        let withheld = self.commands.withheld.clone();
-        if let Some(list) = self
+        if self
             .completion
-            .as_mut()
-            .filter(|c| c.kind == Kind::Commands)
+            .as_ref()
+            .is_some_and(|c| c.kind == Kind::Commands)
         {
-            let query = list.query().to_string();
-            list.set_command_query(&query, &choices, withheld.as_deref());
+            let choices = self.command_choices();
+            let withheld = self.commands.withheld.clone();
+            if let Some(list) = self.completion.as_mut() {
+                list.set_command_choices(choices, withheld.as_deref());
+            }
         }
     }
 
@@ -47,6 +48,8 @@ impl App {
     }
 
     fn command_choices(&self) -> Vec<CommandChoice> {
+        #[cfg(test)]
+        choices_built::count();
         self.commands
             .commands
             .iter()
@@ -87,7 +90,7 @@ impl App {
             let choices = self.command_choices();
             self.completion = Some(LinkCompletion::commands(
                 (0, 0),
-                &choices,
+                choices,
                 self.commands.withheld.as_deref(),
             ));
             // Read again: a command file edited, or the vault trusted, since the last `/`.
@@ -99,10 +102,8 @@ impl App {
         }
         match query {
             Some(query) => {
-                let choices = self.command_choices();
-                let withheld = self.commands.withheld.clone();
                 if let Some(list) = self.completion.as_mut() {
-                    list.set_command_query(&query, &choices, withheld.as_deref());
+                    list.set_command_query(&query);
                 }
             }
             None => self.completion = None,
@@ -132,10 +133,9 @@ impl App {
                 // Tab only completes (as every shell does) and Enter runs.
                 let completes_only = key.code == crossterm::event::KeyCode::Tab;
                 if completes_only || chosen.takes_arguments {
-                    self.input
-                        .replace_before_cursor(typed, &format!("{} ", chosen.insert));
+                    self.replace_command_name(typed, &format!("{} ", chosen.insert));
                 } else {
-                    self.input.replace_before_cursor(typed, &chosen.insert);
+                    self.replace_command_name(typed, &chosen.insert);
                     self.on_action(Action::Send, key);
                 }
             }
@@ -143,6 +143,21 @@ impl App {
             _ => return false,
         }
         true
+    }
+
+    /// Put the chosen command's name in place of the one being typed: the `typed` characters
+    /// before the cursor and the rest of the name after it (the cursor may be inside the name).
+    pub(super) fn replace_command_name(&mut self, typed: usize, text: &str) {
+        let (row, col) = self.input.cursor_line_col();
+        let after = self
+            .input
+            .line(row)
+            .chars()
+            .skip(col)
+            .take_while(|c| !c.is_whitespace())
+            .count();
+        self.input.delete_after_cursor(after);
+        self.input.replace_before_cursor(typed, text);
     }
 
     /// What the command being typed takes, once its name is followed by a space: `/name hint`.
@@ -183,5 +198,23 @@ impl App {
             self.theme.style(Role::Text),
         );
         buf.set_stringn(input.x + 2, row, &hint, width, self.theme.style(Role::Dim));
+    }
+}
+
+/// How many times the `/` list's choices were made from the catalog, on the test's thread.
+#[cfg(test)]
+pub(crate) mod choices_built {
+    use std::cell::Cell;
+    thread_local! {
+        static BUILT: Cell<usize> = const { Cell::new(0) };
+    }
+    pub(super) fn count() {
+        BUILT.with(|b| b.set(b.get() + 1));
+    }
+    pub fn reset() {
+        BUILT.with(|b| b.set(0));
+    }
+    pub fn get() -> usize {
+        BUILT.with(Cell::get)
     }
 }

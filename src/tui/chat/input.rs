@@ -212,6 +212,14 @@ impl ChatInput {
         self.textarea.lines().get(row).cloned().unwrap_or_default()
     }
 
+    /// Delete the `count` characters after the cursor (the rest of a name being completed).
+    pub fn delete_after_cursor(&mut self, count: usize) {
+        self.textarea.cancel_selection();
+        for _ in 0..count {
+            self.textarea.delete_next_char();
+        }
+    }
+
     /// Replace the `typed` characters before the cursor with `text` (a `[[` completion); when
     /// `text` ends with `]]` and `]]` already follows the cursor, the cursor steps over them.
     pub fn replace_before_cursor(&mut self, typed: usize, text: &str) {

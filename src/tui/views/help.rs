@@ -120,6 +120,11 @@ impl HelpView {
             }
             rows.push(Row::Blank);
         }
+        let mcp = Origin::McpPrompt {
+            server: String::new(),
+            prompt: String::new(),
+            plugin: false,
+        };
         for (origin, title, note) in [
             (
                 Origin::BuiltIn,
@@ -136,8 +141,16 @@ impl HelpView {
                 "The vault's commands",
                 "files in .vaultchat/commands/, listed while you trust the vault",
             ),
+            (
+                mcp,
+                "MCP prompts",
+                "/server:prompt, from your MCP servers and trusted plugins",
+            ),
         ] {
-            let mut of_origin = commands.iter().filter(|c| c.origin == origin).peekable();
+            let mut of_origin = commands
+                .iter()
+                .filter(|c| std::mem::discriminant(&c.origin) == std::mem::discriminant(&origin))
+                .peekable();
             if of_origin.peek().is_none() {
                 continue;
             }
@@ -148,9 +161,19 @@ impl HelpView {
             });
             for command in of_origin {
                 // The person's and the vault's names and words come from files: escaped.
+                // An MCP prompt's arguments lead its description (the names column is narrow);
+                // the files' are in the `/` list's hint.
+                let description = match &command.origin {
+                    Origin::McpPrompt { .. } if !command.argument_hint.is_empty() => format!(
+                        "{} · {}",
+                        crate::quote::terminal(&command.argument_hint),
+                        crate::quote::terminal(&command.description)
+                    ),
+                    _ => crate::quote::terminal(&command.description).into_owned(),
+                };
                 rows.push(Row::Binding {
                     keys: format!("/{}", crate::quote::terminal(&command.name)),
-                    description: crate::quote::terminal(&command.description).into_owned(),
+                    description,
                     name: "",
                 });
             }
@@ -536,6 +559,7 @@ mod tests {
                 origin,
                 file: None,
                 prompt: None,
+                arguments: Vec::new(),
             });
         }
         let mut view = HelpView::new(&Keymap::default_map(), &commands);
@@ -561,5 +585,35 @@ mod tests {
             view.handle(None, &KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
             rendered(&mut view, w, h);
         }
+    }
+
+    #[test]
+    fn snapshot_help_with_mcp_prompts_80x24() {
+        let mut commands = builtins();
+        let argument = |name: &str, required| crate::commands::Argument {
+            name: name.into(),
+            description: String::new(),
+            required,
+        };
+        commands.push(Command {
+            name: "notes:summarize".into(),
+            description: "Summarise a topic \u{1b}[2J from the notes".into(),
+            argument_hint: "<topic> [style]".into(),
+            origin: Origin::McpPrompt {
+                server: "notes".into(),
+                prompt: "summarize".into(),
+                plugin: false,
+            },
+            file: None,
+            prompt: None,
+            arguments: vec![argument("topic", true), argument("style", false)],
+        });
+        let mut view = HelpView::new(&Keymap::default_map(), &commands);
+        view.handle(None, &KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
+        let screen = buffer_text(&rendered(&mut view, 80, 24));
+        insta::assert_snapshot!("help_mcp_prompts_80x24", screen);
+        assert!(screen.contains("MCP prompts"), "{screen}");
+        assert!(screen.contains("<topic> [style] · Summarise"), "{screen}");
+        assert!(!screen.contains('\u{1b}'), "escaped: {screen}");
     }
 }
