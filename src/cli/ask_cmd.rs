@@ -12,6 +12,7 @@ use crate::agent::{
     TurnLimits, TurnOutcome,
 };
 use crate::commands;
+use crate::hooks::{Event, Hooks};
 use crate::mcp::McpStartup;
 use crate::mcp::plugins::ServerPlan;
 use crate::permission::Answer;
@@ -103,6 +104,9 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         )
     };
     let workspace = Workspace::open(vault, &ctx.paths, &ctx.config, Actor::Agent)?;
+    let (hooks, hooks_done) =
+        super::hook_notices::hooks_on_stderr(ctx, &runtime, workspace.vault());
+    workspace.on_written(hooks.written_listener());
     let context = match note_context(&workspace, args) {
         Ok(c) => c,
         Err(message) => return usage(message),
@@ -131,8 +135,13 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
             e => Failure::new(e.to_string()),
         })?;
 
+    hooks.set_session(agent.session_id());
+    hooks.fire(Event::SessionStart, Vec::new());
     let outcome = runtime.block_on(async {
-        let driven = drive(agent, args, attachments, context, turn).await;
+        let driven = drive(agent, args, attachments, context, turn, &hooks).await;
+        hooks.fire(Event::SessionEnd, Vec::new());
+        // The hooks run to their end (each bounded by its timeout), so `ask` returns after them.
+        hooks_done.wait(super::hook_notices::HOOKS_AT_EXIT).await;
         // Closed before the runtime ends, so every server is waited for (no zombies, no
         // orphans) rather than killed on the way out.
         mcp.shutdown().await;
@@ -253,6 +262,7 @@ async fn drive(
     attachments: Vec<Attachment>,
     context: NoteContext,
     turn: Option<(String, TurnLimits)>,
+    hooks: &Hooks,
 ) -> Result<Driven, Failure> {
     let (ops, mut events, task) = agent.spawn();
     ops.send(first_op(args, attachments, context, turn))
@@ -320,6 +330,8 @@ async fn drive(
                     .await;
             }
             AgentEvent::TurnDone(done) => {
+                hooks.set_session(Some(&done.session_id));
+                hooks.fire(Event::AfterTurn, Vec::new());
                 outcome = Some(done);
                 let _ = ops.send(Op::Shutdown).await;
             }

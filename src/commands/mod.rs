@@ -23,7 +23,7 @@ pub use file::{CommandFile, parse_command_file};
 pub use load::{
     MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, MAX_COMMANDS, load_personal, load_vault, personal_dir,
 };
-pub use trust::{VaultCommands, vault_commands};
+pub use trust::{VaultCommands, trusted_digest, vault_commands};
 
 use serde::Serialize;
 

@@ -27,7 +27,7 @@ pub fn vault_commands(vault: &Vault, database: &Path) -> VaultCommands {
         return VaultCommands::default();
     }
     let count = first.commands.len();
-    let before = match trusted_digest(vault, database) {
+    let before = match trusted_digest(vault, database, "offered") {
         Ok(digest) => digest,
         Err(why) => {
             return withheld(format!(
@@ -37,7 +37,7 @@ pub fn vault_commands(vault: &Vault, database: &Path) -> VaultCommands {
         }
     };
     let loaded = load_vault(vault);
-    match trusted_digest(vault, database) {
+    match trusted_digest(vault, database, "offered") {
         Ok(after) if after == before => VaultCommands {
             loaded,
             withheld: None,
@@ -56,15 +56,20 @@ fn withheld(why: String) -> VaultCommands {
     }
 }
 
-/// The digest of the trusted `.vaultchat/` tree, or why it is not trusted (a phrase).
-fn trusted_digest(vault: &Vault, database: &Path) -> Result<String, String> {
+/// The digest of the trusted `.vaultchat/` tree, or why it is not trusted: a phrase that starts
+/// with "not {verb}" (`offered` for commands, `run` for hooks).
+pub fn trusted_digest(vault: &Vault, database: &Path, verb: &str) -> Result<String, String> {
     let plugins = match VaultPlugins::load(vault) {
         Ok(Some(plugins)) => plugins,
-        Ok(None) => return Err("not offered: the vault's .vaultchat/ folder is gone".into()),
-        Err(e) => return Err(format!("not offered: {e}")),
+        Ok(None) => {
+            return Err(format!(
+                "not {verb}: the vault's .vaultchat/ folder is gone"
+            ));
+        }
+        Err(e) => return Err(format!("not {verb}: {e}")),
     };
     let vault_id = crate::index::vault_id(vault);
-    let store = Store::open(database).map_err(|e| format!("not offered: {e}"))?;
+    let store = Store::open(database).map_err(|e| format!("not {verb}: {e}"))?;
     match plugins.trust(&store, &vault_id) {
         Ok(Trust::Trusted) => Ok(plugins.sha256),
         Ok(Trust::Declined | Trust::Unanswered) => {
@@ -72,14 +77,16 @@ fn trusted_digest(vault: &Vault, database: &Path) -> Result<String, String> {
                 .changes_since_trusted(&store, &vault_id)
                 .unwrap_or_default();
             if changes.is_empty() {
-                Err("not offered until you trust the vault's .vaultchat/ folder: run `vaultchat trust` to see what it holds and trust it".into())
+                Err(format!(
+                    "not {verb} until you trust the vault's .vaultchat/ folder: run `vaultchat trust` to see what it holds and trust it"
+                ))
             } else {
                 Err(format!(
-                    "not offered: the vault's .vaultchat/ folder changed since you trusted it ({}); `vaultchat trust` shows it and trusts it again",
+                    "not {verb}: the vault's .vaultchat/ folder changed since you trusted it ({}); `vaultchat trust` shows it and trusts it again",
                     describe(&changes)
                 ))
             }
         }
-        Err(e) => Err(format!("not offered: {e}")),
+        Err(e) => Err(format!("not {verb}: {e}")),
     }
 }
