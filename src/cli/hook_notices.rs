@@ -1,4 +1,4 @@
-//! The hooks of a command-line run (`ask`, `daily`, `mcp`): started on the command's runtime,
+//! The hooks of a command-line run (`ask`, `daily`, `mcp`, `sessions export`): started on the command's runtime,
 //! their notices on stderr, escaped (they quote a hook's output).
 
 use super::Context;
