@@ -555,9 +555,8 @@ fn note_context(workspace: &Workspace, args: &AskArgs) -> Result<NoteContext, St
 }
 
 /// A prompt that runs one of the person's or the vault's commands (`/weekly-review ARGS`): its
-/// prompt, made from the file, and its limits. `None` for a prompt that is no command (plain text,
-/// or a path such as `/etc/hosts`); an error for a built-in of the chat, a name no command has
-/// (saying why the vault's are not offered, when they are not) and a prompt that cannot be made.
+/// prompt and limits, made by the host's rule (`host::command_turn`, as in the app). `None` for a
+/// prompt that is no command (plain text, or a path such as `/etc/hosts`).
 fn command_turn(
     ctx: &Context,
     workspace: &Workspace,
@@ -570,46 +569,19 @@ fn command_turn(
     if !commands::is_command_name(name) {
         return Ok(None);
     }
-    let catalog = commands::catalog(&ctx.paths, workspace.vault());
-    for problem in &catalog.problems {
-        tracing::warn!("a command file is left out: {problem}");
-    }
-    let Some(command) = catalog.find(name) else {
-        let mut message = format!(
-            "/{name} is no command; `vaultchat commands` lists them",
-            name = crate::quote::terminal(name)
-        );
-        if let Some(why) = &catalog.withheld {
-            message.push_str(&format!(" ({why})"));
-        }
-        return Err(message);
-    };
-    let Some(file) = &command.prompt else {
-        return Err(format!(
-            "/{name} is a command of the chat app; `vaultchat ask` runs your own commands and the vault's (`vaultchat commands` lists them)"
-        ));
-    };
-    let note = context.note.as_ref();
-    let selection = note.and_then(|n| n.selected_text());
-    let invocation = commands::Invocation {
-        args: rest,
-        note: note.map(|n| n.path.as_str()),
-        selection: selection.as_deref(),
-        now_ms: crate::time::now_ms(),
-    };
-    let text = commands::expand(file, &invocation, &mut |tag| {
-        workspace
-            .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
-            .map_err(|e| e.to_string())
-    })
-    .map_err(|e| format!("/{name}: {e}"))?;
-    Ok(Some((
-        text,
-        TurnLimits {
-            model: file.model.clone(),
-            allowed_tools: file.allowed_tools.clone(),
+    crate::host::command_turn(
+        &ctx.paths,
+        workspace.vault(),
+        name,
+        rest,
+        context,
+        &mut |tag| {
+            workspace
+                .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
+                .map_err(|e| e.to_string())
         },
-    )))
+    )
+    .map(Some)
 }
 
 /// The provider flags of the command line.

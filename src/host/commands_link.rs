@@ -37,14 +37,52 @@ pub(super) fn list(core: &Core) {
 
 fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<Op, String> {
     let launch = &core.launch;
-    let catalog = commands::catalog(&launch.paths, &launch.vault);
+    let ready = core.ready.get();
+    let (text, limits) = command_turn(
+        &launch.paths,
+        &launch.vault,
+        name,
+        args,
+        &context,
+        &mut |tag| match ready {
+            Some(ready) => ready
+                .workspace
+                .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
+                .map_err(|e| e.to_string()),
+            None => {
+                Err("the vault is still being indexed; run the command again in a moment".into())
+            }
+        },
+    )?;
+    Ok(Op::CommandTurn {
+        text,
+        attachments: Vec::new(),
+        context,
+        limits,
+    })
+}
+
+/// The prompt and the limits of the person's or the vault's command `name` run with `args` on
+/// the note side `context` — the one rule the app and `vaultchat ask` follow. `tagged` answers
+/// `{{tag:x}}` (the index). An error says why not: no such command (and why the vault's are not
+/// offered, when they are not), a built-in of the app, a prompt that cannot be made.
+pub fn command_turn(
+    paths: &crate::config::Paths,
+    vault: &crate::vault::Vault,
+    name: &str,
+    args: &str,
+    context: &NoteContext,
+    tagged: &mut dyn FnMut(&str) -> Result<Vec<String>, String>,
+) -> Result<(String, TurnLimits), String> {
+    let catalog = commands::catalog(paths, vault);
     for problem in &catalog.problems {
         tracing::warn!("a command file is left out: {problem}");
     }
+    let shown = crate::quote::terminal(name);
     let Some(command) = catalog.find(name) else {
-        // The name is what the person typed; the vault's words (`withheld`) come escaped.
+        // The vault's words (`withheld`) come escaped.
         let mut message = format!(
-            "/{name} is not a command; /help lists the built-in ones, `vaultchat commands` every one"
+            "/{shown} is not a command; `vaultchat commands` lists every one (/help the built-in ones)"
         );
         if let Some(why) = &catalog.withheld {
             message.push_str(&format!(" ({why})"));
@@ -52,7 +90,9 @@ fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<
         return Err(message);
     };
     let Some(file) = &command.prompt else {
-        return Err(format!("/{name} is a built-in command"));
+        return Err(format!(
+            "/{shown} is a command of the chat app, not a prompt; `vaultchat commands` lists your own and the vault's"
+        ));
     };
     let note = context.note.as_ref();
     let selection = note.and_then(|n| n.selected_text());
@@ -62,22 +102,12 @@ fn prepare(core: &Core, name: &str, args: &str, context: NoteContext) -> Result<
         selection: selection.as_deref(),
         now_ms: crate::time::now_ms(),
     };
-    let ready = core.ready.get();
-    let text = commands::expand(file, &invocation, &mut |tag| match ready {
-        Some(ready) => ready
-            .workspace
-            .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
-            .map_err(|e| e.to_string()),
-        None => Err("the vault is still being indexed; run the command again in a moment".into()),
-    })
-    .map_err(|e| format!("/{name}: {e}"))?;
-    Ok(Op::CommandTurn {
+    let text = commands::expand(file, &invocation, tagged).map_err(|e| format!("/{shown}: {e}"))?;
+    Ok((
         text,
-        attachments: Vec::new(),
-        context,
-        limits: TurnLimits {
+        TurnLimits {
             model: file.model.clone(),
             allowed_tools: file.allowed_tools.clone(),
         },
-    })
+    ))
 }

@@ -26,6 +26,7 @@ pub use crate::store::recovery;
 /// One task of the tasks view, as the index lists it.
 pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
+pub use commands_link::command_turn;
 pub use messages::{
     ChangeRequest, DailyOpened, FilledTemplate, HostEvent, ModelRow, ModelsReport, NoteEntry,
     Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
