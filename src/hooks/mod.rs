@@ -121,11 +121,14 @@ impl Hooks {
 
 impl Finished {
     /// Run the hooks already queued (each is bounded by its own timeout), at most `bound` in
-    /// all; events fired later are not run.
+    /// all; events fired later are not run. Past `bound` the running hook is killed with its
+    /// process group and the rest are dropped.
     pub async fn wait(self, bound: Duration) {
         let _ = self.queue.send(None);
+        let abort = self.task.abort_handle();
         if tokio::time::timeout(bound, self.task).await.is_err() {
-            tracing::warn!("hooks were still running when vaultchat ended");
+            tracing::warn!("hooks were still running when vaultchat ended; they were stopped");
+            abort.abort();
         }
     }
 }
@@ -136,8 +139,8 @@ const MAX_QUEUED: usize = 1_000;
 async fn serve(setup: Setup, mut jobs: mpsc::UnboundedReceiver<Option<Job>>, notices: Notices) {
     let setup = Arc::new(setup);
     let mut said: Option<String> = None;
-    let mut vault = read_vault(&setup, &notices, &mut said).await;
-    let mut first = true;
+    // Read at once so that an untrusted or invalid file is said before any event.
+    read_vault(&setup, &notices, &mut said).await;
     while let Some(Some(job)) = jobs.recv().await {
         if jobs.len() > MAX_QUEUED {
             notices(format!(
@@ -150,11 +153,8 @@ async fn serve(setup: Setup, mut jobs: mpsc::UnboundedReceiver<Option<Job>>, not
                 }
             }
         }
-        // The file read at start serves the first event; every later one reads it again.
-        if !first {
-            vault = read_vault(&setup, &notices, &mut said).await;
-        }
-        first = false;
+        // Read again for each event: a trust given or withdrawn meanwhile counts now.
+        let vault = read_vault(&setup, &notices, &mut said).await;
         let hooks = hooks_for(job.event, &setup.personal)
             .iter()
             .chain(hooks_for(job.event, &vault))

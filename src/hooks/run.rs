@@ -4,7 +4,7 @@
 
 use super::{Event, Job};
 use crate::config::hooks::{HookCommand, HookSpec};
-use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
+use process_wrap::tokio::{ChildWrapper, CommandWrap, ProcessGroup};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -72,11 +72,15 @@ pub async fn run(hook: &HookSpec, job: &Job, root: &Path) -> (Ended, Output) {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut wrapped = CommandWrap::from(command);
-    wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-    let mut child = match wrapped.spawn() {
-        Ok(child) => child,
+    wrapped.wrap(ProcessGroup::leader());
+    let mut group = match wrapped.spawn() {
+        Ok(child) => Group {
+            child,
+            ended: false,
+        },
         Err(e) => return (Ended::NotStarted(e.to_string()), Output::default()),
     };
+    let child = &mut group.child;
     let stdout = tokio::spawn(read_bounded(child.stdout().take()));
     let stderr = tokio::spawn(read_bounded(child.stderr().take()));
     let timeout = Duration::from_secs(hook.timeout_secs);
@@ -98,11 +102,28 @@ pub async fn run(hook: &HookSpec, job: &Job, root: &Path) -> (Ended, Output) {
             Ended::TimedOut(timeout)
         }
     };
+    // Ended, or killed above: only a wait dropped half-way leaves the group to the guard.
+    group.ended = true;
     let output = Output {
         stdout: collected(stdout).await,
         stderr: collected(stderr).await,
     };
     (ended, output)
+}
+
+/// A running hook's process group, killed whole if the wait for it is dropped (vaultchat ends
+/// while the hook runs): tokio's kill-on-drop would kill the shell and leave its children.
+struct Group {
+    child: Box<dyn ChildWrapper>,
+    ended: bool,
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if !self.ended {
+            let _ = self.child.start_kill();
+        }
+    }
 }
 
 /// The first [`MAX_OUTPUT_BYTES`] of a stream, reading on to its end.

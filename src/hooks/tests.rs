@@ -165,24 +165,8 @@ async fn a_hung_hook_and_its_children_are_killed_at_the_timeout() {
         "next.md\n"
     );
     let pid = std::fs::read_to_string(fx.root.join("child.pid")).unwrap();
-    let stat = format!("/proc/{}/stat", pid.trim());
     // Killed: gone, or a zombie until init reaps it. Waited on as a condition, not a sleep.
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let state = std::fs::read_to_string(&stat).ok().and_then(|s| {
-            s.rsplit_once(") ")
-                .and_then(|(_, rest)| rest.chars().next())
-        });
-        match state {
-            None | Some('Z') | Some('X') => break,
-            Some(state) => assert!(
-                std::time::Instant::now() < deadline,
-                "the hook's child {} is still running (state {state})",
-                pid.trim()
-            ),
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    assert_gone(pid.trim()).await;
 }
 
 /// A vault's hooks file is run only while trusted; an untrusted one is said once, not run.
@@ -225,4 +209,48 @@ async fn the_vaults_hooks_run_only_while_trusted() {
         "c.md\n"
     );
     assert!(said.lock().unwrap().is_empty());
+}
+
+/// Ending with a hook still running (the wait's bound passed) kills its whole process group.
+#[tokio::test]
+async fn a_hook_still_running_when_the_wait_ends_is_killed_with_its_children() {
+    let fx = fixture();
+    let personal = HooksConfig {
+        session_end: vec![shell("sleep 100 & echo $! > child.pid; wait", 3600)],
+        ..HooksConfig::default()
+    };
+    let (hooks, done, _said) = started(&fx, personal);
+    hooks.fire(Event::SessionEnd, Vec::new());
+    let pid_file = fx.root.join("child.pid");
+    let started_at = std::time::Instant::now();
+    while !std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+        assert!(
+            started_at.elapsed() < Duration::from_secs(10),
+            "the hook never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    done.wait(Duration::from_millis(200)).await;
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    assert_gone(pid.trim()).await;
+}
+
+/// Waits until `pid` is gone or a zombie, at most 5 s.
+async fn assert_gone(pid: &str) {
+    let stat = format!("/proc/{pid}/stat");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let state = std::fs::read_to_string(&stat).ok().and_then(|s| {
+            s.rsplit_once(") ")
+                .and_then(|(_, rest)| rest.chars().next())
+        });
+        match state {
+            None | Some('Z') | Some('X') => return,
+            Some(state) => assert!(
+                std::time::Instant::now() < deadline,
+                "the hook's child {pid} is still running (state {state})"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -217,3 +217,28 @@ fn a_hung_hook_is_killed_at_its_timeout_and_typing_goes_on_meanwhile() {
     tmux.keys(&["C-q"]);
     tmux.wait_text("EXIT=");
 }
+
+#[test]
+fn an_untrusted_vault_hooks_file_is_named_at_start_and_not_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(vault.join(".vaultchat")).unwrap();
+    std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    std::fs::write(
+        vault.join(".vaultchat/hooks.toml"),
+        "[[session_start]]\ncommand = 'touch ../ran'\n",
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    let fake = FakeLlm::start(vec![]);
+    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 160, 30);
+    let screen = tmux.wait_text("hooks.toml) are not run");
+    assert!(screen.contains("vaultchat trust"), "{screen}");
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    tmux.keys(&["C-q"]);
+    tmux.wait_text("EXIT=");
+    // The app has quit: its session's hooks (start and end) had their turn.
+    assert!(!tmp.path().join("ran").exists(), "an untrusted hook ran");
+}
