@@ -9,6 +9,7 @@ pub mod attach;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod hooks;
 pub mod host;
 pub mod id;
 pub mod index;

@@ -21,6 +21,8 @@ mod attachment_bounds;
 mod commands_ask;
 #[path = "agent/fake_llm_server.rs"]
 mod fake_llm_server;
+#[path = "agent/hooks_ask.rs"]
+mod hooks_ask;
 #[path = "agent/local_servers.rs"]
 mod local_servers;
 #[path = "agent/long_session.rs"]

@@ -22,6 +22,8 @@ mod tui_e2e;
 mod tui_e2e_prose;
 #[path = "app/tui_files_e2e.rs"]
 mod tui_files_e2e;
+#[path = "app/tui_hooks.rs"]
+mod tui_hooks;
 #[path = "app/tui_image_paste.rs"]
 mod tui_image_paste;
 #[path = "app/tui_local_servers.rs"]

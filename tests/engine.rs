@@ -43,6 +43,8 @@ mod tasks;
 mod token_accuracy;
 #[path = "engine/tools_workspace.rs"]
 mod tools_workspace;
+#[path = "engine/vault_hooks.rs"]
+mod vault_hooks;
 #[path = "engine/vault_paths.rs"]
 mod vault_paths;
 #[path = "engine/watch.rs"]

@@ -12,6 +12,7 @@ use crate::agent::{
     TurnEnd, TurnLimits, TurnOutcome,
 };
 use crate::commands;
+use crate::hooks::{Event, Hooks};
 use crate::mcp::McpStartup;
 use crate::mcp::plugins::ServerPlan;
 use crate::permission::Answer;
@@ -103,6 +104,9 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
         )
     };
     let workspace = Workspace::open(vault, &ctx.paths, &ctx.config, Actor::Agent)?;
+    let (hooks, hooks_done) =
+        super::hook_notices::hooks_on_stderr(ctx, &runtime, workspace.vault());
+    workspace.on_written(hooks.written_listener());
     let context = match note_context(&workspace, args) {
         Ok(c) => c,
         Err(message) => return usage(message),
@@ -131,8 +135,13 @@ pub fn run(ctx: &Context, global: &super::GlobalArgs, args: &AskArgs) -> Result<
             e => Failure::new(e.to_string()),
         })?;
 
+    hooks.set_session(agent.session_id());
+    hooks.fire(Event::SessionStart, Vec::new());
     let outcome = runtime.block_on(async {
-        let driven = drive(agent, args, attachments, context, turn).await;
+        let driven = drive(agent, args, attachments, context, turn, &hooks).await;
+        hooks.fire(Event::SessionEnd, Vec::new());
+        // The hooks run to their end (each bounded by its timeout), so `ask` returns after them.
+        hooks_done.wait(super::hook_notices::HOOKS_AT_EXIT).await;
         // Closed before the runtime ends, so every server is waited for (no zombies, no
         // orphans) rather than killed on the way out.
         mcp.shutdown().await;
@@ -254,6 +263,7 @@ async fn drive(
     attachments: Vec<Attachment>,
     context: NoteContext,
     turn: Option<CommandTurn>,
+    hooks: &Hooks,
 ) -> Result<Driven, Failure> {
     let (ops, mut events, task) = agent.spawn();
     ops.send(first_op(args, attachments, context, turn))
@@ -321,6 +331,8 @@ async fn drive(
                     .await;
             }
             AgentEvent::TurnDone(done) => {
+                hooks.set_session(Some(&done.session_id));
+                hooks.fire(Event::AfterTurn, Vec::new());
                 outcome = Some(done);
                 let _ = ops.send(Op::Shutdown).await;
             }
@@ -548,8 +560,9 @@ type CommandTurn = (String, TurnLimits, PromptFrame);
 
 /// A prompt that runs one of the person's or the vault's commands (`/weekly-review ARGS`), or an
 /// MCP server's prompt (`/server:prompt ARGS`, asked of the server once the servers started):
-/// its prompt and its limits. `None` for a prompt that is no command (plain text, or a path such
-/// as `/etc/hosts`); an error for a built-in of the chat, a name no command has (saying why the
+/// its prompt and its limits (a command file's made by the host's rule, `host::file_turn`, as in
+/// the app). `None` for a prompt that is no command (plain text, or a path such as
+/// `/etc/hosts`); an error for a built-in of the chat, a name no command has (saying why the
 /// vault's are not offered, when they are not) and a prompt that cannot be made.
 fn command_turn(
     ctx: &Context,
@@ -586,42 +599,14 @@ fn command_turn(
         }
     }
     let Some(command) = catalog.find(name) else {
-        let mut message = format!(
-            "/{name} is no command; `vaultchat commands` lists them",
-            name = crate::quote::terminal(name)
-        );
-        if let Some(why) = &catalog.withheld {
-            message.push_str(&format!(" ({why})"));
-        }
-        return Err(message);
+        return Err(crate::host::no_such_command(name, &catalog));
     };
-    let Some(file) = &command.prompt else {
-        return Err(format!(
-            "/{name} is a command of the chat app; `vaultchat ask` runs your own commands and the vault's (`vaultchat commands` lists them)"
-        ));
-    };
-    let note = context.note.as_ref();
-    let selection = note.and_then(|n| n.selected_text());
-    let invocation = commands::Invocation {
-        args: rest,
-        note: note.map(|n| n.path.as_str()),
-        selection: selection.as_deref(),
-        now_ms: crate::time::now_ms(),
-    };
-    let text = commands::expand(file, &invocation, &mut |tag| {
+    let (text, limits) = crate::host::file_turn(command, rest, context, &mut |tag| {
         workspace
             .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
             .map_err(|e| e.to_string())
-    })
-    .map_err(|e| format!("/{name}: {e}"))?;
-    Ok(Some((
-        text,
-        TurnLimits {
-            model: file.model.clone(),
-            allowed_tools: file.allowed_tools.clone(),
-        },
-        PromptFrame::default(),
-    )))
+    })?;
+    Ok(Some((text, limits, PromptFrame::default())))
 }
 
 /// The provider flags of the command line.

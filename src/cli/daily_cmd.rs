@@ -35,9 +35,16 @@ pub fn run(ctx: &Context, args: &DailyArgs) -> Result<ExitCode, Failure> {
     let vault = ctx.vault()?;
     // The index is not brought up to date for one note: the write indexes the note it wrote.
     let workspace = Workspace::open_unsynced(vault, &ctx.paths, &ctx.config, Actor::User)?;
-    let outcome = workspace
-        .daily_for_person(day, args.append.as_deref())
-        .map_err(|e| Failure::new(e.to_string()))?;
+    // A note made or appended to fires the `after_write` hooks, run before the command returns.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (hooks, hooks_done) =
+        super::hook_notices::hooks_on_stderr(ctx, &runtime, workspace.vault());
+    workspace.on_written(hooks.written_listener());
+    let outcome = workspace.daily_for_person(day, args.append.as_deref());
+    runtime.block_on(hooks_done.wait(super::hook_notices::HOOKS_AT_EXIT));
+    let outcome = outcome.map_err(|e| Failure::new(e.to_string()))?;
     for warning in &outcome.warnings {
         eprintln!("vaultchat: {}", crate::quote::terminal(warning));
     }

@@ -152,6 +152,42 @@ fn check_mcp_servers(
 /// The `[permissions]` rules: each must name an existing tool (a misspelt one would deny or
 /// allow nothing). Rules for a server's tools (`SERVER__tool`) are checked against the tools the
 /// server listed, when it started.
+/// The person's hooks, and whether the vault's `.vaultchat/hooks.toml` is run (an untrusted or
+/// invalid one is a warning: it is never run).
+fn check_hooks(ctx: &Context, vault: &crate::vault::Vault, report: &mut Report) {
+    let counted = |hooks: &crate::config::hooks::HooksConfig| {
+        hooks
+            .by_event()
+            .iter()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(event, list)| format!("{} {event}", list.len()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !ctx.config.hooks.is_empty() {
+        report.ok(
+            "hooks",
+            format!(
+                "yours: {} (config.toml [hooks])",
+                counted(&ctx.config.hooks)
+            ),
+        );
+    }
+    let vault_hooks = crate::hooks::vault_hooks(vault, &ctx.paths.database_file());
+    match (&vault_hooks.withheld, vault_hooks.hooks.is_empty()) {
+        (Some(why), _) => report.warn("hooks", why),
+        (None, false) => report.ok(
+            "hooks",
+            format!(
+                "the vault's: {} ({}, trusted)",
+                counted(&vault_hooks.hooks),
+                crate::mcp::plugins::HOOKS_FILE
+            ),
+        ),
+        (None, true) => {}
+    }
+}
+
 fn check_permissions(ctx: &Context, running: &RunningTools, report: &mut Report) {
     let rules = match crate::agent::config_rules(&ctx.config) {
         Ok(rules) => rules,
@@ -407,6 +443,9 @@ pub fn run(
         check_history_and_temps(ctx, vault, &mut report);
     }
     report.ok("log", ctx.paths.log_file().display());
+    if let Some(vault) = &vault {
+        check_hooks(ctx, vault, &mut report);
+    }
     let running = check_mcp_servers(ctx, vault.as_ref(), &mut report)?;
     check_permissions(ctx, &running, &mut report);
     super::doctor_provider::check_provider(ctx, global, &mut report)?;

@@ -79,6 +79,12 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
             .enable_all()
             .build()?
     };
+    // A client's approved write fires the `after_write` hooks (a read-only server writes nothing).
+    let hooks_done = args.allow_writes.then(|| {
+        let (hooks, done) = super::hook_notices::hooks_on_stderr(ctx, &runtime, &vault);
+        workspace.on_written(hooks.written_listener());
+        done
+    });
     let plugins = runtime.block_on(start_trusted_plugins(ctx, &vault));
     for tool in plugins.tools() {
         registry.register(tool);
@@ -97,6 +103,9 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
     let Some(addr) = args.http else {
         let served = runtime.block_on(serve_stdio(server));
         runtime.block_on(plugins.shutdown());
+        if let Some(done) = hooks_done {
+            runtime.block_on(done.wait(super::hook_notices::HOOKS_AT_EXIT));
+        }
         served.map_err(Failure::new)?;
         return Ok(ExitCode::SUCCESS);
     };
@@ -115,6 +124,9 @@ pub fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode, Failure> {
         std::io::stdout().flush()?;
         let served = serve_http(server, listener, auth, args.allow_remote).await;
         plugins.shutdown().await;
+        if let Some(done) = hooks_done {
+            done.wait(super::hook_notices::HOOKS_AT_EXIT).await;
+        }
         served
     })?;
     Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@ mod commands_cmd;
 mod daily_cmd;
 mod doctor;
 mod doctor_provider;
+mod hook_notices;
 mod index_cmd;
 mod links_cmd;
 mod logging;

@@ -38,9 +38,16 @@ pub fn run(
     // Without `--to`, a second export of one session finds the next free name, as `/save` does.
     let plan = plan_chat_note(&workspace, &session, text, to)
         .map_err(|e| Failure::new(format!("the chat was not saved: {e}")))?;
-    let applied = workspace
-        .apply(&plan, None)
-        .map_err(|e| Failure::new(format!("the chat was not saved: {e}")))?;
+    // The note saved fires the `after_write` hooks, run before the command returns.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (hooks, hooks_done) =
+        super::hook_notices::hooks_on_stderr(ctx, &runtime, workspace.vault());
+    workspace.on_written(hooks.written_listener());
+    let applied = workspace.apply(&plan, None);
+    runtime.block_on(hooks_done.wait(super::hook_notices::HOOKS_AT_EXIT));
+    let applied = applied.map_err(|e| Failure::new(format!("the chat was not saved: {e}")))?;
     let saved = plan.path().rel().to_string();
     if as_json {
         outln!("{}", json!({ "saved": saved, "session": full }));

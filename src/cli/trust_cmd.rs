@@ -71,6 +71,7 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
             outln!("      {row}");
         }
     }
+    show_vault_hooks(&vault)?;
     let count = plugins.covered.len();
     outln!(
         "The trust covers {count} file{} of the vault; a change to any of them withdraws it:",
@@ -91,3 +92,43 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<ExitCode, Failure> {
 
 /// How many covered files are listed by name.
 const SHOWN_FILES: usize = 40;
+
+/// What the vault's hooks file would run, so that the trust is given knowing it (each command
+/// quoted as it would run: a shell line for `sh -c`, or a program and its arguments).
+fn show_vault_hooks(vault: &crate::vault::Vault) -> Result<(), Failure> {
+    let text = match crate::hooks::vault_file::read_text(vault) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(()),
+        Err(why) => {
+            outln!("{}", quote::terminal(&why));
+            return Ok(());
+        }
+    };
+    let hooks = match crate::config::hooks::HooksConfig::parse_vault_file(&text) {
+        Ok(hooks) => hooks,
+        Err(why) => {
+            outln!(
+                "{HOOKS_FILE} cannot be used as it is ({}); trusting it runs nothing from it until it is mended.",
+                quote::terminal(&why)
+            );
+            return Ok(());
+        }
+    };
+    outln!("{HOOKS_FILE} runs, as you, in the vault's folder:");
+    for (event, list) in hooks.by_event() {
+        for hook in list {
+            let command = match &hook.command {
+                crate::config::hooks::HookCommand::Shell(line) => {
+                    format!("sh -c {}", quote::terminal(&format!("{line:?}")))
+                }
+                crate::config::hooks::HookCommand::Argv(argv) => argv
+                    .iter()
+                    .map(|a| quote::terminal(&format!("{a:?}")).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            };
+            outln!("  {event} (timeout {} s): {command}", hook.timeout_secs);
+        }
+    }
+    Ok(())
+}

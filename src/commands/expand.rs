@@ -138,18 +138,45 @@ pub fn expand(
     tagged: &mut dyn FnMut(&str) -> Result<Vec<String>, String>,
 ) -> Result<String, ExpandError> {
     let parts = parts(file, invocation.args);
-    let body = dollar_arguments(&file.body, invocation.args.trim(), &parts);
+    let body = file.body.as_str();
     let mut out = String::with_capacity(body.len());
     let mut unknown: Vec<String> = Vec::new();
     let mut missing: Vec<String> = Vec::new();
-    let mut rest = body.as_str();
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open + 2..].find("}}") else {
-            break;
+    // One pass over the file's text: `$ARGUMENTS`, `$1`… and `{{…}}` are found in it and what
+    // replaces them is never read again, so braces typed in the arguments stay as typed.
+    let mut rest = body;
+    // Where the next `{{` is in `rest`, kept while `rest` has not reached it, so text with many
+    // `$` is not searched again for braces at each one (linear in the file's size).
+    let mut brace: Option<usize> = rest.find("{{");
+    loop {
+        let dollar = rest.find('$');
+        let (at, is_brace) = match (brace, dollar) {
+            (None, None) => break,
+            (Some(b), Some(d)) if d < b => (d, false),
+            (Some(b), _) => (b, true),
+            (None, Some(d)) => (d, false),
         };
-        out.push_str(&rest[..open]);
-        let inner = rest[open + 2..open + 2 + close].trim();
-        rest = &rest[open + 4 + close..];
+        out.push_str(&rest[..at]);
+        if !is_brace {
+            let before = rest.len();
+            rest = dollar_argument(&rest[at + 1..], invocation.args.trim(), &parts, &mut out);
+            let moved = before - rest.len();
+            // The `$` word just read holds no `{`: a brace found before is still ahead.
+            brace = brace
+                .and_then(|b| b.checked_sub(moved))
+                .or_else(|| rest.find("{{"));
+            continue;
+        }
+        let Some(close) = rest[at + 2..].find("}}") else {
+            // No placeholder can close after this: the rest is text (and `$` words).
+            brace = None;
+            out.push_str("{{");
+            rest = &rest[at + 2..];
+            continue;
+        };
+        let inner = rest[at + 2..at + 2 + close].trim();
+        rest = &rest[at + 4 + close..];
+        brace = rest.find("{{");
         match inner {
             "note" => out.push_str(invocation.note.ok_or(ExpandError::NoNote)?),
             "selection" => out.push_str(
@@ -205,30 +232,20 @@ fn argument_index(file: &CommandFile, inner: &str) -> Option<usize> {
     file.arguments.iter().position(|a| a == inner)
 }
 
-/// `$ARGUMENTS` and `$1`…`$9` of `.claude/commands` files, replaced before the braces are read.
-fn dollar_arguments(body: &str, args: &str, parts: &[String]) -> String {
-    if !body.contains('$') {
-        return body.to_string();
+/// After a `$` of the file's text (`after`): `ARGUMENTS` or a digit 1–9 of a `.claude/commands`
+/// file is replaced in `out`, anything else keeps its `$`. Returns the text after it.
+fn dollar_argument<'t>(after: &'t str, args: &str, parts: &[String], out: &mut String) -> &'t str {
+    if let Some(tail) = after.strip_prefix("ARGUMENTS") {
+        out.push_str(args);
+        return tail;
     }
-    let mut out = String::with_capacity(body.len());
-    let mut rest = body;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        if let Some(tail) = after.strip_prefix("ARGUMENTS") {
-            out.push_str(args);
-            rest = tail;
-        } else if let Some(digit) = after.chars().next().filter(|c| ('1'..='9').contains(c)) {
-            let index = (digit as usize) - ('1' as usize);
-            out.push_str(parts.get(index).map_or("", String::as_str));
-            rest = &after[1..];
-        } else {
-            out.push('$');
-            rest = after;
-        }
+    if let Some(digit) = after.chars().next().filter(|c| ('1'..='9').contains(c)) {
+        let index = (digit as usize) - ('1' as usize);
+        out.push_str(parts.get(index).map_or("", String::as_str));
+        return &after[1..];
     }
-    out.push_str(rest);
-    out
+    out.push('$');
+    after
 }
 
 fn tag_list(

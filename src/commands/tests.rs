@@ -370,3 +370,28 @@ fn what_a_file_wrote_is_escaped_in_every_error() {
         assert!(!message.contains('\u{7}'), "{body:?}: {message:?}");
     }
 }
+
+/// What was typed is never read as a placeholder: `{{note}}` or `{{nope}}` typed in the arguments
+/// reaches the prompt as typed through `$ARGUMENTS`, `$1` and `{{args}}` alike (one pass over the
+/// file's text; substituted text is not scanned again).
+#[test]
+fn typed_braces_are_never_expanded() {
+    let file = parse_command_file(
+        "---\narguments: [a, b]\n---\nA: $ARGUMENTS\nOne: $1\nTwo: {{b}}\nAll: {{args}}\nOpen: {{note}}\n",
+    )
+    .unwrap();
+    let typed = "{{note}} tell me about {{nope}} and $1 {{date}}";
+    let out = expand(&file, &invocation(typed), &mut tagged).unwrap();
+    assert_eq!(
+        out,
+        format!(
+            "A: {typed}\nOne: {{{{note}}}}\nTwo: tell me about {{{{nope}}}} and $1 {{{{date}}}}\nAll: {typed}\nOpen: Projects/Plan.md"
+        )
+    );
+    // The file's own braces after a `$` are still read.
+    let mixed = parse_command_file("$ARGUMENTS costs $5 {{note}}").unwrap();
+    assert_eq!(
+        expand(&mixed, &invocation("{{selection}}"), &mut tagged).unwrap(),
+        "{{selection}} costs  Projects/Plan.md"
+    );
+}

@@ -66,31 +66,48 @@ fn withheld(why: String) -> VaultCommands {
 fn trusted_tree(vault: &Vault, database: &Path) -> Result<Covered, String> {
     #[cfg(test)]
     steps::count(steps::HASHED);
+    trusted_plugins(vault, database, "offered").map(|plugins| plugins.covered)
+}
+
+/// The digest of the trusted `.vaultchat/` tree, or why it is not trusted: a phrase that starts
+/// with "not {verb}" (`offered` for commands, `run` for hooks).
+pub fn trusted_digest(vault: &Vault, database: &Path, verb: &str) -> Result<String, String> {
+    trusted_plugins(vault, database, verb).map(|plugins| plugins.sha256)
+}
+
+/// The vault's plugins file and covered set when the person trusts them as they are now.
+fn trusted_plugins(vault: &Vault, database: &Path, verb: &str) -> Result<VaultPlugins, String> {
     let plugins = match VaultPlugins::load(vault) {
         Ok(Some(plugins)) => plugins,
-        Ok(None) => return Err("not offered: the vault's .vaultchat/ folder is gone".into()),
-        Err(e) => return Err(format!("not offered: {e}")),
+        Ok(None) => {
+            return Err(format!(
+                "not {verb}: the vault's .vaultchat/ folder is gone"
+            ));
+        }
+        Err(e) => return Err(format!("not {verb}: {e}")),
     };
     let vault_id = crate::index::vault_id(vault);
     #[cfg(test)]
     steps::count(steps::OPENED);
-    let store = Store::open(database).map_err(|e| format!("not offered: {e}"))?;
+    let store = Store::open(database).map_err(|e| format!("not {verb}: {e}"))?;
     match plugins.trust(&store, &vault_id) {
-        Ok(Trust::Trusted) => Ok(plugins.covered),
+        Ok(Trust::Trusted) => Ok(plugins),
         Ok(Trust::Declined | Trust::Unanswered) => {
             let changes = plugins
                 .changes_since_trusted(&store, &vault_id)
                 .unwrap_or_default();
             if changes.is_empty() {
-                Err("not offered until you trust the vault's .vaultchat/ folder: run `vaultchat trust` to see what it holds and trust it".into())
+                Err(format!(
+                    "not {verb} until you trust the vault's .vaultchat/ folder: run `vaultchat trust` to see what it holds and trust it"
+                ))
             } else {
                 Err(format!(
-                    "not offered: the vault's .vaultchat/ folder changed since you trusted it ({}); `vaultchat trust` shows it and trusts it again",
+                    "not {verb}: the vault's .vaultchat/ folder changed since you trusted it ({}); `vaultchat trust` shows it and trusts it again",
                     describe(&changes)
                 ))
             }
         }
-        Err(e) => Err(format!("not offered: {e}")),
+        Err(e) => Err(format!("not {verb}: {e}")),
     }
 }
 

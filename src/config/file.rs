@@ -68,6 +68,9 @@ pub struct Config {
     /// `[attachments]`: the files `ask --image`, a paste and a drop may attach.
     #[serde(default)]
     pub attachments: AttachmentsConfig,
+    /// `[hooks]`: the person's commands run after approved writes, turns and sessions.
+    #[serde(default)]
+    pub hooks: super::hooks::HooksConfig,
 }
 
 /// `[attachments]`: how large a file may be to be attached (an image is then checked and scaled
@@ -565,6 +568,40 @@ const MIN_THINKING_BUDGET: u32 = 1024;
 
 /// An example line for each known key, shown when that key is wrong.
 const KEY_HINTS: &[(&str, &str)] = &[
+    (
+        "hooks",
+        "[[hooks.after_write]]   # or after_turn, session_start, session_end\ncommand = \"git add -A && git commit -q -m \\\"vaultchat: $*\\\"\"",
+    ),
+    (
+        "hooks.after_write.command",
+        "command = \"git add -A && git commit -q -m \\\"vaultchat: $*\\\"\"   # or [\"program\", \"arg\"]",
+    ),
+    ("hooks.after_write.timeout_secs", "timeout_secs = 10"),
+    ("hooks.after_turn.command", "command = [\"scripts/sync\"]"),
+    ("hooks.after_turn.timeout_secs", "timeout_secs = 10"),
+    (
+        "hooks.session_start.command",
+        "command = [\"scripts/pull\"]",
+    ),
+    ("hooks.session_start.timeout_secs", "timeout_secs = 10"),
+    ("hooks.session_end.command", "command = [\"scripts/push\"]"),
+    ("hooks.session_end.timeout_secs", "timeout_secs = 10"),
+    (
+        "hooks.after_write",
+        "[[hooks.after_write]]\ncommand = \"git add -A\"",
+    ),
+    (
+        "hooks.after_turn",
+        "[[hooks.after_turn]]\ncommand = [\"scripts/sync\"]",
+    ),
+    (
+        "hooks.session_start",
+        "[[hooks.session_start]]\ncommand = [\"scripts/pull\"]",
+    ),
+    (
+        "hooks.session_end",
+        "[[hooks.session_end]]\ncommand = [\"scripts/push\"]",
+    ),
     ("provider", "[provider]\nkind = \"anthropic\""),
     (
         "provider.kind",
@@ -852,6 +889,14 @@ impl Config {
         self.validate_rules(&invalid)?;
         self.validate_mcp(&invalid)?;
         self.validate_urls(&invalid)?;
+        if let Some((key, problem)) = self.hooks.problem() {
+            let key = if key.is_empty() {
+                "hooks".to_string()
+            } else {
+                format!("hooks.{key}")
+            };
+            return Err(invalid(&key, problem));
+        }
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 //! `config.toml`, validated into typed settings with errors that name the file and the key.
 
 mod file;
+pub mod hooks;
 pub mod http;
 pub mod locality;
 pub mod own_files;

@@ -5,6 +5,7 @@
 use super::HostEvent;
 use super::core::Core;
 use crate::agent::{BuildError, Op, Resume, SessionBuilder};
+use crate::hooks::Event;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -81,10 +82,14 @@ impl AgentSlot {
         }
     }
 
-    /// Ask the agent to end (it finishes what it must on its own task).
-    pub fn shut_down(&self) {
-        if let Some(running) = self.lock().take() {
-            stop(running);
+    /// Ask the agent to end (it finishes what it must on its own task); whether one ran.
+    pub fn shut_down(&self) -> bool {
+        match self.lock().take() {
+            Some(running) => {
+                stop(running);
+                true
+            }
+            None => false,
         }
     }
 }
@@ -136,6 +141,8 @@ pub(super) fn start(core: &Arc<Core>, resume: Resume) {
         Ok(agent) => agent,
         Err(e) => return core.tell(HostEvent::Error(e.to_string())),
     };
+    // Known from the start for a stored session; a new one has its id from its first turn.
+    let session = agent.session_id().map(str::to_string);
     let (ops, mut events, _task) = agent.spawn();
     let generation = core.agent.generations.fetch_add(1, Ordering::SeqCst) + 1;
     let resumed = resumed_id.map(|id| {
@@ -153,8 +160,13 @@ pub(super) fn start(core: &Arc<Core>, resume: Resume) {
         resumed,
     });
     let tell = core.events.clone();
+    let hooks = core.hooks.clone();
     let forward = tokio::spawn(async move {
         while let Some(event) = events.recv().await {
+            if let crate::agent::AgentEvent::TurnDone(outcome) = &event {
+                hooks.set_session(Some(&outcome.session_id));
+                hooks.fire(Event::AfterTurn, Vec::new());
+            }
             if tell.send(HostEvent::Agent { generation, event }).is_err() {
                 return;
             }
@@ -165,5 +177,9 @@ pub(super) fn start(core: &Arc<Core>, resume: Resume) {
     let previous = core.agent.lock().replace(Running { ops, forward });
     if let Some(previous) = previous {
         stop(previous);
+        // Fired with the session that ended, before the new one is set.
+        core.hooks.fire(Event::SessionEnd, Vec::new());
     }
+    core.hooks.set_session(session.as_deref());
+    core.hooks.fire(Event::SessionStart, Vec::new());
 }

@@ -60,18 +60,11 @@ async fn prepare(
 ) -> Result<Op, String> {
     let catalog = catalog(core).await;
     let Some(command) = catalog.find(&name).cloned() else {
-        // The name is what the person typed; the vault's words (`withheld`) come escaped.
-        let mut message = format!(
-            "/{name} is not a command; /help lists the built-in ones, `vaultchat commands` every one"
-        );
-        if let Some(why) = &catalog.withheld {
-            message.push_str(&format!(" ({why})"));
-        }
-        return Err(message);
+        return Err(no_such_command(&name, &catalog));
     };
     match &command.origin {
         Origin::McpPrompt { .. } => mcp_prompt(core, &command, &args, context).await,
-        Origin::BuiltIn => Err(format!("/{name} is a built-in command")),
+        Origin::BuiltIn => Err(built_in_refusal(&name)),
         Origin::Personal | Origin::Vault => {
             let core = Arc::clone(core);
             tokio::task::spawn_blocking(move || from_file(&core, &command, &args, context))
@@ -111,9 +104,57 @@ fn from_file(
     args: &str,
     context: NoteContext,
 ) -> Result<Op, String> {
-    let name = &command.name;
+    let ready = core.ready.get();
+    let (text, limits) = file_turn(command, args, &context, &mut |tag| match ready {
+        Some(ready) => ready
+            .workspace
+            .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
+            .map_err(|e| e.to_string()),
+        None => Err("the vault is still being indexed; run the command again in a moment".into()),
+    })?;
+    Ok(Op::CommandTurn {
+        text,
+        attachments: Vec::new(),
+        context,
+        limits,
+        frame: PromptFrame::default(),
+    })
+}
+
+/// Why `/name` runs nothing: no command has that name (and why the vault's are not offered, when
+/// they are not). The one wording the app and `vaultchat ask` use.
+pub fn no_such_command(name: &str, catalog: &Catalog) -> String {
+    // The name is what the person typed; the vault's words (`withheld`) come escaped.
+    let mut message = format!(
+        "/{} is not a command; `vaultchat commands` lists every one (/help the built-in ones)",
+        crate::quote::terminal(name)
+    );
+    if let Some(why) = &catalog.withheld {
+        message.push_str(&format!(" ({why})"));
+    }
+    message
+}
+
+/// Why a built-in of the chat app is not run as a prompt.
+pub fn built_in_refusal(name: &str) -> String {
+    format!(
+        "/{} is a command of the chat app, not a prompt; `vaultchat commands` lists your own and the vault's",
+        crate::quote::terminal(name)
+    )
+}
+
+/// The prompt and the limits of the person's or the vault's command file `command` run with
+/// `args` on the note side `context` — the one rule the app and `vaultchat ask` follow. `tagged`
+/// answers `{{tag:x}}` (the index). An error says why not: a built-in of the app, a prompt that
+/// cannot be made.
+pub fn file_turn(
+    command: &Command,
+    args: &str,
+    context: &NoteContext,
+    tagged: &mut dyn FnMut(&str) -> Result<Vec<String>, String>,
+) -> Result<(String, TurnLimits), String> {
     let Some(file) = &command.prompt else {
-        return Err(format!("/{name} is a built-in command"));
+        return Err(built_in_refusal(&command.name));
     };
     let note = context.note.as_ref();
     let selection = note.and_then(|n| n.selected_text());
@@ -123,23 +164,13 @@ fn from_file(
         selection: selection.as_deref(),
         now_ms: crate::time::now_ms(),
     };
-    let ready = core.ready.get();
-    let text = commands::expand(file, &invocation, &mut |tag| match ready {
-        Some(ready) => ready
-            .workspace
-            .notes_tagged(tag, commands::MAX_TAGGED_NOTES + 1)
-            .map_err(|e| e.to_string()),
-        None => Err("the vault is still being indexed; run the command again in a moment".into()),
-    })
-    .map_err(|e| format!("/{name}: {e}"))?;
-    Ok(Op::CommandTurn {
+    let text = commands::expand(file, &invocation, tagged)
+        .map_err(|e| format!("/{}: {e}", crate::quote::terminal(&command.name)))?;
+    Ok((
         text,
-        attachments: Vec::new(),
-        context,
-        limits: TurnLimits {
+        TurnLimits {
             model: file.model.clone(),
             allowed_tools: file.allowed_tools.clone(),
         },
-        frame: PromptFrame::default(),
-    })
+    ))
 }

@@ -28,6 +28,7 @@ pub use crate::store::recovery;
 /// One task of the tasks view, as the index lists it.
 pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
+pub use commands_link::{file_turn, no_such_command};
 pub use link_targets::LinkTargets;
 pub use messages::{
     BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine, ModelRow,
@@ -125,12 +126,31 @@ mod core {
         pub store: Mutex<Option<crate::store::Store>>,
         pub servers: servers::Servers,
         pub agent: agent_link::AgentSlot,
+        /// The person's and the trusted vault's hooks, fired here and by the workspace.
+        pub hooks: crate::hooks::Hooks,
+        /// The hooks' task, waited for at the end (the session's end hooks run then).
+        hooks_done: Mutex<Option<crate::hooks::Finished>>,
     }
+
+    /// How long quitting waits for the hooks still queued (each is also killed at its own
+    /// timeout).
+    const HOOKS_AT_QUIT: std::time::Duration = std::time::Duration::from_secs(30);
 
     impl Core {
         pub fn start(launch: Arc<Launch>, events: mpsc::UnboundedSender<HostEvent>) -> Arc<Core> {
             let (servers, start_up) = servers::Servers::start(&launch);
             let agent = agent_link::AgentSlot::new(&launch.model);
+            let tell = events.clone();
+            let (hooks, hooks_done) = crate::hooks::start(
+                crate::hooks::Setup {
+                    personal: launch.config.hooks.clone(),
+                    vault: launch.vault.clone(),
+                    database: launch.paths.database_file(),
+                },
+                Arc::new(move |notice| {
+                    let _ = tell.send(HostEvent::Notice(notice));
+                }),
+            );
             let core = Arc::new(Core {
                 launch,
                 events,
@@ -138,6 +158,8 @@ mod core {
                 store: Mutex::new(None),
                 servers,
                 agent,
+                hooks,
+                hooks_done: Mutex::new(Some(hooks_done)),
             });
             core.tell(HostEvent::Started(start_up));
             core.servers.report_when_started(&core);
@@ -176,7 +198,13 @@ mod core {
         }
 
         pub async fn shut_down(&self) {
-            self.agent.shut_down();
+            if self.agent.shut_down() {
+                self.hooks.fire(crate::hooks::Event::SessionEnd, Vec::new());
+            }
+            let done = self.hooks_done.lock().ok().and_then(|mut done| done.take());
+            if let Some(done) = done {
+                done.wait(HOOKS_AT_QUIT).await;
+            }
             let _ = tokio::time::timeout(
                 std::time::Duration::from_secs(1),
                 self.servers.startup.shutdown(),

@@ -46,6 +46,9 @@ pub(super) fn open_workspace(core: &Arc<Core>) {
             Ok(workspace) => workspace,
             Err(e) => return core.tell(HostEvent::Ready(Err(e.to_string()))),
         };
+        // Every approved change the app makes through this workspace (the agent's, the
+        // person's moves and `/save`, tasks, the daily note) fires the `after_write` hooks.
+        workspace.on_written(core.hooks.written_listener());
         let live = match watch_vault(&launch.vault, &launch.paths, &launch.config, &core) {
             Ok(live) => Some(live),
             Err(e) => {

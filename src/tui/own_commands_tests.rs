@@ -86,7 +86,9 @@ fn commands_typed_in_the_chat_run_through_the_host_or_say_why_not() {
 
     let why = run(&mut live, &mut app, "/nosuch").unwrap();
     assert!(
-        why.starts_with("/nosuch is not a command; /help lists the built-in ones"),
+        why.starts_with(
+            "/nosuch is not a command; `vaultchat commands` lists every one (/help the built-in ones)"
+        ),
         "{why}"
     );
 

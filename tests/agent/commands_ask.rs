@@ -176,7 +176,8 @@ fn an_untrusted_vaults_commands_are_not_listed_and_say_why_until_trusted_and_an_
     let out = ask(&s, &fake, &["/weekly-review garden"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("/weekly-review is no command"),
+        text(&out.stderr)
+            .contains("/weekly-review is not a command; `vaultchat commands` lists every one"),
         "{}",
         text(&out.stderr)
     );
@@ -310,8 +311,11 @@ fn a_plain_prompt_keeps_every_tool_and_errors_name_what_is_wrong() {
         ],
         "/weekly-review: missing argument: <focus>",
     );
-    usage(&["/help"], "/help is a command of the chat app");
-    usage(&["/weekly-reveiw x"], "/weekly-reveiw is no command");
+    usage(
+        &["/help"],
+        "/help is a command of the chat app, not a prompt; `vaultchat commands` lists",
+    );
+    usage(&["/weekly-reveiw x"], "/weekly-reveiw is not a command");
     std::fs::write(
         s.data.join("commands/typo.md"),
         "Hello {{nite}} and {{args}} and {{topic}}\n",

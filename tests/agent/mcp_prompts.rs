@@ -238,7 +238,7 @@ fn a_vault_plugins_prompts_are_listed_only_once_trusted() {
     let out = ask(&s, &fake, "/notes:summarize rust");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("is no command"),
+        text(&out.stderr).contains("is not a command"),
         "{}",
         text(&out.stderr)
     );

@@ -12,10 +12,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The module map, top to bottom (docs/architecture.md). A module may use only modules after it.
-const LAYERS: [&str; 19] = [
+const LAYERS: [&str; 20] = [
     "cli",
     "tui",
     "host",
+    "hooks",
     "commands",
     "agent",
     "mcp",

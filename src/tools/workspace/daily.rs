@@ -275,6 +275,7 @@ impl Workspace {
             after_rev: Some(fingerprint.to_revision_string()),
         }));
         outcome.warnings = warnings;
+        self.published(&[path.rel().to_string()]);
         Ok(outcome)
     }
 

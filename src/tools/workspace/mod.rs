@@ -67,7 +67,15 @@ pub struct Workspace {
     /// written by a tool), by vault-relative path: replacing a whole `body` needs one that is
     /// current. One per workspace: the app's run, an `ask`, an MCP server (docs/tools.md).
     seen: Mutex<std::collections::HashMap<String, String>>,
+    /// Told the paths of each approved change once it is on disk (the hooks listen here).
+    written: Mutex<Option<WrittenListener>>,
 }
+
+/// Told the vault-relative paths of one approved change once it is written: an applied plan
+/// (the agent's after the banner, an MCP client's, the person's moves and `/save`), an agent
+/// edit saved in the editor, the daily note made or appended to, a task toggled, a note created
+/// from the file pane. Never the person's own typing saved, never a refused or failed write.
+pub type WrittenListener = Arc<dyn Fn(&[String]) + Send + Sync>;
 
 /// Whose change an editor save carries, for the revision log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +145,7 @@ impl Workspace {
             index_synced: std::sync::atomic::AtomicBool::new(false),
             data_dir: paths.data_dir.clone(),
             seen: Mutex::new(std::collections::HashMap::new()),
+            written: Mutex::new(None),
         };
         workspace.recover_interrupted_move();
         workspace.remove_stale_temps();
@@ -274,6 +283,28 @@ impl Workspace {
             LinkResolution::Missing => Err(ToolError::Invalid(format!(
                 "no note is named `{name}` (by path, title, alias or file name); use search_notes or list_notes to find it"
             ))),
+        }
+    }
+
+    /// Tell `listener` the paths of every approved change from now on (one listener: the last
+    /// given).
+    pub fn on_written(&self, listener: WrittenListener) {
+        *self.written.lock().unwrap_or_else(|p| p.into_inner()) = Some(listener);
+    }
+
+    /// The one place an approved change's paths are told, after it is on disk. It may be called
+    /// under the vault's write lock, so a listener must not wait for anything (hooks queue).
+    pub(crate) fn published(&self, paths: &[String]) {
+        if paths.is_empty() {
+            return;
+        }
+        let listener = self
+            .written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(listener) = listener {
+            listener(paths);
         }
     }
 
@@ -665,6 +696,7 @@ impl Workspace {
         }) {
             tracing::warn!("after creating {}: {warning}", path.rel());
         }
+        self.published(&[path.rel().to_string()]);
         Ok((
             path.rel().to_string(),
             note_io::NoteText {
@@ -713,6 +745,10 @@ impl Workspace {
             after_rev: Some(fingerprint.to_revision_string()),
         }) {
             tracing::warn!("after saving {}: {warning}", path.rel());
+        }
+        // An agent edit the person approved is an approved change; their own typing is not.
+        if by == SavedBy::AgentEdit {
+            self.published(&[path.rel().to_string()]);
         }
         Ok(note_io::NoteText {
             text: text.to_string(),

@@ -281,8 +281,17 @@ impl Workspace {
             }
             written.warnings = warnings;
         }
+        let output = ToolOutput::json(Value::Object(out))?;
+        // A moved note's old path changed too (it is gone): hooks are told both.
+        let mut published = written.files_changed.clone();
+        if let Change::Move(mv) = &plan.change
+            && !written.files_changed.is_empty()
+        {
+            published.push(mv.from.rel().to_string());
+        }
+        self.published(&published);
         Ok(Applied {
-            output: ToolOutput::json(Value::Object(out))?,
+            output,
             added: done.added,
             removed: done.removed,
             written,

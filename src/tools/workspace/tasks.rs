@@ -242,7 +242,10 @@ impl Workspace {
     ) -> Result<note_io::NoteText, ToolError> {
         let read = self.read_path(rel)?;
         let toggled = toggled(&read.text, rel, line, anchor, None)?;
-        self.save_user_edit(rel, &read, &toggled.text, super::SavedBy::Person)
+        let saved = self.save_user_edit(rel, &read, &toggled.text, super::SavedBy::Person)?;
+        // A toggle is a change the person asked for by name, not typing: hooks hear of it.
+        self.published(&[rel.to_string()]);
+        Ok(saved)
     }
 }
 
