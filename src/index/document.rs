@@ -27,6 +27,8 @@ pub struct Document {
     pub tasks: Vec<IndexedTask>,
     /// Every link of the note with its line (the link graph).
     pub links: Vec<super::graph::NoteLink>,
+    /// The key links find the note by ([`crate::vault::links::note_file_key`]).
+    pub file_key: String,
 }
 
 /// One task as the `tasks` table stores it.
@@ -100,6 +102,7 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
     let links = super::graph::extract(text, &parsed);
     Document {
         links,
+        file_key: crate::vault::links::note_file_key(rel),
         tasks,
         name_keys,
         title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),

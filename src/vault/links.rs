@@ -171,16 +171,9 @@ impl LinkIndex {
         resolve_with(target, from_note, &Hashed(self))
     }
 
-    /// The note a Markdown link's destination (percent-decoded, without `#fragment`) names from
-    /// `note`: relative to its folder, or to the vault root when it starts with `/`. Only an exact
-    /// `.md` path counts: a Markdown link is a path, not a name (the rule `move_note` keeps).
-    pub fn resolve_markdown(&self, dest: &str, note: &str) -> Option<&str> {
-        let joined = markdown_destination_path(dest, note)?;
-        self.by_path
-            .get(&fold_name(&joined))?
-            .iter()
-            .map(|&at| self.paths[at as usize].as_str())
-            .find(|p| *p == joined && has_md_extension(p))
+    /// [`resolve_markdown`] against these paths.
+    pub fn resolve_markdown<'a>(&'a self, dest: &str, note: &str) -> Option<&'a str> {
+        resolve_markdown_with(dest, note, &Hashed(self))
     }
 
     fn lookup<'a>(
@@ -321,6 +314,44 @@ pub fn markdown_destination_path(dest: &str, note: &str) -> Option<String> {
             super::name::join_relative(folder, dest)
         }
     }
+}
+
+/// The note a Markdown link's destination (percent-decoded, without `#fragment`) names from
+/// `note`, among `notes`: relative to its folder, or to the vault root when it starts with `/`.
+/// Only an exact `.md` path counts: a Markdown link is a path, not a name. `move_note` and the
+/// link graph ([`LinkIndex::resolve_markdown`]) both use this rule.
+pub fn resolve_markdown<'a>(dest: &str, note: &str, notes: &'a [String]) -> Option<&'a str> {
+    let paths: Vec<&'a str> = notes.iter().map(String::as_str).collect();
+    resolve_markdown_with(dest, note, &Scan(&paths))
+}
+
+fn resolve_markdown_with<'a>(
+    dest: &str,
+    note: &str,
+    candidates: &impl Candidates<'a>,
+) -> Option<&'a str> {
+    let joined = markdown_destination_path(dest, note)?;
+    candidates
+        .by_path(&fold_name(&joined))
+        .into_iter()
+        .find(|p| *p == joined && has_md_extension(p))
+}
+
+/// The key a note is found under by file name: its file name without `.md`, folded. Every key
+/// [`LinkIndex`] finds the note by name under is this key or this key with `.md` (see
+/// [`file_keys_for_link_key`]), so an index of notes by this key finds the notes a link can name.
+pub fn note_file_key(path: &str) -> String {
+    let name = fold_name(file_name(path));
+    match md_stem(&name) {
+        Some(stem) => stem.to_string(),
+        None => name,
+    }
+}
+
+/// The [`note_file_key`]s of the notes a link whose [`link_name_key`] is `key` may name: the key
+/// itself (`[[Plan]]`: `Plan.md`) and, for a key ending in `.md`, the key without it (`[[Plan.md]]`).
+pub fn file_keys_for_link_key(key: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(key).chain(md_stem(key))
 }
 
 /// Whether `path` ends in `.md` (any case): a note, not an attachment.
