@@ -13,8 +13,8 @@
 
 use super::{Index, IndexError};
 use crate::vault::links::{
-    LinkIndex, LinkResolution, file_keys_for_link_key, has_md_extension, link_name_key,
-    obsidian_pick,
+    LinkIndex, LinkResolution, ObsidianPicker, file_keys_for_link_key, has_md_extension,
+    link_name_key, obsidian_pick,
 };
 use crate::vault::markdown::{self, ParsedNote};
 use crate::vault::name::file_name;
@@ -300,14 +300,20 @@ fn picked<'a>(resolution: LinkResolution<'a>, from: &str) -> (LinkState, Option<
 ///
 /// A wikilink that is neither relative (`./`, `../`) nor empty names the same notes from every
 /// note, so its resolution is kept by target; only an ambiguous one depends on where the link is
-/// (Obsidian's pick prefers the linking note's folder), and that pick is kept by target and
-/// folder. In a vault where a name repeats across hundreds of folders this resolves each name
-/// once instead of sorting its dozens of candidates for every link (docs/benchmarks.md §15).
+/// (Obsidian's pick prefers the linking note's folder), and its candidates are keyed by folder
+/// once ([`ObsidianPicker`]). In a vault where a name repeats across hundreds of folders this
+/// resolves each name once instead of sorting and scanning its candidates for every link
+/// (docs/benchmarks.md §15).
 pub(super) struct Resolver<'a> {
     notes: &'a LinkIndex,
-    by_target: HashMap<String, LinkResolution<'a>>,
-    /// `target \0 folder` → Obsidian's pick, for ambiguous targets.
-    picks: HashMap<String, Option<&'a str>>,
+    by_target: HashMap<String, Resolved<'a>>,
+}
+
+/// A wikilink target's resolution, as [`Resolver`] keeps it.
+enum Resolved<'a> {
+    Unique(&'a str),
+    Ambiguous(ObsidianPicker<'a>),
+    Missing,
 }
 
 impl<'a> Resolver<'a> {
@@ -315,7 +321,6 @@ impl<'a> Resolver<'a> {
         Self {
             notes,
             by_target: HashMap::new(),
-            picks: HashMap::new(),
         }
     }
 
@@ -328,22 +333,21 @@ impl<'a> Resolver<'a> {
             return resolve(self.notes, link.kind, &link.target, link.attachment, from);
         }
         if !self.by_target.contains_key(&link.target) {
-            let resolution = self.notes.resolve(&link.target, None);
-            self.by_target.insert(link.target.clone(), resolution);
+            let resolved = match self.notes.resolve(&link.target, None) {
+                LinkResolution::Unique(path) => Resolved::Unique(path),
+                LinkResolution::Ambiguous(candidates) => {
+                    Resolved::Ambiguous(ObsidianPicker::new(&candidates))
+                }
+                LinkResolution::Missing => Resolved::Missing,
+            };
+            self.by_target.insert(link.target.clone(), resolved);
         }
-        let Some(resolution) = self.by_target.get(&link.target) else {
-            return resolve(self.notes, link.kind, &link.target, false, from);
-        };
-        let LinkResolution::Ambiguous(candidates) = resolution else {
-            return picked(resolution.clone(), from);
-        };
-        let folder = from.rsplit_once('/').map_or("", |(folder, _)| folder);
-        let key = format!("{}\0{folder}", link.target);
-        let pick = *self
-            .picks
-            .entry(key)
-            .or_insert_with(|| obsidian_pick(candidates, from));
-        (LinkState::Ambiguous, pick)
+        match self.by_target.get(&link.target) {
+            Some(&Resolved::Unique(path)) => (LinkState::Resolved, Some(path)),
+            Some(Resolved::Ambiguous(picker)) => (LinkState::Ambiguous, picker.pick(from)),
+            Some(Resolved::Missing) => (LinkState::Unresolved, None),
+            None => resolve(self.notes, link.kind, &link.target, false, from),
+        }
     }
 }
 

@@ -372,6 +372,41 @@ pub fn obsidian_pick<'a>(candidates: &[&'a str], from_note: &str) -> Option<&'a 
     })
 }
 
+/// [`obsidian_pick`] among the same candidates for many linking notes: the candidates are keyed
+/// by folder once, so each pick is a hash lookup rather than a pass over dozens of paths (a name
+/// repeated across a vault's copied folder trees, linked from thousands of notes).
+#[derive(Debug, Clone)]
+pub struct ObsidianPicker<'a> {
+    /// The first by path of the candidates with the fewest folders: the pick from any folder
+    /// that holds none of them.
+    nearest: Option<&'a str>,
+    /// Folder → the first by path of its candidates.
+    in_folder: std::collections::HashMap<&'a str, &'a str>,
+}
+
+impl<'a> ObsidianPicker<'a> {
+    pub fn new(candidates: &[&'a str]) -> Self {
+        let mut in_folder: std::collections::HashMap<&'a str, &'a str> =
+            std::collections::HashMap::new();
+        for &path in candidates {
+            let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+            let first = in_folder.entry(folder).or_insert(path);
+            *first = (*first).min(path);
+        }
+        let nearest = candidates
+            .iter()
+            .copied()
+            .min_by_key(|p| (p.bytes().filter(|&b| b == b'/').count(), *p));
+        Self { nearest, in_folder }
+    }
+
+    /// What [`obsidian_pick`] answers for a link in `from_note`.
+    pub fn pick(&self, from_note: &str) -> Option<&'a str> {
+        let folder = from_note.rsplit_once('/').map_or("", |(folder, _)| folder);
+        self.in_folder.get(folder).copied().or(self.nearest)
+    }
+}
+
 /// `name` equals `folded` as is or without its `.md` extension.
 fn stem_or_name_matches(name: &str, folded: &str) -> bool {
     names_equal(name, folded) || md_stem(name).is_some_and(|stem| names_equal(stem, folded))
@@ -571,6 +606,38 @@ mod tests {
             Some("Plan.md")
         );
         assert_eq!(some.resolve_markdown("plan.md", "x.md"), None);
+    }
+
+    #[test]
+    fn the_picker_picks_as_obsidian_pick_from_every_folder() {
+        let candidates = [
+            "Archive/sub/Deep.md",
+            "Deep.md",
+            "Projects/sub/Deep.md",
+            "Projects/sub/deep.md",
+            "X/Deep.md",
+            "A/Deep.md",
+        ];
+        let picker = ObsidianPicker::new(&candidates);
+        for from in [
+            "Projects/sub/Other.md",
+            "Archive/sub/x.md",
+            "X/y.md",
+            "A/b.md",
+            "Top.md",
+            "Nowhere/deep/n.md",
+        ] {
+            assert_eq!(
+                picker.pick(from),
+                obsidian_pick(&candidates, from),
+                "{from}"
+            );
+        }
+        let rootless = ["B/Deep.md", "A/Deep.md", "A/x/Deep.md"];
+        let picker = ObsidianPicker::new(&rootless);
+        assert_eq!(picker.pick("C/n.md"), Some("A/Deep.md"));
+        assert_eq!(picker.pick("C/n.md"), obsidian_pick(&rootless, "C/n.md"));
+        assert_eq!(ObsidianPicker::new(&[]).pick("a.md"), None);
     }
 
     #[test]
