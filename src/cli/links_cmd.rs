@@ -9,6 +9,7 @@ use crate::quote::terminal;
 use crate::vault::links::{LinkResolution, resolve_title_or_path};
 use clap::Args;
 use serde::Serialize;
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
@@ -58,12 +59,18 @@ const ALL: usize = usize::MAX >> 1;
 
 pub fn run(ctx: &Context, args: &LinksArgs) -> Result<ExitCode, Failure> {
     let vault = ctx.vault()?;
-    let mut index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
-    if !index.has_synced()? {
-        // Never indexed: build it once now (later commands reuse it).
-        let report = super::index_cmd::sync_with_progress(&mut index)?;
-        eprintln!("{}", super::index_cmd::summary(&report, index.db_path()));
-    }
+    // Read-only: answering a question about the graph writes nothing, and opening for writing
+    // (journal mode, schema check) is start-up work a one-shot command does not need.
+    let mut index = match Index::open_read_only(&ctx.paths.index_dir, &vault, &ctx.config.index)? {
+        Some(index) => index,
+        None => {
+            // Never indexed (or by another version): build it once now (later commands reuse it).
+            let mut index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
+            let report = super::index_cmd::sync_with_progress(&mut index)?;
+            eprintln!("{}", super::index_cmd::summary(&report, index.db_path()));
+            index
+        }
+    };
     if args.unresolved {
         let page = index.unresolved_links(&args.folder, 0, ALL)?;
         return print_unresolved(&page.items, args.json);
@@ -80,22 +87,26 @@ pub fn run(ctx: &Context, args: &LinksArgs) -> Result<ExitCode, Failure> {
     let path = resolve_note(&index, name)?;
     let mut links = note_links(&index, &path)?;
     // The notes involved changed since they were indexed (no watcher running): read them again.
-    let involved: Vec<String> = std::iter::once(path.clone())
-        .chain(links.backlinks.iter().map(|b| b.path.clone()))
+    let mut involved: Vec<&str> = std::iter::once(path.as_str())
+        .chain(links.backlinks.iter().map(|b| b.path.as_str()))
         .collect();
-    let refs: Vec<&str> = involved.iter().map(String::as_str).collect();
-    if !index.is_fresh(&refs)? {
+    involved.dedup(); // backlinks come sorted by linking note
+    if !index.is_fresh(&involved)? {
+        let involved: Vec<String> = involved.into_iter().map(str::to_string).collect();
+        index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
         index.sync_paths(&involved)?;
         links = note_links(&index, &path)?;
     }
+    // Buffered: the backlinks of a much-linked note are thousands of lines.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
-        let mut out = std::io::stdout().lock();
         serde_json::to_writer(&mut out, &links)?;
-        outln!();
+        writeln!(out)?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    outln!("{}", terminal(&links.note));
-    outln!("links from it ({}):", links.outgoing.len());
+    writeln!(out, "{}", terminal(&links.note))?;
+    writeln!(out, "links from it ({}):", links.outgoing.len())?;
     for link in &links.outgoing {
         let to = match (&link.path, link.attachment) {
             (_, true) => "attachment".to_string(),
@@ -105,17 +116,25 @@ pub fn run(ctx: &Context, args: &LinksArgs) -> Result<ExitCode, Failure> {
             (Some(path), false) => terminal(path).into_owned(),
             (None, false) => "unresolved".to_string(),
         };
-        outln!("  {:>5}  {} → {}", link.line, terminal(&link.target), to);
+        writeln!(
+            out,
+            "  {:>5}  {} → {}",
+            link.line,
+            terminal(&link.target),
+            to
+        )?;
     }
-    outln!("links to it ({}):", links.backlinks.len());
+    writeln!(out, "links to it ({}):", links.backlinks.len())?;
     for link in &links.backlinks {
-        outln!(
+        writeln!(
+            out,
             "  {}:{}  {}",
             terminal(&link.path),
             link.line,
             terminal(&link.context)
-        );
+        )?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -142,6 +161,16 @@ fn note_links(index: &Index, path: &str) -> Result<NoteLinks, Failure> {
 
 /// The path of the note `name` means, or a failure that says why there is none.
 fn resolve_note(index: &Index, name: &str) -> Result<String, Failure> {
+    // The common case first, without listing every note's names: `name` is the path of a note,
+    // with or without `.md`, and not also the other spelling's (`a.md` and `a.md.md` both
+    // exist), which is exactly when `resolve_title_or_path` answers with that path.
+    let as_path = name.trim().trim_start_matches('/');
+    let with_md = format!("{as_path}.md");
+    match (index.has_note(as_path)?, index.has_note(&with_md)?) {
+        (true, false) => return Ok(as_path.to_string()),
+        (false, true) => return Ok(with_md),
+        _ => {}
+    }
     let names = index.note_names()?;
     match resolve_title_or_path(name, &names) {
         LinkResolution::Unique(path) => Ok(path.to_string()),

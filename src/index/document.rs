@@ -27,6 +27,8 @@ pub struct Document {
     pub tasks: Vec<IndexedTask>,
     /// Every link of the note with its line (the link graph).
     pub links: Vec<super::graph::NoteLink>,
+    /// The key links find the note by ([`crate::vault::links::note_file_key`]).
+    pub file_key: String,
 }
 
 /// One task as the `tasks` table stores it.
@@ -74,16 +76,22 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
         .as_ref()
         .map(|f| f.tags.as_slice())
         .unwrap_or_default();
+    // The note's own parse found every inline tag with its place: a task's are those after its
+    // checkbox on its first line (its `text`), not found again by parsing that text.
     let tasks = parsed
         .tasks
         .iter()
         .cloned()
         .map(|task| {
-            let mut tags: Vec<String> = markdown::parse(&task.text)
+            let line_end = text[task.checkbox.end..]
+                .find('\n')
+                .map_or(text.len(), |n| task.checkbox.end + n);
+            let mut tags: Vec<String> = parsed
                 .inline_tags
-                .into_iter()
-                .map(|t| t.name)
-                .chain(frontmatter_tags.iter().cloned())
+                .iter()
+                .filter(|t| task.checkbox.end <= t.span.start && t.span.start < line_end)
+                .map(|t| t.name.as_str())
+                .chain(frontmatter_tags.iter().map(String::as_str))
                 .map(|t| t.to_lowercase() + " ")
                 .collect();
             tags.sort_unstable();
@@ -100,6 +108,7 @@ pub fn build(rel: &str, bytes: &[u8]) -> Document {
     let links = super::graph::extract(text, &parsed);
     Document {
         links,
+        file_key: crate::vault::links::note_file_key(rel),
         tasks,
         name_keys,
         title_fts: cjk::segment(&title).unwrap_or_else(|| title.clone()),
@@ -142,6 +151,29 @@ mod tests {
             b"---\ntitle: Git  Grep\naliases: [GG, git-grep]\n---\nbody\n",
         );
         assert_eq!(doc.name_keys, "\u{1}gg\u{1}git grep\u{1}git-grep\u{1}");
+    }
+
+    #[test]
+    fn a_task_is_tagged_by_its_own_line_and_the_frontmatter() {
+        let doc = build(
+            "t.md",
+            "---\ntags: [Home]\n---\n#intro before\n- [ ] pay #bills `#code` 📅 2026-12-03 #Money/Rent\n  \
+             #continued on the next line\n- [x] call #family\n- [ ] none here\nafter #outro\n"
+                .as_bytes(),
+        );
+        let tags: Vec<(usize, &str)> = doc
+            .tasks
+            .iter()
+            .map(|t| (t.line, t.tags.as_str()))
+            .collect();
+        assert_eq!(
+            tags,
+            [
+                (5, "bills home money/rent "),
+                (7, "family home "),
+                (8, "home ")
+            ]
+        );
     }
 
     #[test]

@@ -13,14 +13,15 @@
 
 use super::{Index, IndexError};
 use crate::vault::links::{
-    LinkIndex, LinkResolution, has_md_extension, link_name_key, obsidian_pick,
+    LinkIndex, LinkResolution, ObsidianPicker, file_keys_for_link_key, has_md_extension,
+    link_name_key, obsidian_pick,
 };
 use crate::vault::markdown::{self, ParsedNote};
 use crate::vault::name::file_name;
 use crate::vault::relink::markdown_links;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// At most this many links of one note are stored: a generated note with millions of links must
 /// not grow the index without bound.
@@ -263,32 +264,99 @@ fn key_of(kind: LinkKind, target: &str) -> String {
 }
 
 /// Resolve one link of the note at `from` among `notes`.
-fn resolve(
-    notes: &LinkIndex,
+fn resolve<'a>(
+    notes: &'a LinkIndex,
     kind: LinkKind,
     target: &str,
     attachment: bool,
     from: &str,
-) -> (LinkState, Option<String>) {
+) -> (LinkState, Option<&'a str>) {
     if attachment {
         return (LinkState::Attachment, None);
     }
     match kind {
         LinkKind::Markdown => match notes.resolve_markdown(target, from) {
-            Some(path) => (LinkState::Resolved, Some(path.to_string())),
+            Some(path) => (LinkState::Resolved, Some(path)),
             None => (LinkState::Unresolved, None),
         },
         LinkKind::Wikilink | LinkKind::Embed | LinkKind::Property => {
-            match notes.resolve(target, Some(from)) {
-                LinkResolution::Unique(path) => (LinkState::Resolved, Some(path.to_string())),
-                LinkResolution::Ambiguous(candidates) => (
-                    LinkState::Ambiguous,
-                    obsidian_pick(&candidates, from).map(str::to_string),
-                ),
-                LinkResolution::Missing => (LinkState::Unresolved, None),
-            }
+            picked(notes.resolve(target, Some(from)), from)
         }
     }
+}
+
+/// A wikilink's state and path from its resolution, for a link in the note at `from`.
+fn picked<'a>(resolution: LinkResolution<'a>, from: &str) -> (LinkState, Option<&'a str>) {
+    match resolution {
+        LinkResolution::Unique(path) => (LinkState::Resolved, Some(path)),
+        LinkResolution::Ambiguous(candidates) => {
+            (LinkState::Ambiguous, obsidian_pick(&candidates, from))
+        }
+        LinkResolution::Missing => (LinkState::Unresolved, None),
+    }
+}
+
+/// Resolves the links of a whole vault, each distinct wikilink target once.
+///
+/// A wikilink that is neither relative (`./`, `../`) nor empty names the same notes from every
+/// note, so its resolution is kept by target; only an ambiguous one depends on where the link is
+/// (Obsidian's pick prefers the linking note's folder), and its candidates are keyed by folder
+/// once ([`ObsidianPicker`]). In a vault where a name repeats across hundreds of folders this
+/// resolves each name once instead of sorting and scanning its candidates for every link
+/// (docs/benchmarks.md §15).
+pub(super) struct Resolver<'a> {
+    notes: &'a LinkIndex,
+    by_target: HashMap<String, Resolved<'a>>,
+}
+
+/// A wikilink target's resolution, as [`Resolver`] keeps it.
+enum Resolved<'a> {
+    Unique(&'a str),
+    Ambiguous(ObsidianPicker<'a>),
+    Missing,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(notes: &'a LinkIndex) -> Self {
+        Self {
+            notes,
+            by_target: HashMap::new(),
+        }
+    }
+
+    fn resolve(&mut self, link: &NoteLink, from: &str) -> (LinkState, Option<&'a str>) {
+        let wikilink = matches!(
+            link.kind,
+            LinkKind::Wikilink | LinkKind::Embed | LinkKind::Property
+        );
+        if link.attachment || !wikilink || !resolves_alike_everywhere(&link.target) {
+            return resolve(self.notes, link.kind, &link.target, link.attachment, from);
+        }
+        if !self.by_target.contains_key(&link.target) {
+            let resolved = match self.notes.resolve(&link.target, None) {
+                LinkResolution::Unique(path) => Resolved::Unique(path),
+                LinkResolution::Ambiguous(candidates) => {
+                    Resolved::Ambiguous(ObsidianPicker::new(&candidates))
+                }
+                LinkResolution::Missing => Resolved::Missing,
+            };
+            self.by_target.insert(link.target.clone(), resolved);
+        }
+        match self.by_target.get(&link.target) {
+            Some(&Resolved::Unique(path)) => (LinkState::Resolved, Some(path)),
+            Some(Resolved::Ambiguous(picker)) => (LinkState::Ambiguous, picker.pick(from)),
+            Some(Resolved::Missing) => (LinkState::Unresolved, None),
+            None => resolve(self.notes, link.kind, &link.target, false, from),
+        }
+    }
+}
+
+/// Whether a wikilink target names the same notes from any linking note: it is not relative
+/// (`./x`, `../x`) and not empty once its `#heading`, `^block` and `|alias` are cut (`[[#h]]` is
+/// the linking note itself).
+fn resolves_alike_everywhere(target: &str) -> bool {
+    let name = target.split(['|', '#', '^']).next().unwrap_or("").trim();
+    !name.is_empty() && !name.starts_with("./") && !name.starts_with("../")
 }
 
 /// What a sync changed that the graph must follow.
@@ -309,31 +377,32 @@ impl GraphChanges {
     }
 }
 
-/// Write the links of note `id` (at `from`): resolved now when `notes` holds the whole vault (a
-/// cold build), else pending until [`settle`].
+/// Write the links of note `id` (at `from`): resolved now when `resolver` holds the whole vault
+/// (a cold build), else pending until [`settle`].
 pub(super) fn insert_links(
     tx: &Transaction<'_>,
     id: i64,
     from: &str,
     links: &[NoteLink],
-    notes: Option<&LinkIndex>,
+    mut resolver: Option<&mut Resolver<'_>>,
     changes: &mut GraphChanges,
 ) -> Result<(), IndexError> {
     if links.is_empty() {
         return Ok(());
     }
     let mut insert = tx.prepare_cached(
-        "INSERT INTO links (note_id, line, kind, target, name_key, to_path, state, context)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO links (note_id, from_path, line, kind, target, name_key, to_path, state, context)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     for link in links {
-        let (state, to_path) = match notes {
-            Some(notes) => resolve(notes, link.kind, &link.target, link.attachment, from),
+        let (state, to_path) = match resolver.as_deref_mut() {
+            Some(resolver) => resolver.resolve(link, from),
             None if link.attachment => (LinkState::Attachment, None),
             None => (LinkState::Pending, None),
         };
         insert.execute(params![
             id,
+            from,
             link.line,
             link.kind.code(),
             link.target,
@@ -343,7 +412,7 @@ pub(super) fn insert_links(
             link.context
         ])?;
     }
-    if notes.is_none() {
+    if resolver.is_none() {
         changes.dirty.push(id);
     }
     Ok(())
@@ -355,13 +424,21 @@ pub(super) fn delete_links(tx: &Transaction<'_>, id: i64) -> Result<(), IndexErr
     Ok(())
 }
 
-/// The graph's indexes, as schema.sql creates them: dropped before a cold build fills `links` and
-/// created after it, which sorts each once instead of inserting every row into four B-trees.
-const INDEXES: [(&str, &str); 4] = [
+/// The graph's indexes, as schema.sql creates them: dropped before a cold build fills `links`
+/// and `notes` and created after it, which sorts each once instead of inserting every row into
+/// its B-tree as it comes.
+const INDEXES: [(&str, &str); 5] = [
     ("links_by_note", "links (note_id)"),
-    ("links_to", "links (to_path) WHERE to_path IS NOT NULL"),
+    (
+        "links_to",
+        "links (to_path, from_path, line) WHERE to_path IS NOT NULL",
+    ),
     ("links_by_name", "links (name_key)"),
-    ("links_unresolved", "links (state) WHERE state = 2"),
+    (
+        "links_unresolved",
+        "links (from_path, line) WHERE state = 2",
+    ),
+    ("notes_by_file_key", "notes (file_key)"),
 ];
 
 pub(super) fn drop_indexes(tx: &Transaction<'_>) -> Result<(), IndexError> {
@@ -379,7 +456,8 @@ pub(super) fn create_indexes(tx: &Transaction<'_>) -> Result<(), IndexError> {
 }
 
 /// Resolve the links a sync left pending, and again every link whose name key names a note that
-/// appeared, vanished or was renamed.
+/// appeared, vanished or was renamed. Only the notes those links can name are read (by their
+/// file key), never the whole `notes` table: a save of one note settles in a few lookups.
 pub(super) fn settle(tx: &Transaction<'_>, changes: &GraphChanges) -> Result<(), IndexError> {
     if changes.dirty.is_empty() && changes.names.is_empty() {
         return Ok(());
@@ -396,8 +474,7 @@ pub(super) fn settle(tx: &Transaction<'_>, changes: &GraphChanges) -> Result<(),
     };
     {
         let mut pending = tx.prepare_cached(
-            "SELECT l.rowid, l.kind, l.target, n.path FROM links l JOIN notes n ON n.id = l.note_id
-             WHERE l.note_id = ?1 AND l.state = 4",
+            "SELECT rowid, kind, target, from_path FROM links WHERE note_id = ?1 AND state = 4",
         )?;
         for id in &changes.dirty {
             for found in pending.query_map([id], row)? {
@@ -405,8 +482,7 @@ pub(super) fn settle(tx: &Transaction<'_>, changes: &GraphChanges) -> Result<(),
             }
         }
         let mut named = tx.prepare_cached(
-            "SELECT l.rowid, l.kind, l.target, n.path FROM links l JOIN notes n ON n.id = l.note_id
-             WHERE l.name_key = ?1 AND l.state != 3",
+            "SELECT rowid, kind, target, from_path FROM links WHERE name_key = ?1 AND state != 3",
         )?;
         for name in &changes.names {
             for found in named.query_map([name], row)? {
@@ -424,10 +500,17 @@ pub(super) fn settle(tx: &Transaction<'_>, changes: &GraphChanges) -> Result<(),
         .map(|(_, kind, target, _)| key_of(*kind, target))
         .collect();
     let notes = {
-        let mut stmt = tx.prepare_cached("SELECT path FROM notes")?;
-        let paths = stmt
-            .query_map([], |r| r.get::<_, String>(0))?
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut stmt = tx.prepare_cached("SELECT path FROM notes WHERE file_key = ?1")?;
+        let mut paths = Vec::new();
+        for key in &keys {
+            for file_key in file_keys_for_link_key(key) {
+                for path in stmt.query_map([file_key], |r| r.get::<_, String>(0))? {
+                    paths.push(path?);
+                }
+            }
+        }
+        paths.sort_unstable();
+        paths.dedup();
         LinkIndex::with_names(paths, &keys)
     };
     let mut update =
@@ -518,19 +601,17 @@ impl Index {
         offset: usize,
         limit: usize,
     ) -> Result<Page<Backlink>, IndexError> {
-        // Counted on the index alone: the note's own links to itself are left out by id.
+        // Both on the index `links_to` alone: the rows of one target, ordered by linking note
+        // and line, so a page is a range scan however many notes link here. The note's own
+        // links to itself are left out.
         let total: i64 = self
             .conn
-            .prepare_cached(
-                "SELECT count(*) FROM links WHERE to_path = ?1
-                 AND note_id IS NOT (SELECT id FROM notes WHERE path = ?1)",
-            )?
+            .prepare_cached("SELECT count(*) FROM links WHERE to_path = ?1 AND from_path != ?1")?
             .query_row([path], |r| r.get(0))?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT n.path, l.line, l.context, l.kind, l.state FROM links l
-             JOIN notes n ON n.id = l.note_id
-             WHERE l.to_path = ?1 AND n.path != ?1
-             ORDER BY n.path, l.line, l.rowid LIMIT ?2 OFFSET ?3",
+            "SELECT from_path, line, context, kind, state FROM links
+             WHERE to_path = ?1 AND from_path != ?1
+             ORDER BY from_path, line, rowid LIMIT ?2 OFFSET ?3",
         )?;
         let rows = stmt.query_map(params![path, to_i64(limit), to_i64(offset)], |r| {
             Ok(Backlink {
@@ -552,8 +633,7 @@ impl Index {
         let n: i64 = self
             .conn
             .prepare_cached(
-                "SELECT count(DISTINCT l.note_id) FROM links l JOIN notes n ON n.id = l.note_id
-                 WHERE l.to_path = ?1 AND n.path != ?1",
+                "SELECT count(DISTINCT from_path) FROM links WHERE to_path = ?1 AND from_path != ?1",
             )?
             .query_row([path], |r| r.get(0))?;
         Ok(n.unsigned_abs())
@@ -567,30 +647,29 @@ impl Index {
         offset: usize,
         limit: usize,
     ) -> Result<Page<Unresolved>, IndexError> {
+        let (from, to) = folder_range(folder);
+        let total: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM links WHERE state = 2 AND from_path >= ?1 AND from_path < ?2",
+            )?
+            .query_row(params![from, to], |r| r.get(0))?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT n.path, l.target, l.line FROM links l JOIN notes n ON n.id = l.note_id
-             WHERE l.state = 2 ORDER BY n.path, l.line, l.rowid",
+            "SELECT from_path, target, line FROM links
+             WHERE state = 2 AND from_path >= ?1 AND from_path < ?2
+             ORDER BY from_path, line, rowid LIMIT ?3 OFFSET ?4",
         )?;
-        let rows = stmt.query_map([], |r| {
+        let rows = stmt.query_map(params![from, to, to_i64(limit), to_i64(offset)], |r| {
             Ok(Unresolved {
                 from: r.get(0)?,
                 target: r.get(1)?,
                 line: r.get(2)?,
             })
         })?;
-        let mut items = Vec::new();
-        let mut total = 0u64;
-        for row in rows {
-            let row = row?;
-            if !in_folder(&row.from, folder) {
-                continue;
-            }
-            if total >= offset as u64 && items.len() < limit {
-                items.push(row);
-            }
-            total += 1;
-        }
-        Ok(Page { items, total })
+        Ok(Page {
+            items: rows.collect::<Result<_, _>>()?,
+            total: total.unsigned_abs(),
+        })
     }
 
     /// Notes in `folder` (`""`: the whole vault) that no other note links to, by path.
@@ -600,32 +679,28 @@ impl Index {
         offset: usize,
         limit: usize,
     ) -> Result<Page<Orphan>, IndexError> {
-        let mut stmt = self.conn.prepare_cached(
+        let (from, to) = folder_range(folder);
+        const ORPHAN: &str = "n.path >= ?1 AND n.path < ?2 AND NOT EXISTS
+             (SELECT 1 FROM links l WHERE l.to_path = n.path AND l.from_path != n.path)";
+        let total: i64 = self
+            .conn
+            .prepare_cached(&format!("SELECT count(*) FROM notes n WHERE {ORPHAN}"))?
+            .query_row(params![from, to], |r| r.get(0))?;
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT n.path,
                (SELECT count(*) FROM links o WHERE o.note_id = n.id AND o.to_path IS NOT NULL)
-             FROM notes n
-             WHERE NOT EXISTS (SELECT 1 FROM links l WHERE l.to_path = n.path AND l.note_id != n.id)
-             ORDER BY n.path",
-        )?;
-        let rows = stmt.query_map([], |r| {
+             FROM notes n WHERE {ORPHAN} ORDER BY n.path LIMIT ?3 OFFSET ?4"
+        ))?;
+        let rows = stmt.query_map(params![from, to, to_i64(limit), to_i64(offset)], |r| {
             Ok(Orphan {
                 path: r.get(0)?,
                 outgoing: r.get(1)?,
             })
         })?;
-        let mut items = Vec::new();
-        let mut total = 0u64;
-        for row in rows {
-            let row = row?;
-            if !in_folder(&row.path, folder) {
-                continue;
-            }
-            if total >= offset as u64 && items.len() < limit {
-                items.push(row);
-            }
-            total += 1;
-        }
-        Ok(Page { items, total })
+        Ok(Page {
+            items: rows.collect::<Result<_, _>>()?,
+            total: total.unsigned_abs(),
+        })
     }
 
     fn note_id(&self, path: &str) -> Result<Option<i64>, IndexError> {
@@ -641,11 +716,19 @@ fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Whether `path` lies in `folder` (`""`: anywhere).
-fn in_folder(path: &str, folder: &str) -> bool {
+/// The range of paths, as SQLite compares text (bytewise), that lie in `folder`: from
+/// `folder/` up to `folder0` (`0` is the byte after `/`). The whole vault (`""`) is every text
+/// below a blob, which SQLite sorts after all text.
+fn folder_range(folder: &str) -> (rusqlite::types::Value, rusqlite::types::Value) {
+    use rusqlite::types::Value;
     let folder = folder.trim_matches('/');
-    folder.is_empty()
-        || (path.starts_with(folder) && path.as_bytes().get(folder.len()) == Some(&b'/'))
+    if folder.is_empty() {
+        return (Value::Text(String::new()), Value::Blob(Vec::new()));
+    }
+    (
+        Value::Text(format!("{folder}/")),
+        Value::Text(format!("{folder}0")),
+    )
 }
 
 #[cfg(test)]
@@ -710,13 +793,5 @@ mod tests {
         assert!(!is_attachment_name("v1.2 notes"));
         assert!(!is_attachment_name("Plan.md"));
         assert!(!is_attachment_name(".png"));
-    }
-
-    #[test]
-    fn folders_match_whole_names() {
-        assert!(in_folder("a/b.md", "a"));
-        assert!(in_folder("a/b.md", "a/"));
-        assert!(in_folder("a/b.md", ""));
-        assert!(!in_folder("ab/c.md", "a"));
     }
 }

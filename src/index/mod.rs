@@ -29,7 +29,7 @@ use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -152,6 +152,56 @@ impl Index {
                 exclude_folders: config.exclude_folders.clone(),
             },
         })
+    }
+
+    /// Open the index of `vault` for reading only, as a one-shot query command needs it: no
+    /// journal mode to set, no schema to create. `None` when there is no index yet, or one of
+    /// another schema version, or one never synced: the caller opens it with [`Index::open`]
+    /// and builds it.
+    pub fn open_read_only(
+        index_dir: &Path,
+        vault: &Vault,
+        config: &IndexConfig,
+    ) -> Result<Option<Self>, IndexError> {
+        use rusqlite::OpenFlags;
+        let db_path = db_path_for(index_dir, vault);
+        if !db_path.is_file() {
+            return Ok(None);
+        }
+        let Ok(conn) = rusqlite::Connection::open_with_flags(
+            &db_path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        ) else {
+            return Ok(None);
+        };
+        // A sync in another process holds the write lock for a moment: wait for it as
+        // `open_connection` does.
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.execute_batch("PRAGMA mmap_size = 268435456;")?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version != SCHEMA_VERSION {
+            return Ok(None);
+        }
+        let index = Self {
+            conn,
+            db_path,
+            root: vault.root().to_path_buf(),
+            handle: std::sync::Arc::clone(vault.handle()),
+            walk_options: WalkOptions {
+                exclude_folders: config.exclude_folders.clone(),
+            },
+        };
+        Ok(index.has_synced()?.then_some(index))
+    }
+
+    /// Whether a note is indexed at exactly `path`.
+    pub fn has_note(&self, path: &str) -> Result<bool, IndexError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM notes WHERE path = ?1")?
+            .query_row([path], |_| Ok(()))
+            .optional()?
+            .is_some())
     }
 
     /// Set this connection up for a long-lived process (the app, `vaultchat mcp`, the live

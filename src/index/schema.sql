@@ -10,8 +10,11 @@ CREATE TABLE IF NOT EXISTS notes (
     hash      INTEGER NOT NULL,       -- xxh3-64 of the file's bytes, as i64 bits
     racy      INTEGER NOT NULL,       -- 1: modified too close to indexing for (mtime, size) to be trusted
     chunked_hash INTEGER,             -- `hash` when the note's chunks were last embedded
-    name_keys TEXT NOT NULL DEFAULT '' -- title, file name and aliases, lower-cased, between char(1)s
+    name_keys TEXT NOT NULL DEFAULT '', -- title, file name and aliases, lower-cased, between char(1)s
+    file_key  TEXT NOT NULL DEFAULT ''  -- the file name without .md, folded (vault::links::note_file_key)
 );
+-- The notes a link's name can resolve to, when a sync resolves links again (index/graph.rs).
+CREATE INDEX IF NOT EXISTS notes_by_file_key ON notes (file_key);
 CREATE TABLE IF NOT EXISTS note_tags (
     tag     TEXT NOT NULL,            -- lower-case, without '#'
     note_id INTEGER NOT NULL,
@@ -52,16 +55,18 @@ CREATE TABLE IF NOT EXISTS tasks (
 ) WITHOUT ROWID;
 -- The link graph (index/graph.rs): every link of every note, resolved to the note it opens.
 CREATE TABLE IF NOT EXISTS links (
-    note_id  INTEGER NOT NULL,        -- the linking note
-    line     INTEGER NOT NULL,        -- 1-based
-    kind     INTEGER NOT NULL,        -- 0 [[wikilink]], 1 ![[embed]], 2 [markdown](link.md), 3 [[link]] in a property
-    target   TEXT NOT NULL,           -- as written, without #heading/^block/|alias (Markdown: decoded)
-    name_key TEXT NOT NULL,           -- the target's last segment folded: which links a note's name can change
-    to_path  TEXT,                    -- the note it opens; NULL when unresolved or an attachment
-    state    INTEGER NOT NULL,        -- 0 resolved, 1 ambiguous (to_path: Obsidian's pick), 2 unresolved, 3 attachment
-    context  TEXT NOT NULL            -- the linking line
+    note_id   INTEGER NOT NULL,       -- the linking note
+    from_path TEXT NOT NULL,          -- its path (so backlinks sort and filter on an index alone)
+    line      INTEGER NOT NULL,       -- 1-based
+    kind      INTEGER NOT NULL,       -- 0 [[wikilink]], 1 ![[embed]], 2 [markdown](link.md), 3 [[link]] in a property
+    target    TEXT NOT NULL,          -- as written, without #heading/^block/|alias (Markdown: decoded)
+    name_key  TEXT NOT NULL,          -- the target's last segment folded: which links a note's name can change
+    to_path   TEXT,                   -- the note it opens; NULL when unresolved or an attachment
+    state     INTEGER NOT NULL,       -- 0 resolved, 1 ambiguous (to_path: Obsidian's pick), 2 unresolved, 3 attachment
+    context   TEXT NOT NULL           -- the linking line
 );
+-- The same list as graph::INDEXES, which a cold build drops and creates again.
 CREATE INDEX IF NOT EXISTS links_by_note ON links (note_id);
-CREATE INDEX IF NOT EXISTS links_to ON links (to_path) WHERE to_path IS NOT NULL;
+CREATE INDEX IF NOT EXISTS links_to ON links (to_path, from_path, line) WHERE to_path IS NOT NULL;
 CREATE INDEX IF NOT EXISTS links_by_name ON links (name_key);
-CREATE INDEX IF NOT EXISTS links_unresolved ON links (state) WHERE state = 2;
+CREATE INDEX IF NOT EXISTS links_unresolved ON links (from_path, line) WHERE state = 2;

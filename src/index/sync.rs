@@ -333,11 +333,12 @@ impl Pending {
         tick: &mut dyn FnMut(u64),
     ) -> Result<(), IndexError> {
         let mut changes = GraphChanges::default();
+        let mut resolver = self.resolver.as_ref().map(graph::Resolver::new);
         let mut writer = Writer {
             tx,
             racy_cutoff: self.racy_cutoff,
             gone_by_hash: &mut self.gone_by_hash,
-            resolver: self.resolver.as_ref(),
+            resolver: resolver.as_mut(),
             changes: &mut changes,
         };
         write_loaded(&mut writer, root, self.work, report, tick)?;
@@ -404,7 +405,7 @@ struct Writer<'w, 't> {
     tx: &'w Transaction<'t>,
     racy_cutoff: i64,
     gone_by_hash: &'w mut HashMap<u64, Vec<(String, Row)>>,
-    resolver: Option<&'w LinkIndex>,
+    resolver: Option<&'w mut graph::Resolver<'w>>,
     changes: &'w mut GraphChanges,
 }
 
@@ -515,11 +516,12 @@ fn write_one(
     };
     // One upsert for all three cases: a reused row keeps its id (NULL lets SQLite pick one).
     tx.prepare_cached(
-        "INSERT INTO notes (id, path, title, mtime_ns, size, hash, racy, aliases, name_keys)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        "INSERT INTO notes (id, path, title, mtime_ns, size, hash, racy, aliases, name_keys, file_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
          ON CONFLICT(id) DO UPDATE SET path = excluded.path, title = excluded.title,
            mtime_ns = excluded.mtime_ns, size = excluded.size, hash = excluded.hash,
-           racy = excluded.racy, aliases = excluded.aliases, name_keys = excluded.name_keys",
+           racy = excluded.racy, aliases = excluded.aliases, name_keys = excluded.name_keys,
+           file_key = excluded.file_key",
     )?
     .execute(params![
         reused.map(|row| row.id),
@@ -530,7 +532,8 @@ fn write_one(
         hash_bits,
         racy,
         aliases_json,
-        doc.name_keys
+        doc.name_keys,
+        doc.file_key
     ])?;
     let id = match reused {
         Some(row) => {
@@ -559,7 +562,7 @@ fn write_one(
         id,
         &loaded.stat.rel,
         &doc.links,
-        writer.resolver,
+        writer.resolver.as_deref_mut(),
         writer.changes,
     )
 }

@@ -171,16 +171,9 @@ impl LinkIndex {
         resolve_with(target, from_note, &Hashed(self))
     }
 
-    /// The note a Markdown link's destination (percent-decoded, without `#fragment`) names from
-    /// `note`: relative to its folder, or to the vault root when it starts with `/`. Only an exact
-    /// `.md` path counts: a Markdown link is a path, not a name (the rule `move_note` keeps).
-    pub fn resolve_markdown(&self, dest: &str, note: &str) -> Option<&str> {
-        let joined = markdown_destination_path(dest, note)?;
-        self.by_path
-            .get(&fold_name(&joined))?
-            .iter()
-            .map(|&at| self.paths[at as usize].as_str())
-            .find(|p| *p == joined && has_md_extension(p))
+    /// [`resolve_markdown`] against these paths.
+    pub fn resolve_markdown<'a>(&'a self, dest: &str, note: &str) -> Option<&'a str> {
+        resolve_markdown_with(dest, note, &Hashed(self))
     }
 
     fn lookup<'a>(
@@ -397,6 +390,44 @@ pub fn markdown_destination_path(dest: &str, note: &str) -> Option<String> {
     }
 }
 
+/// The note a Markdown link's destination (percent-decoded, without `#fragment`) names from
+/// `note`, among `notes`: relative to its folder, or to the vault root when it starts with `/`.
+/// Only an exact `.md` path counts: a Markdown link is a path, not a name. `move_note` and the
+/// link graph ([`LinkIndex::resolve_markdown`]) both use this rule.
+pub fn resolve_markdown<'a>(dest: &str, note: &str, notes: &'a [String]) -> Option<&'a str> {
+    let paths: Vec<&'a str> = notes.iter().map(String::as_str).collect();
+    resolve_markdown_with(dest, note, &Scan(&paths))
+}
+
+fn resolve_markdown_with<'a>(
+    dest: &str,
+    note: &str,
+    candidates: &impl Candidates<'a>,
+) -> Option<&'a str> {
+    let joined = markdown_destination_path(dest, note)?;
+    candidates
+        .by_path(&fold_name(&joined))
+        .into_iter()
+        .find(|p| *p == joined && has_md_extension(p))
+}
+
+/// The key a note is found under by file name: its file name without `.md`, folded. Every key
+/// [`LinkIndex`] finds the note by name under is this key or this key with `.md` (see
+/// [`file_keys_for_link_key`]), so an index of notes by this key finds the notes a link can name.
+pub fn note_file_key(path: &str) -> String {
+    let name = fold_name(file_name(path));
+    match md_stem(&name) {
+        Some(stem) => stem.to_string(),
+        None => name,
+    }
+}
+
+/// The [`note_file_key`]s of the notes a link whose [`link_name_key`] is `key` may name: the key
+/// itself (`[[Plan]]`: `Plan.md`) and, for a key ending in `.md`, the key without it (`[[Plan.md]]`).
+pub fn file_keys_for_link_key(key: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(key).chain(md_stem(key))
+}
+
 /// Whether `path` ends in `.md` (any case): a note, not an attachment.
 pub fn has_md_extension(path: &str) -> bool {
     md_stem(file_name(path)).is_some()
@@ -413,6 +444,41 @@ pub fn obsidian_pick<'a>(candidates: &[&'a str], from_note: &str) -> Option<&'a 
         let elsewhere = p.rsplit_once('/').map_or("", |(f, _)| f) != folder;
         (elsewhere, p.bytes().filter(|&b| b == b'/').count(), *p)
     })
+}
+
+/// [`obsidian_pick`] among the same candidates for many linking notes: the candidates are keyed
+/// by folder once, so each pick is a hash lookup rather than a pass over dozens of paths (a name
+/// repeated across a vault's copied folder trees, linked from thousands of notes).
+#[derive(Debug, Clone)]
+pub struct ObsidianPicker<'a> {
+    /// The first by path of the candidates with the fewest folders: the pick from any folder
+    /// that holds none of them.
+    nearest: Option<&'a str>,
+    /// Folder → the first by path of its candidates.
+    in_folder: std::collections::HashMap<&'a str, &'a str>,
+}
+
+impl<'a> ObsidianPicker<'a> {
+    pub fn new(candidates: &[&'a str]) -> Self {
+        let mut in_folder: std::collections::HashMap<&'a str, &'a str> =
+            std::collections::HashMap::new();
+        for &path in candidates {
+            let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+            let first = in_folder.entry(folder).or_insert(path);
+            *first = (*first).min(path);
+        }
+        let nearest = candidates
+            .iter()
+            .copied()
+            .min_by_key(|p| (p.bytes().filter(|&b| b == b'/').count(), *p));
+        Self { nearest, in_folder }
+    }
+
+    /// What [`obsidian_pick`] answers for a link in `from_note`.
+    pub fn pick(&self, from_note: &str) -> Option<&'a str> {
+        let folder = from_note.rsplit_once('/').map_or("", |(folder, _)| folder);
+        self.in_folder.get(folder).copied().or(self.nearest)
+    }
 }
 
 /// `name` equals `folded` as is or without its `.md` extension.
@@ -622,6 +688,38 @@ mod tests {
             Some("Plan.md")
         );
         assert_eq!(some.resolve_markdown("plan.md", "x.md"), None);
+    }
+
+    #[test]
+    fn the_picker_picks_as_obsidian_pick_from_every_folder() {
+        let candidates = [
+            "Archive/sub/Deep.md",
+            "Deep.md",
+            "Projects/sub/Deep.md",
+            "Projects/sub/deep.md",
+            "X/Deep.md",
+            "A/Deep.md",
+        ];
+        let picker = ObsidianPicker::new(&candidates);
+        for from in [
+            "Projects/sub/Other.md",
+            "Archive/sub/x.md",
+            "X/y.md",
+            "A/b.md",
+            "Top.md",
+            "Nowhere/deep/n.md",
+        ] {
+            assert_eq!(
+                picker.pick(from),
+                obsidian_pick(&candidates, from),
+                "{from}"
+            );
+        }
+        let rootless = ["B/Deep.md", "A/Deep.md", "A/x/Deep.md"];
+        let picker = ObsidianPicker::new(&rootless);
+        assert_eq!(picker.pick("C/n.md"), Some("A/Deep.md"));
+        assert_eq!(picker.pick("C/n.md"), obsidian_pick(&rootless, "C/n.md"));
+        assert_eq!(ObsidianPicker::new(&[]).pick("a.md"), None);
     }
 
     #[test]

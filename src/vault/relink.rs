@@ -11,7 +11,7 @@
 //! byte. Links in code spans and code blocks are text, not links (the Markdown scan skips them).
 //! Pure functions: no I/O.
 
-use super::links::{LinkResolution, fold_name, resolve_link};
+use super::links::{LinkResolution, fold_name, resolve_link, resolve_markdown};
 use super::markdown;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag};
 use serde::Serialize;
@@ -310,16 +310,6 @@ fn has_scheme(dest: &str) -> bool {
         }
         None => false,
     }
-}
-
-/// The note a Markdown link destination (decoded) names from `note`: relative to its folder, or
-/// to the vault root when it starts with `/`. Only exact paths count (Markdown links are paths).
-fn resolve_markdown<'a>(dest: &str, note: &str, notes: &'a [String]) -> Option<&'a str> {
-    let joined = super::links::markdown_destination_path(dest, note)?;
-    notes
-        .iter()
-        .find(|p| **p == joined && super::links::has_md_extension(p))
-        .map(String::as_str)
 }
 
 /// The destination to write in `note` for a link to `target`: relative to the note's folder, with

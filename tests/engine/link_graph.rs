@@ -361,3 +361,188 @@ fn the_watcher_keeps_the_graph_current() {
     let v = links_json(&data, &vault, &["Elsewhere/Somewhere.md"]);
     assert_eq!(backlinks(&v, "backlinks"), []);
 }
+
+/// (target, path, ambiguous) of each outgoing link.
+fn resolved_to(v: &Value) -> Vec<(String, Value, bool)> {
+    v["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["target"].as_str().unwrap().to_string(),
+                o["path"].clone(),
+                o["ambiguous"] == json!(true),
+            )
+        })
+        .collect()
+}
+
+/// What a sync resolves again when notes appear and vanish: only the links whose names those
+/// notes carry, found through the index (`vaultchat index` between the changes, as a person
+/// running the CLI after editing in another program).
+#[test]
+fn links_follow_notes_that_appear_and_vanish_between_syncs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    fixture(&vault);
+    let write = |rel: &str, text: &str| {
+        let path = vault.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("Sub/Stray.md", "[[Missing Here]]\n");
+    write("Sub2/Stray.md", "[[Missing There]]\n");
+    write("Waiting.md", "[[Later.md]]\n");
+    write("Deep/Solo.md", "# solo\n");
+    write("Sub/Linker.md", "[[Solo]]\n");
+    let index = || drop(ok(&data, &vault, &["index"]));
+    let hub_twin = || resolved_to(&links_json(&data, &vault, &["Hub.md"]))[10].clone();
+    let twin = |path: Option<&str>, ambiguous| ("Twin".to_string(), json!(path), ambiguous);
+
+    // Folders are whole names: `Sub` is not `Sub2`.
+    let in_folder =
+        |flag: &str, folder: &str| links_json(&data, &vault, &[flag, "--folder", folder]);
+    assert_eq!(
+        unresolved(&in_folder("--unresolved", "Sub")),
+        [("Sub/Stray.md".into(), "Missing Here".into(), 1)]
+    );
+    assert_eq!(
+        unresolved(&in_folder("--unresolved", "Sub2/")),
+        [("Sub2/Stray.md".into(), "Missing There".into(), 1)]
+    );
+    assert_eq!(
+        paths(&in_folder("--orphans", "Sub")),
+        ["Sub/Linker.md", "Sub/Stray.md"]
+    );
+    assert_eq!(paths(&in_folder("--orphans", "B")), ["B/Twin.md"]);
+    assert_eq!(hub_twin(), twin(Some("A/Twin.md"), true));
+
+    // A note created later makes a unique name ambiguous; Obsidian opens the one beside the link.
+    let linker = || resolved_to(&links_json(&data, &vault, &["Sub/Linker.md"]));
+    assert_eq!(
+        linker(),
+        [("Solo".to_string(), json!("Deep/Solo.md"), false)]
+    );
+    write("Sub/Solo.md", "# another solo\n");
+    index();
+    assert_eq!(linker(), [("Solo".to_string(), json!("Sub/Solo.md"), true)]);
+    assert_eq!(
+        backlinks(&links_json(&data, &vault, &["Sub/Solo.md"]), "backlinks"),
+        [("Sub/Linker.md".to_string(), 1)]
+    );
+    assert_eq!(
+        backlinks(&links_json(&data, &vault, &["Deep/Solo.md"]), "backlinks"),
+        []
+    );
+
+    // A delete leaves one of two twins: the name is no longer ambiguous; then none: dangling.
+    std::fs::remove_file(vault.join("B/Twin.md")).unwrap();
+    index();
+    assert_eq!(hub_twin(), twin(Some("A/Twin.md"), false));
+    std::fs::remove_file(vault.join("A/Twin.md")).unwrap();
+    index();
+    assert_eq!(hub_twin(), twin(None, false));
+    assert!(
+        unresolved(&links_json(&data, &vault, &["--unresolved"])).contains(&(
+            "Hub.md".into(),
+            "Twin".into(),
+            17
+        ))
+    );
+    // A note by the name in another case resolves the dangling link.
+    write("C/TWIN.md", "# twin again\n");
+    index();
+    assert_eq!(hub_twin(), twin(Some("C/TWIN.md"), false));
+
+    // `[[Later.md]]` names its note with the extension: it resolves once the note appears.
+    assert!(
+        unresolved(&links_json(&data, &vault, &["--unresolved"])).contains(&(
+            "Waiting.md".into(),
+            "Later.md".into(),
+            1
+        ))
+    );
+    write("Deep/Later.md", "# later\n");
+    index();
+    assert_eq!(
+        resolved_to(&links_json(&data, &vault, &["Waiting.md"])),
+        [("Later.md".to_string(), json!("Deep/Later.md"), false)]
+    );
+}
+
+fn open_index(vault: &Path, data: &Path) -> vaultchat::index::Index {
+    let vault = vaultchat::vault::Vault::open(vault).unwrap();
+    let mut index = vaultchat::index::Index::open(
+        &data.join("index"),
+        &vault,
+        &vaultchat::config::IndexConfig::default(),
+    )
+    .unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    index
+}
+
+/// A cold build resolves every link at once (each name once); later syncs resolve only what
+/// changed. After a history of creates, deletes and renames the two must agree on every link.
+#[test]
+fn a_graph_kept_by_syncs_equals_one_built_cold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    fixture(&vault);
+    let kept = open_index(&vault, &tmp.path().join("kept"));
+    let mut kept = kept;
+    let write = |rel: &str, text: &str| {
+        let path = vault.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let links = "[[Twin]] [[Hub]] [[./Near]] [[../Far]] [[Later.md]] [[x/Deep]] [up](../Hub.md) [[Twin#h|a]] ![[pic.png]]\n";
+    let steps: Vec<Box<dyn Fn()>> = vec![
+        Box::new(|| write("P/Q/Links.md", links)),
+        Box::new(|| write("P/Links.md", links)),
+        Box::new(|| write("P/Twin.md", "# a third twin\n")),
+        Box::new(|| write("P/Q/Near.md", "[[Links]]\n")),
+        Box::new(|| write("P/Far.md", "[[Near]]\n")),
+        Box::new(|| write("Later.md", "# later\n")),
+        Box::new(|| write("y/x/Deep.md", "# deep\n")),
+        Box::new(|| std::fs::remove_file(vault.join("A/Twin.md")).unwrap()),
+        Box::new(|| {
+            std::fs::rename(vault.join("P/Far.md"), vault.join("P/Q/Far.md")).unwrap();
+        }),
+        Box::new(|| write("z/x/deep.md", "# another deep\n")),
+        Box::new(|| std::fs::remove_file(vault.join("Hub.md")).unwrap()),
+        Box::new(|| write("P/Q/Hub.md", "[[Target]]\n")),
+    ];
+    for step in steps {
+        step();
+        kept.sync(&mut |_| {}).unwrap();
+    }
+    let cold = open_index(&vault, &tmp.path().join("cold"));
+    let names = cold.note_names().unwrap();
+    assert_eq!(kept.note_names().unwrap(), names);
+    for note in &names {
+        let path = note.path.as_str();
+        assert_eq!(
+            kept.outgoing_links(path).unwrap(),
+            cold.outgoing_links(path).unwrap(),
+            "links from {path}"
+        );
+        assert_eq!(
+            kept.backlinks(path, 0, 1000).unwrap(),
+            cold.backlinks(path, 0, 1000).unwrap(),
+            "links to {path}"
+        );
+    }
+    // The history did exercise every state.
+    let states: std::collections::BTreeSet<String> = names
+        .iter()
+        .flat_map(|n| cold.outgoing_links(&n.path).unwrap().unwrap())
+        .map(|o| format!("{:?}", o.state))
+        .collect();
+    assert_eq!(
+        states.into_iter().collect::<Vec<_>>(),
+        ["Ambiguous", "Attachment", "Resolved", "Unresolved"]
+    );
+}

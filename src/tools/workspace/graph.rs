@@ -211,6 +211,12 @@ fn mention_lines(text: &str, name: &str) -> Vec<(usize, String)> {
     if lower.len() != text.len() {
         return Vec::new();
     }
+    // Matches come in text order: the masks are walked and the lines counted once for all of
+    // them, not from the start of the note for each (a long note with many mentions).
+    masked.sort_unstable_by_key(|r| r.start);
+    let mut masks = masked.iter().peekable();
+    let mut counted = 0;
+    let mut line_number = 1;
     let mut out = Vec::new();
     let mut last_line = 0;
     for (at, _) in lower.match_indices(&needle) {
@@ -218,7 +224,9 @@ fn mention_lines(text: &str, name: &str) -> Vec<(usize, String)> {
         let before = text[..at].chars().next_back();
         let after = text[end..].chars().next();
         let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-        if word(before) || word(after) || masked.iter().any(|r| r.start <= at && at < r.end) {
+        while masks.next_if(|r| r.end <= at).is_some() {}
+        let masked_here = masks.peek().is_some_and(|r| r.start <= at);
+        if word(before) || word(after) || masked_here {
             continue;
         }
         let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
@@ -228,7 +236,9 @@ fn mention_lines(text: &str, name: &str) -> Vec<(usize, String)> {
         if inside_inline_code_or_link(line, at - line_start) {
             continue;
         }
-        let number = text[..at].matches('\n').count() + 1;
+        line_number += text[counted..at].bytes().filter(|&b| b == b'\n').count();
+        counted = at;
+        let number = line_number;
         if number == last_line {
             continue;
         }
@@ -360,6 +370,26 @@ fn list_orphan_notes(ws: &Workspace, args: VaultListArgs) -> Result<ToolOutput, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mentions_in_a_long_note_keep_their_lines() {
+        // Links, code and mentions interleaved over many lines: each mention's line is counted
+        // from the last one, and each mask is passed once.
+        let mut text = String::from("---\ntitle: Roadmap\n---\n");
+        let mut expected = Vec::new();
+        for i in 0..300 {
+            let line = text.matches('\n').count() + 1;
+            match i % 3 {
+                0 => text.push_str("see [[Roadmap]] and [[Roadmap|it]]\n"),
+                1 => text.push_str("```\nRoadmap\n```\n"),
+                _ => {
+                    text.push_str(&format!("the Roadmap, item {i}\n"));
+                    expected.push((line, format!("the Roadmap, item {i}")));
+                }
+            }
+        }
+        assert_eq!(mention_lines(&text, "roadmap"), expected);
+    }
 
     #[test]
     fn mentions_are_whole_words_outside_links_and_code() {

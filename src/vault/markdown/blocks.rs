@@ -67,7 +67,15 @@ pub(super) fn list_item_hides_block(rest: &str) -> bool {
     false
 }
 
+/// What follows a list marker (`-`, `*`, `+`, or up to nine digits and `.` or `)`) that is
+/// followed by a space or nothing, at the start of `s`.
 pub(super) fn strip_list_marker(s: &str) -> Option<&str> {
+    after_list_marker(s).filter(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+/// What follows a list marker at the start of `s`, whatever it is (the task scanner accepts a
+/// tab there and checks the rest itself).
+pub(super) fn after_list_marker(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let marker_len = match b.first()? {
         b'-' | b'*' | b'+' => 1,
@@ -80,7 +88,7 @@ pub(super) fn strip_list_marker(s: &str) -> Option<&str> {
         }
         _ => return None,
     };
-    matches!(b.get(marker_len), None | Some(b' ')).then(|| &s[marker_len..])
+    Some(&s[marker_len..])
 }
 
 /// ATX headings found line by line; valid only for bodies [`is_plain`] accepts.

@@ -92,12 +92,6 @@ impl TaskStatus {
     pub fn is_done(self) -> bool {
         self == Self::Done
     }
-
-    /// Still to do: neither done nor cancelled (custom statuses count as to do, as in the Tasks
-    /// plugin, whose unknown statuses are of type TODO).
-    pub fn is_open(self) -> bool {
-        !matches!(self, Self::Done | Self::Cancelled)
-    }
 }
 
 /// Every task of a note, in order. Pure and linear; pulldown-cmark runs only when some line looks
@@ -134,7 +128,7 @@ pub(super) fn tasks_at_items(text: &str, items: &[usize]) -> Vec<Task> {
 fn task_at(text: &str, at: usize, lines: &LineIndex) -> Option<Task> {
     let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
     let item = &text[at..line_end];
-    let after_marker = strip_marker(item)?;
+    let after_marker = super::blocks::after_list_marker(item)?;
     let content = after_marker.trim_start_matches([' ', '\t']);
     if content.len() == after_marker.len() {
         return None; // `-[ ]` is not a list item's content
@@ -162,26 +156,13 @@ fn task_at(text: &str, at: usize, lines: &LineIndex) -> Option<Task> {
     })
 }
 
-/// The item's content after its list marker (`-`, `*`, `+`, `1.`, `1)`), or None if `item` does
-/// not start with one.
-fn strip_marker(item: &str) -> Option<&str> {
-    if let Some(rest) = item.strip_prefix(['-', '*', '+']) {
-        return Some(rest);
-    }
-    let digits = item.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 9 {
-        return None;
-    }
-    item[digits..].strip_prefix(['.', ')'])
-}
-
 /// A cheap line scan before the real parse: some line, after indentation, block-quote marks and a
 /// list marker, has `[` and a `]` two or three bytes on (one character of up to two bytes; wider
 /// characters are rare enough to also pass by the four-byte check).
 fn might_have_tasks(text: &str) -> bool {
     text.split('\n').any(|line| {
         let rest = line.trim_start_matches([' ', '\t', '>']);
-        let Some(after) = strip_marker(rest) else {
+        let Some(after) = super::blocks::after_list_marker(rest) else {
             return false;
         };
         let content = after.trim_start_matches([' ', '\t']);
@@ -377,7 +358,6 @@ mod tests {
             let status = TaskStatus::from_char(c);
             assert_eq!(TaskStatus::from_name(&status.name()), Some(status));
         }
-        assert!(TaskStatus::Other('?').is_open() && !TaskStatus::Cancelled.is_open());
         assert!(TaskStatus::from_char('X').is_done());
         assert_eq!(TaskStatus::from_name("nope"), None);
     }
