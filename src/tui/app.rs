@@ -440,7 +440,14 @@ impl App {
 
     /// Show a message in the status bar until the next key.
     pub fn flash(&mut self, text: impl Into<String>, role: Role) {
-        self.flash = Some((text.into(), role));
+        // Notices carry servers' and hooks' words: every character shown, none acted on (ratatui
+        // drops a bare ESC but would print the rest of its sequence as if it were text).
+        let text = text.into();
+        let text = match crate::quote::terminal_text(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(escaped) => escaped,
+        };
+        self.flash = Some((text, role));
     }
 
     /// An error from the runner (a failed save, an unreadable note): shown, never fatal.

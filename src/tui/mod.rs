@@ -22,6 +22,8 @@ pub mod keymap;
 pub mod link_completion;
 pub mod name_rank;
 #[cfg(test)]
+mod notice_tests;
+#[cfg(test)]
 mod own_commands_tests;
 pub mod picker;
 #[cfg(test)]
