@@ -171,13 +171,43 @@ impl Picker {
         picker
     }
 
-    /// A fresh listing while the picker is open: the query is matched again.
+    /// A fresh listing while the picker is open: the query is matched again, and the note the
+    /// person had selected stays selected (at the same row of the view when it can); when it is
+    /// gone, the selection stays on the same row.
     pub fn set_notes(&mut self, notes: NoteTable, touched: HashMap<String, i64>) {
+        let chosen = self.selected_path().map(str::to_string);
+        let (row, view_row) = (self.selected, self.selected.saturating_sub(self.scroll));
         self.notes = notes;
         self.touched = touched;
         self.loaded = true;
         self.narrowable = None;
         self.refilter();
+        let found = chosen.and_then(|path| self.position_of(&path));
+        let count = self.match_count();
+        self.selected = found.unwrap_or(row).min(count.saturating_sub(1));
+        self.scroll = self.selected.saturating_sub(view_row);
+        self.rank_if_near_the_rest();
+    }
+
+    /// Where the note at `path` is among the matches, sorting the rest first when it is there.
+    fn position_of(&mut self, path: &str) -> Option<usize> {
+        let index = self
+            .notes
+            .binary_search_by(|n| n.path.as_str().cmp(path))
+            .ok()?;
+        let index = u32::try_from(index).ok()?;
+        let Some(matches) = &self.matches else {
+            // An empty query lists every note in the listing's order.
+            return Some(index as usize);
+        };
+        if let Some(found) = matches.iter().position(|&m| m == index) {
+            return Some(found);
+        }
+        if !self.unranked.iter().any(|r| r.3 == index) {
+            return None;
+        }
+        self.rank_the_rest();
+        self.matches.as_ref()?.iter().position(|&m| m == index)
     }
 
     /// Show the keys of `keymap` in the hint line.
@@ -954,6 +984,33 @@ mod tests {
         // An alias that is the query counts as the name: `compress` before `zipinfo`.
         picker.set_query("zip");
         assert_eq!(stems(&picker)[..2], ["compress", "zipinfo"]);
+    }
+
+    #[test]
+    fn a_fresh_listing_keeps_the_selected_note_selected() {
+        let mut picker = picker(commands());
+        picker.set_query("tar");
+        picker.handle(Some(Action::Down), &key(KeyCode::Down));
+        picker.handle(Some(Action::Down), &key(KeyCode::Down));
+        let chosen = picker.selected_path().map(str::to_string);
+        assert_eq!(chosen.as_deref(), Some("tldr/pages/common/tart.md"));
+        // A note is added before it in the ranking (another `tar`): the selection follows the
+        // note, not the row.
+        let mut notes = commands();
+        notes.push(item("tldr/pages/osx/tar.md", "", &[]));
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        picker.set_notes(std::sync::Arc::new(notes), HashMap::new());
+        assert_eq!(picker.selected_path().map(str::to_string), chosen);
+        assert_eq!(stems(&picker)[..3], ["tar", "tar", "tar"]);
+        // The selected note is gone: the selection stays on the same row.
+        let row = picker.selected;
+        let without: Vec<NoteEntry> = commands()
+            .into_iter()
+            .filter(|n| n.path != "tldr/pages/common/tart.md")
+            .collect();
+        picker.set_notes(std::sync::Arc::new(without), HashMap::new());
+        assert_eq!(picker.selected, row);
+        assert_ne!(picker.selected_path(), chosen.as_deref());
     }
 
     #[test]
