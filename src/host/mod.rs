@@ -12,6 +12,7 @@ mod agent_link;
 mod changes;
 mod commands_link;
 mod daily;
+pub mod memory;
 mod messages;
 mod models;
 mod notes;
@@ -27,8 +28,8 @@ pub use crate::store::recovery;
 pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use messages::{
-    ChangeRequest, DailyOpened, FilledTemplate, HostEvent, ModelRow, ModelsReport, NoteEntry,
-    Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
+    Asked, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, ModelRow, ModelsReport,
+    NoteEntry, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
 };
 
 use crate::agent::ProviderChoice;
@@ -113,6 +114,9 @@ mod core {
 
     use super::*;
 
+    /// What a request that needs the workspace is told before it is open.
+    pub(super) const STILL_OPENING: &str = "the vault is still being opened; try again in a moment";
+
     pub(super) struct Core {
         pub launch: Arc<Launch>,
         pub events: mpsc::UnboundedSender<HostEvent>,
@@ -154,9 +158,7 @@ mod core {
         pub fn ready(&self) -> Option<&notes::Ready> {
             let ready = self.ready.get();
             if ready.is_none() {
-                self.tell(HostEvent::Notice(
-                    "the vault is still being opened; try again in a moment".into(),
-                ));
+                self.tell(HostEvent::Notice(STILL_OPENING.into()));
             }
             ready
         }
