@@ -565,14 +565,16 @@ impl Picker {
             per_tier[tier as usize] += 1;
             ranked.push((tier, score, touched, index));
         }
-        // The first page comes from the best tiers: those up to the one that fills
-        // [`RANKED_AHEAD`] rows are scored and ranked now; matches of worse tiers (at 137k notes,
-        // tens of thousands of path-only matches) wait, unscored, until the list reaches them.
+        // The first pages come from the best tiers: those up to the one that fills three lists'
+        // worth of rows are scored and ranked now; matches of worse tiers (at 137k notes, tens of
+        // thousands of path-only matches for `tar`) wait, unscored, until the list comes within a
+        // page of them ([`Picker::rank_if_near_the_rest`]).
+        let ahead = (self.list_height.max(1) * 3).max(MIN_SCORED_AHEAD);
         let mut enough = Tier::Fuzzy;
         let mut seen = 0;
         for tier in [Tier::Exact, Tier::Prefix, Tier::WordStart, Tier::Fuzzy] {
             seen += per_tier[tier as usize];
-            if seen >= RANKED_AHEAD {
+            if seen >= ahead {
                 enough = tier;
                 break;
             }
@@ -634,6 +636,10 @@ impl Picker {
 
 /// A match as it is ranked: its tier, the matcher's score, when it was last touched, its index.
 type Ranked = (Tier, u32, i64, u32);
+
+/// At least this many matches are scored at a keystroke, however small the list (the tiers that
+/// hold them); the rest when the list reaches them.
+const MIN_SCORED_AHEAD: usize = 64;
 
 /// The score of a match whose score is not computed yet ([`fill_score`]).
 const UNSCORED: u32 = u32::MAX;
@@ -1176,7 +1182,8 @@ mod tests {
     #[test]
     fn matches_scored_late_come_in_the_order_of_a_full_ranking() {
         let mut notes = Vec::new();
-        for n in 0..RANKED_AHEAD + 40 {
+        // Fewer exact names than the first sorted rows, more than three lists of rows.
+        for n in 0..MIN_SCORED_AHEAD + 40 {
             notes.push(item(&format!("tldr/pages.{n}/common/tar.md"), "", &[]));
         }
         for (n, name) in [
