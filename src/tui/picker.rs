@@ -7,7 +7,10 @@
 //! the query must match one of a note's title, path or aliases, so a query may mix them (`proj
 //! plan`); fzf's syntax works (`^prefix`, `suffix$`, `'exact`, `!not`). A word scores its best
 //! field, a title with a bonus and an alias with a smaller one. An empty query lists every note by
-//! path. A query that extends the previous one only re-checks the previous matches.
+//! path. A query that extends the previous one only re-checks the previous matches. At 137k notes
+//! a keystroke decides most matches without the matcher's alignment (letters in order, for ASCII)
+//! and scores only the tiers the first pages draw on; the rest are scored when the list nears
+//! them (docs/decisions.md §69).
 //!
 //! The picker owns no copy of the vault's names: it reads the file pane's listing (one shared
 //! [`NoteTable`]) and keeps only the indices of its matches, all of it dropped when it closes.
