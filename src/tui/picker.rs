@@ -536,7 +536,16 @@ impl Picker {
         let mut chars = Vec::new();
         let mut ranked: Vec<Ranked> = Vec::with_capacity(candidates.len());
         let mut per_tier = [0usize; 4];
-        for index in candidates {
+        let ahead = (self.list_height.max(1) * 3).max(MIN_SCORED_AHEAD);
+        // Whether the first pages will need the fuzzy tier is known only at the end; guessed from
+        // the first eighth of the notes, so that when they will (a query whose letters start no
+        // name) each note is scored while it is at hand rather than read again in a second pass.
+        let guess_at = candidates.len() / 8;
+        let mut score_now = false;
+        for (n, index) in candidates.into_iter().enumerate() {
+            if n == guess_at {
+                score_now = (per_tier[0] + per_tier[1] + per_tier[2]) * 8 < ahead;
+            }
             let Some(note) = self.notes.get(index as usize) else {
                 continue;
             };
@@ -566,13 +575,22 @@ impl Picker {
             };
             let touched = opened.map_or(note.modified_ns, |&t| t.max(note.modified_ns));
             per_tier[tier as usize] += 1;
-            ranked.push((tier, score, touched, index));
+            let mut entry = (tier, score, touched, index);
+            if score_now {
+                fill_score(
+                    &mut entry,
+                    &self.notes,
+                    &self.pattern,
+                    &mut self.matcher,
+                    &mut chars,
+                );
+            }
+            ranked.push(entry);
         }
         // The first pages come from the best tiers: those up to the one that fills three lists'
         // worth of rows are scored and ranked now; matches of worse tiers (at 137k notes, tens of
         // thousands of path-only matches for `tar`) wait, unscored, until the list comes within a
         // page of them ([`Picker::rank_if_near_the_rest`]).
-        let ahead = (self.list_height.max(1) * 3).max(MIN_SCORED_AHEAD);
         let mut enough = Tier::Fuzzy;
         let mut seen = 0;
         for tier in [Tier::Exact, Tier::Prefix, Tier::WordStart, Tier::Fuzzy] {
