@@ -236,6 +236,14 @@ pub enum HostEvent {
     DailyNote(Result<DailyOpened, String>),
     /// The templates, filled in, or why they cannot be listed.
     Templates(Result<Vec<FilledTemplate>, String>),
+    /// A request the app waits on ([`Asked`]) could not be answered: why, for the person (a
+    /// notice when it is only not possible yet — the vault still opening — else an error). It
+    /// ends the app's wait for that answer and no other.
+    Unanswered {
+        asked: Asked,
+        message: String,
+        notice: bool,
+    },
     /// Something failed; the text says what, for the person.
     Error(String),
     /// Something the person should know that is not a failure (the vault is still opening).
@@ -263,6 +271,19 @@ pub struct LinkLine {
     pub context: String,
     /// For an unlinked mention, the title, alias or file name found on the line.
     pub mention: Option<String>,
+}
+
+/// A request whose answer the app waits for and says so (the status bar's `opening Plan.md…`):
+/// named in [`HostEvent::Unanswered`] so a failure ends that wait alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    /// A note by the name the app asked for ([`Request::OpenNote`]).
+    Note(String),
+    /// The sessions list (listed, searched, or after a delete or rename).
+    Sessions,
+    Usage,
+    /// The revisions of the note at this path ([`Request::Revisions`]).
+    History(String),
 }
 
 /// Today's daily note, as the host made it.

@@ -14,6 +14,7 @@ mod changes;
 mod commands_link;
 mod daily;
 mod link_targets;
+pub mod memory;
 mod messages;
 mod models;
 mod notes;
@@ -31,8 +32,9 @@ pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use commands_link::{file_turn, no_such_command};
 pub use link_targets::LinkTargets;
 pub use messages::{
-    BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine, ModelRow,
-    ModelsReport, NoteEntry, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
+    Asked, BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine,
+    ModelRow, ModelsReport, NoteEntry, Request, StartUp, ToolsReport, TrustQuestion,
+    UsageReport,
 };
 
 use crate::agent::ProviderChoice;
@@ -117,6 +119,9 @@ mod core {
 
     use super::*;
 
+    /// What a request that needs the workspace is told before it is open.
+    pub(super) const STILL_OPENING: &str = "the vault is still being opened; try again in a moment";
+
     pub(super) struct Core {
         pub launch: Arc<Launch>,
         pub events: mpsc::UnboundedSender<HostEvent>,
@@ -179,9 +184,7 @@ mod core {
         pub fn ready(&self) -> Option<&notes::Ready> {
             let ready = self.ready.get();
             if ready.is_none() {
-                self.tell(HostEvent::Notice(
-                    "the vault is still being opened; try again in a moment".into(),
-                ));
+                self.tell(HostEvent::Notice(STILL_OPENING.into()));
             }
             ready
         }

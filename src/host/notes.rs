@@ -2,7 +2,7 @@
 //! checking, saving and creating notes, and the listing the file pane, the picker and the `[[` list share.
 
 use super::core::Core;
-use super::{HostEvent, NoteEntry};
+use super::{Asked, HostEvent, NoteEntry};
 use crate::config::{Config, Paths};
 use crate::index::Index;
 use crate::index::watch::{LiveEvent, LiveIndex};
@@ -64,6 +64,8 @@ pub(super) fn open_workspace(core: &Arc<Core>) {
         if core.ready.set(ready).is_err() {
             tracing::warn!("the workspace was opened twice; the second is dropped");
         }
+        // The first sync's rows and walk are freed: give their pages back (host::memory).
+        super::memory::give_back();
         // Without a provider the chat already says why (at start-up).
         if launch.provider.is_some() {
             super::agent_link::start(&core, crate::agent::Resume::New);
@@ -95,6 +97,9 @@ fn watch_vault(
             // Notes came, went or moved: the file pane lists the vault again. A note's content
             // changing (the person's own saves included) does not change the listing.
             let listing_changed = report.added + report.removed + report.renamed > 0;
+            // A batch (the first reconcile above all: every row and a walk of the vault) freed
+            // what it read; give the pages back rather than keep them resident all day.
+            super::memory::give_back();
             if events.send(HostEvent::Synced { listing_changed }).is_err() {
                 tracing::debug!("the app ended; a sync was not reported");
             }
@@ -105,7 +110,16 @@ fn watch_vault(
 }
 
 pub(super) fn open(core: &Core, name: &str) {
-    let Some(ready) = core.ready() else { return };
+    let unanswered = |message: String, notice| {
+        core.tell(HostEvent::Unanswered {
+            asked: Asked::Note(name.to_string()),
+            message,
+            notice,
+        })
+    };
+    let Some(ready) = core.ready.get() else {
+        return unanswered(super::core::STILL_OPENING.into(), true);
+    };
     match ready.workspace.read_note_named(name) {
         Ok((path, note)) => {
             // Read before the note is shown, so the offer comes with it, before any key.
@@ -119,7 +133,7 @@ pub(super) fn open(core: &Core, name: &str) {
                 offer_recovery(core, kept, &current);
             }
         }
-        Err(e) => core.tell(HostEvent::Error(e.to_string())),
+        Err(e) => unanswered(e.to_string(), false),
     }
 }
 
@@ -246,4 +260,6 @@ pub(super) fn list_files(core: &Core) {
     if let Some(targets) = targets {
         core.tell(HostEvent::LinkTargets(Arc::new(targets)));
     }
+    // The index's rows for the listing are freed; the listing itself stays with the app.
+    super::memory::give_back();
 }

@@ -7,13 +7,16 @@
 //! the query must match one of a note's title, path or aliases, so a query may mix them (`proj
 //! plan`); fzf's syntax works (`^prefix`, `suffix$`, `'exact`, `!not`). A word scores its best
 //! field, a title with a bonus and an alias with a smaller one. An empty query lists every note by
-//! path. A query that extends the previous one only re-checks the previous matches.
+//! path. A query that extends the previous one only re-checks the previous matches. At 137k notes
+//! a keystroke decides most matches without the matcher's alignment (letters in order, for ASCII)
+//! and scores only the tiers the first pages draw on; the rest are scored when the list nears
+//! them (docs/decisions.md §69).
 //!
 //! The picker owns no copy of the vault's names: it reads the file pane's listing (one shared
 //! [`NoteTable`]) and keeps only the indices of its matches, all of it dropped when it closes.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -171,13 +174,43 @@ impl Picker {
         picker
     }
 
-    /// A fresh listing while the picker is open: the query is matched again.
+    /// A fresh listing while the picker is open: the query is matched again, and the note the
+    /// person had selected stays selected (at the same row of the view when it can); when it is
+    /// gone, the selection stays on the same row.
     pub fn set_notes(&mut self, notes: NoteTable, touched: HashMap<String, i64>) {
+        let chosen = self.selected_path().map(str::to_string);
+        let (row, view_row) = (self.selected, self.selected.saturating_sub(self.scroll));
         self.notes = notes;
         self.touched = touched;
         self.loaded = true;
         self.narrowable = None;
         self.refilter();
+        let found = chosen.and_then(|path| self.position_of(&path));
+        let count = self.match_count();
+        self.selected = found.unwrap_or(row).min(count.saturating_sub(1));
+        self.scroll = self.selected.saturating_sub(view_row);
+        self.rank_if_near_the_rest();
+    }
+
+    /// Where the note at `path` is among the matches, sorting the rest first when it is there.
+    fn position_of(&mut self, path: &str) -> Option<usize> {
+        let index = self
+            .notes
+            .binary_search_by(|n| n.path.as_str().cmp(path))
+            .ok()?;
+        let index = u32::try_from(index).ok()?;
+        let Some(matches) = &self.matches else {
+            // An empty query lists every note in the listing's order.
+            return Some(index as usize);
+        };
+        if let Some(found) = matches.iter().position(|&m| m == index) {
+            return Some(found);
+        }
+        if !self.unranked.iter().any(|r| r.3 == index) {
+            return None;
+        }
+        self.rank_the_rest();
+        self.matches.as_ref()?.iter().position(|&m| m == index)
     }
 
     /// Show the keys of `keymap` in the hint line.
@@ -502,22 +535,86 @@ impl Picker {
         };
         let mut chars = Vec::new();
         let mut ranked: Vec<Ranked> = Vec::with_capacity(candidates.len());
-        for index in candidates {
+        let mut per_tier = [0usize; 4];
+        let ahead = (self.list_height.max(1) * 3).max(MIN_SCORED_AHEAD);
+        // Whether the first pages will need the fuzzy tier is known only at the end; guessed from
+        // the first eighth of the notes, so that when they will (a query whose letters start no
+        // name) each note is scored while it is at hand rather than read again in a second pass.
+        let guess_at = candidates.len() / 8;
+        let mut score_now = false;
+        for (n, index) in candidates.into_iter().enumerate() {
+            if n == guess_at {
+                score_now = (per_tier[0] + per_tier[1] + per_tier[2]) * 8 < ahead;
+            }
             let Some(note) = self.notes.get(index as usize) else {
                 continue;
             };
-            if let Some(score) = score(&self.pattern, &mut self.matcher, note, &mut chars) {
-                // The file name counts as a name too; it is the title already when there is none.
+            // Whether it matches is decided without the matcher's alignment where it can be;
+            // the score, which costs the alignment, only for the notes the first page draws on.
+            let (score, may_tier) = match quick_match(&self.pattern, note) {
+                Some(Quick::No) => continue,
+                Some(Quick::Yes { by_name }) => (UNSCORED, by_name),
+                None => match score(&self.pattern, &mut self.matcher, note, &mut chars) {
+                    Some(score) => (score, true),
+                    None => continue,
+                },
+            };
+            // The file name counts as a name too; it is the title already when there is none.
+            // A note only the path matches (most of them, for a short query in a big vault) can
+            // have no better tier than fuzzy: a name that equals or starts the query holds it.
+            let tier = if may_tier {
                 let stem = (!note.title.trim().is_empty()).then(|| note.stem());
-                let tier = self.name_query.best_tier(names(note).chain(stem));
-                let opened = if self.touched.is_empty() {
-                    None
-                } else {
-                    self.touched.get(&note.path)
-                };
-                let touched = opened.map_or(note.modified_ns, |&t| t.max(note.modified_ns));
-                ranked.push((tier, score, touched, index));
+                self.name_query.best_tier(names(note).chain(stem))
+            } else {
+                Tier::Fuzzy
+            };
+            let opened = if self.touched.is_empty() {
+                None
+            } else {
+                self.touched.get(&note.path)
+            };
+            let touched = opened.map_or(note.modified_ns, |&t| t.max(note.modified_ns));
+            per_tier[tier as usize] += 1;
+            let mut entry = (tier, score, touched, index);
+            if score_now {
+                fill_score(
+                    &mut entry,
+                    &self.notes,
+                    &self.pattern,
+                    &mut self.matcher,
+                    &mut chars,
+                );
             }
+            ranked.push(entry);
+        }
+        // The first pages come from the best tiers: those up to the one that fills three lists'
+        // worth of rows are scored and ranked now; matches of worse tiers (at 137k notes, tens of
+        // thousands of path-only matches for `tar`) wait, unscored, until the list comes within a
+        // page of them ([`Picker::rank_if_near_the_rest`]).
+        let mut enough = Tier::Fuzzy;
+        let mut seen = 0;
+        for tier in [Tier::Exact, Tier::Prefix, Tier::WordStart, Tier::Fuzzy] {
+            seen += per_tier[tier as usize];
+            if seen >= ahead {
+                enough = tier;
+                break;
+            }
+        }
+        let mut later = Vec::new();
+        if enough != Tier::Fuzzy {
+            let (now, rest): (Vec<Ranked>, Vec<Ranked>) =
+                ranked.into_iter().partition(|r| r.0 <= enough);
+            ranked = now;
+            later = rest;
+        }
+        for entry in &mut ranked {
+            fill_score(
+                entry,
+                &self.notes,
+                &self.pattern,
+                &mut self.matcher,
+                &mut chars,
+            );
         }
         let notes = &self.notes;
         let order = |a: &Ranked, b: &Ranked| rank_order(notes, a, b);
@@ -527,6 +624,7 @@ impl Picker {
             ranked.select_nth_unstable_by(RANKED_AHEAD, order);
             self.unranked = ranked.split_off(RANKED_AHEAD);
         }
+        self.unranked.append(&mut later);
         ranked.sort_by(order);
         self.matches = Some(ranked.into_iter().map(|(.., index)| index).collect());
         self.narrowable = Some(self.query.clone());
@@ -537,6 +635,16 @@ impl Picker {
     fn rank_the_rest(&mut self) {
         if self.unranked.is_empty() {
             return;
+        }
+        let mut chars = Vec::new();
+        for entry in &mut self.unranked {
+            fill_score(
+                entry,
+                &self.notes,
+                &self.pattern,
+                &mut self.matcher,
+                &mut chars,
+            );
         }
         let notes = &self.notes;
         self.unranked.sort_by(|a, b| rank_order(notes, a, b));
@@ -549,6 +657,104 @@ impl Picker {
 
 /// A match as it is ranked: its tier, the matcher's score, when it was last touched, its index.
 type Ranked = (Tier, u32, i64, u32);
+
+/// At least this many matches are scored at a keystroke, however small the list (the tiers that
+/// hold them); the rest when the list reaches them.
+const MIN_SCORED_AHEAD: usize = 64;
+
+/// The score of a match whose score is not computed yet ([`fill_score`]).
+const UNSCORED: u32 = u32::MAX;
+
+/// Compute the score of a match that [`quick_match`] let through unscored.
+fn fill_score(
+    entry: &mut Ranked,
+    notes: &[NoteEntry],
+    pattern: &Pattern,
+    matcher: &mut Matcher,
+    chars: &mut Vec<char>,
+) {
+    if entry.1 == UNSCORED {
+        // `quick_match` decides as the matcher does, so a score is there; 0 if it were not.
+        entry.1 = notes
+            .get(entry.3 as usize)
+            .and_then(|note| score(pattern, matcher, note, chars))
+            .unwrap_or(0);
+    }
+}
+
+/// What [`quick_match`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quick {
+    No,
+    /// Every word matches some field. `by_name`: the note's names may tier it (it has a title or
+    /// an alias of its own, or its file name holds every word); when false only its path holds
+    /// them, so it is [`Tier::Fuzzy`] (an exact, prefix or word-start name holds the query's
+    /// letters in order).
+    Yes {
+        by_name: bool,
+    },
+}
+
+/// Whether every word of the query matches some field of `note` (title, path, an alias),
+/// decided without the matcher where that gives the same answer: a fuzzy word of ASCII letters
+/// against ASCII text matches where its letters appear in order — ignoring case unless the word
+/// has a capital, as the matcher's smart case — which is what nucleo decides before it aligns
+/// and scores. `None` when the matcher must decide (fzf's operators, text beyond ASCII).
+fn quick_match(pattern: &Pattern, note: &NoteEntry) -> Option<Quick> {
+    let title = note.display_title();
+    let mut by_name = !note.title.trim().is_empty() || !note.aliases.is_empty();
+    let mut name_holds_all = true;
+    for atom in &pattern.atoms {
+        if atom.negative || !matches!(atom.kind, AtomKind::Fuzzy) {
+            return None;
+        }
+        let Utf32Str::Ascii(needle) = atom.needle_text() else {
+            return None;
+        };
+        let ignore_case = !needle.iter().any(u8::is_ascii_uppercase);
+        let fields = [title, note.path.as_str()]
+            .into_iter()
+            .chain(note.aliases.iter().map(String::as_str));
+        let mut matched = false;
+        for (n, field) in fields.enumerate() {
+            if !field.is_ascii() {
+                return None;
+            }
+            if in_order(needle, field.as_bytes(), ignore_case) {
+                matched = true;
+                break;
+            }
+            if n == 0 {
+                name_holds_all = false;
+            }
+        }
+        if !matched {
+            return Some(Quick::No);
+        }
+    }
+    by_name |= name_holds_all;
+    Some(Quick::Yes { by_name })
+}
+
+/// Whether the bytes of `needle` appear in `text` in order.
+fn in_order(needle: &[u8], text: &[u8], ignore_case: bool) -> bool {
+    let mut wanted = needle.iter();
+    let mut next = wanted.next();
+    for &byte in text {
+        let Some(&want) = next else {
+            return true;
+        };
+        let byte = if ignore_case {
+            byte.to_ascii_lowercase()
+        } else {
+            byte
+        };
+        if byte == want {
+            next = wanted.next();
+        }
+    }
+    next.is_none()
+}
 
 /// Matches past this many are sorted only when the list reaches them: a keystroke on a vault of
 /// 137,000 notes sorts what the list can show, not the vault.
@@ -954,6 +1160,127 @@ mod tests {
         // An alias that is the query counts as the name: `compress` before `zipinfo`.
         picker.set_query("zip");
         assert_eq!(stems(&picker)[..2], ["compress", "zipinfo"]);
+    }
+
+    /// The quick test of a match answers as the matcher does, or leaves it to the matcher.
+    #[test]
+    fn the_quick_match_agrees_with_the_matcher() {
+        let notes = [
+            item("tldr/pages.fr/linux/tar.md", "", &[]),
+            item("tldr/pages/common/git-grep.md", "", &["GitGrep"]),
+            item("Projects/Plan.md", "Plan for Q3", &["Q3 plan"]),
+            item("日記/今日.md", "今日の日記", &["diary"]),
+            item("Café/Crème.md", "Crème brûlée", &[]),
+        ];
+        let mut matcher = Matcher::new(Config::DEFAULT);
+        let mut chars = Vec::new();
+        let mut decided = 0;
+        for query in [
+            "t", "tar", "tr", "TAR", "Tar", "gg", "GitG", "gitg", "plan q3", "q3 PLAN", "xyz",
+            "pl an", "^tl", "tar$", "'grep", "!tar", "diary", "日記", "creme", "crème",
+        ] {
+            let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+            for note in &notes {
+                let matched = score(&pattern, &mut matcher, note, &mut chars).is_some();
+                if let Some(quick) = quick_match(&pattern, note) {
+                    decided += 1;
+                    assert_eq!(quick != Quick::No, matched, "{query:?} on {}", note.path);
+                    // A note its names cannot tier is fuzzy.
+                    if quick == (Quick::Yes { by_name: false }) {
+                        let query = NameQuery::new(query);
+                        let stem = (!note.title.trim().is_empty()).then(|| note.stem());
+                        let tier = query.best_tier(names(note).chain(stem));
+                        assert_eq!(tier, Tier::Fuzzy, "{query:?} on {}", note.path);
+                    }
+                }
+            }
+        }
+        assert!(decided > 30, "the quick test decided only {decided}");
+    }
+
+    /// Past the first page, matches of worse tiers are scored only when the list reaches them,
+    /// and then come in the order ranking them all at once gives.
+    #[test]
+    fn matches_scored_late_come_in_the_order_of_a_full_ranking() {
+        let mut notes = Vec::new();
+        // Fewer exact names than the first sorted rows, more than three lists of rows.
+        for n in 0..MIN_SCORED_AHEAD + 40 {
+            notes.push(item(&format!("tldr/pages.{n}/common/tar.md"), "", &[]));
+        }
+        for (n, name) in [
+            "star", "guitar", "tzar", "tiara", "altar", "retard", "t-a-r",
+        ]
+        .iter()
+        .enumerate()
+        {
+            for copy in 0..30 {
+                notes.push(item(&format!("misc{copy}/{n}/{name}.md"), "", &[]));
+            }
+        }
+        notes.push(item("tools/a/r.md", "", &[]));
+        let mut lazy = picker(notes.clone());
+        lazy.set_query("tar");
+        assert!(!lazy.unranked.is_empty(), "the worse tiers wait");
+        assert!(lazy.unranked.iter().any(|r| r.1 == UNSCORED), "unscored");
+        // The reference: every match scored and sorted at once.
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        let pattern = Pattern::parse("tar", CaseMatching::Smart, Normalization::Smart);
+        let query = NameQuery::new("tar");
+        let mut matcher = Matcher::new(Config::DEFAULT);
+        let mut chars = Vec::new();
+        let mut all: Vec<Ranked> = notes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, note)| {
+                let score = score(&pattern, &mut matcher, note, &mut chars)?;
+                Some((
+                    query.best_tier(names(note)),
+                    score,
+                    note.modified_ns,
+                    i as u32,
+                ))
+            })
+            .collect();
+        all.sort_by(|a, b| rank_order(&notes, a, b));
+        let expected: Vec<&str> = all
+            .iter()
+            .map(|r| notes[r.3 as usize].path.as_str())
+            .collect();
+        assert_eq!(lazy.match_count(), expected.len());
+        // Moving to the end ranks the rest.
+        lazy.handle(Some(Action::PageDown), &key(KeyCode::PageDown));
+        for _ in 0..100 {
+            lazy.handle(Some(Action::PageDown), &key(KeyCode::PageDown));
+        }
+        assert!(lazy.unranked.is_empty());
+        assert_eq!(lazy.matched_paths(), expected);
+    }
+
+    #[test]
+    fn a_fresh_listing_keeps_the_selected_note_selected() {
+        let mut picker = picker(commands());
+        picker.set_query("tar");
+        picker.handle(Some(Action::Down), &key(KeyCode::Down));
+        picker.handle(Some(Action::Down), &key(KeyCode::Down));
+        let chosen = picker.selected_path().map(str::to_string);
+        assert_eq!(chosen.as_deref(), Some("tldr/pages/common/tart.md"));
+        // A note is added before it in the ranking (another `tar`): the selection follows the
+        // note, not the row.
+        let mut notes = commands();
+        notes.push(item("tldr/pages/osx/tar.md", "", &[]));
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        picker.set_notes(std::sync::Arc::new(notes), HashMap::new());
+        assert_eq!(picker.selected_path().map(str::to_string), chosen);
+        assert_eq!(stems(&picker)[..3], ["tar", "tar", "tar"]);
+        // The selected note is gone: the selection stays on the same row.
+        let row = picker.selected;
+        let without: Vec<NoteEntry> = commands()
+            .into_iter()
+            .filter(|n| n.path != "tldr/pages/common/tart.md")
+            .collect();
+        picker.set_notes(std::sync::Arc::new(without), HashMap::new());
+        assert_eq!(picker.selected, row);
+        assert_ne!(picker.selected_path(), chosen.as_deref());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! typing and sees the note is on its way), the picker's list, sessions, usage, a note's history.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::host::{HostEvent, Request};
+use crate::host::{Asked, HostEvent, Request};
 use crate::tui::app::{App, Effect};
 use crate::tui::keymap::Keymap;
 use crate::tui::testing::{app_with, draw_app as draw, note_text};
@@ -64,7 +64,7 @@ fn a_note_being_opened_is_said_until_it_arrives_and_typing_goes_on() {
 }
 
 #[test]
-fn a_failed_read_ends_the_wait() {
+fn a_failed_read_ends_its_wait_and_no_other() {
     let mut app = opening_seeds();
     assert!(app.waiting_for().is_some());
     // An unrelated answer does not end it.
@@ -73,10 +73,39 @@ fn a_failed_read_ends_the_wait() {
         app.waiting_for().as_deref(),
         Some("opening Reading/Seeds.md…")
     );
-    app.on_host(HostEvent::Error(
-        "Reading/Seeds.md: permission denied".into(),
+    // Nor does an error or a notice about something else (a plugin, a server, the database).
+    app.on_host(HostEvent::Error("the MCP server `web` exited".into()));
+    app.on_host(HostEvent::Notice(
+        "the vault's plugins are not trusted".into(),
     ));
+    assert_eq!(
+        app.waiting_for().as_deref(),
+        Some("opening Reading/Seeds.md…")
+    );
+    // Nor a failure to answer another request.
+    app.on_host(HostEvent::Unanswered {
+        asked: Asked::Sessions,
+        message: "the app database is not open".into(),
+        notice: true,
+    });
+    app.on_host(HostEvent::Unanswered {
+        asked: Asked::Note("Reading/Other.md".into()),
+        message: "no note named Reading/Other.md".into(),
+        notice: false,
+    });
+    assert_eq!(
+        app.waiting_for().as_deref(),
+        Some("opening Reading/Seeds.md…")
+    );
+    // The failure of this read ends it, and says why.
+    app.on_host(HostEvent::Unanswered {
+        asked: Asked::Note("Reading/Seeds.md".into()),
+        message: "Reading/Seeds.md: permission denied".into(),
+        notice: false,
+    });
     assert_eq!(app.waiting_for(), None);
+    let screen = draw(&mut app, 120, 40);
+    assert!(screen.contains("permission denied"), "{screen}");
 }
 
 #[test]

@@ -108,6 +108,15 @@ impl App {
             HostEvent::Window { model, tokens } => self.set_context_window(&model, tokens),
             HostEvent::DailyNote(result) => self.on_daily_note(result),
             HostEvent::Templates(result) => self.on_templates(result),
+            HostEvent::Unanswered {
+                message, notice, ..
+            } => {
+                if notice {
+                    self.flash(message, Role::Notice);
+                } else {
+                    self.on_error(message);
+                }
+            }
             HostEvent::Error(message) => self.on_error(message),
             HostEvent::Notice(message) => self.flash(message, Role::Notice),
         }

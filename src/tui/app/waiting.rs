@@ -4,7 +4,7 @@
 //! big database the person sees that something is on its way rather than nothing.
 
 use super::Effect;
-use crate::host::{HostEvent, Request};
+use crate::host::{Asked, HostEvent, Request};
 
 /// One answer the app is waiting for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,11 +29,17 @@ impl Waiting {
         }
     }
 
-    /// Whether `event` is the answer this waits for (an error or notice ends any wait: the host
-    /// answers a failed read with one).
+    /// Whether `event` is the answer this waits for: the answer itself, or the host's word that
+    /// this request failed ([`HostEvent::Unanswered`] names it). Any other error or notice —
+    /// a plugin, a server, a save — leaves the wait as it is.
     pub(super) fn answered_by(&self, event: &HostEvent) -> bool {
         match event {
-            HostEvent::Error(_) | HostEvent::Notice(_) => true,
+            HostEvent::Unanswered { asked, .. } => match (self, asked) {
+                (Waiting::Note(name), Asked::Note(asked)) => name == asked,
+                (Waiting::Sessions, Asked::Sessions) | (Waiting::Usage, Asked::Usage) => true,
+                (Waiting::History(path), Asked::History(asked)) => path == asked,
+                _ => false,
+            },
             HostEvent::NoteOpened { .. } => matches!(self, Waiting::Note(_)),
             HostEvent::Sessions(_) => *self == Waiting::Sessions,
             HostEvent::Usage(_) => *self == Waiting::Usage,

@@ -167,6 +167,18 @@ fn refresh_layout(entry: &mut Entry, width: usize, theme: &Theme) -> bool {
     true
 }
 
+/// A cell's rows at `width` guessed from its rows at `old_width` without laying it out: its
+/// wrapped text scales with the width (short lines that did not wrap make this an overestimate
+/// when narrowing). Made exact when the cell comes into view (`lay_out_visible`).
+fn estimated_rows(id: CellId, old_rows: usize, old_width: usize, width: usize) -> usize {
+    let gap = usize::from(id > 0 && old_rows > 0);
+    let lines = old_rows - gap;
+    if lines == 0 {
+        return 0;
+    }
+    (lines * old_width).div_ceil(width.max(1)).max(1) + gap
+}
+
 /// The rows a cell takes in the transcript: its lines and, after the first cell, a blank row
 /// before them. A cell without lines takes none.
 fn entry_rows(id: CellId, layout_rows: usize) -> usize {
@@ -623,8 +635,10 @@ impl Transcript {
         true
     }
 
-    /// Bring layouts and heights up to date for `width` and `theme`: everything after a change of
-    /// width or theme, otherwise only the cells that changed.
+    /// Bring layouts and heights up to date for `width` and `theme`: after a change of width or
+    /// theme every layout is dropped and each cell's height estimated from its old one (a
+    /// resize lays out what comes into view, not a day of replies); otherwise only the cells that
+    /// changed are laid out again.
     fn update_layouts(&mut self, width: usize, theme: &Theme) {
         let theme_changed = self.layout_theme.as_ref() != Some(theme);
         if self.layout_width != Some(width) || theme_changed {
@@ -632,25 +646,40 @@ impl Transcript {
             let anchor = (!self.follow)
                 .then(|| self.heights.locate(self.top))
                 .flatten();
-            if theme_changed {
-                for entry in &mut self.entries {
-                    entry.layout = None;
-                }
-            }
+            let old_width = self.layout_width.unwrap_or(width).max(1);
+            let changed: BTreeSet<CellId> = self.dirty.drain(..).collect();
             let mut rows = Vec::with_capacity(self.entries.len());
             for (id, entry) in self.entries.iter_mut().enumerate() {
-                if refresh_layout(entry, width, theme) {
-                    self.layouts += 1;
+                let old = self.heights.get(id);
+                if changed.contains(&id)
+                    || Some(id) == self.streaming
+                    || self.layout_width.is_none()
+                {
+                    // A cell whose height is stale (changed or added since the last frame), the
+                    // reply that streams (laid out a tail at a time), or the first frame: laid
+                    // out now.
+                    if theme_changed {
+                        entry.layout = None;
+                    }
+                    if refresh_layout(entry, width, theme) {
+                        self.layouts += 1;
+                    }
+                    self.laid_out.insert(id);
+                    rows.push(entry_rows(
+                        id,
+                        entry.layout.as_ref().map_or(0, Layout::rows),
+                    ));
+                    continue;
                 }
-                self.laid_out.insert(id);
-                rows.push(entry_rows(
-                    id,
-                    entry.layout.as_ref().map_or(0, Layout::rows),
-                ));
+                entry.layout = None;
+                self.laid_out.remove(&id);
+                rows.push(estimated_rows(id, old, old_width, width));
             }
             self.heights.rebuild(rows);
             self.dirty.clear();
             if let Some((id, offset)) = anchor {
+                // The anchor cell is laid out at once, so its offset means the same row.
+                self.lay_out_visible(id, id, width, theme);
                 let height = self.heights.get(id);
                 self.top = self.heights.prefix(id) + offset.min(height.saturating_sub(1));
             }
@@ -689,9 +718,14 @@ impl Transcript {
         let width = usize::from(frame.text.width);
         self.update_layouts(width, theme);
         self.viewport = usize::from(frame.text.height);
-        let visible = self.visible_cells(self.viewport);
-        if let Some((first, last)) = visible {
-            self.lay_out_visible(first, last, width, theme);
+        let mut visible = self.visible_cells(self.viewport);
+        // Heights made exact (after a resize they were estimates) can bring other cells into
+        // view: lay out until every cell in view is laid out. Each round lays out at least one.
+        while let Some((first, last)) = visible {
+            if !self.lay_out_visible(first, last, width, theme) {
+                break;
+            }
+            visible = self.visible_cells(self.viewport);
         }
         self.draw(&frame, buf, theme, |this, id, row| {
             this.entries
@@ -749,7 +783,15 @@ impl Transcript {
 
     /// Lay out the visible cells that lost their lines to paging (their height is kept, so the
     /// view does not move; it is corrected if it differs).
-    fn lay_out_visible(&mut self, first: CellId, last: CellId, width: usize, theme: &Theme) {
+    /// Whether any cell was laid out.
+    fn lay_out_visible(
+        &mut self,
+        first: CellId,
+        last: CellId,
+        width: usize,
+        theme: &Theme,
+    ) -> bool {
+        let mut any = false;
         for id in first..=last {
             let Some(entry) = self.entries.get_mut(id) else {
                 break;
@@ -760,12 +802,14 @@ impl Transcript {
             if refresh_layout(entry, width, theme) {
                 self.layouts += 1;
             }
+            any = true;
             self.laid_out.insert(id);
             let rows = entry_rows(id, entry.layout.as_ref().map_or(0, Layout::rows));
             if rows != self.heights.get(id) {
                 self.heights.set(id, rows);
             }
         }
+        any
     }
 
     /// Drop the lines of cells more than [`KEEP_LAID_OUT`] cells away from the view (never the

@@ -108,8 +108,6 @@ impl FileTree {
     pub fn set_notes(&mut self, mut notes: Vec<NoteEntry>) {
         notes.sort_by(|a, b| a.path.cmp(&b.path));
         notes.dedup_by(|a, b| a.path == b.path);
-        // The listing was collected from rows without a count: up to half its capacity is spare.
-        notes.shrink_to_fit();
         self.root = build(&notes);
         self.notes = Arc::new(notes);
         self.loaded = true;
@@ -120,6 +118,9 @@ impl FileTree {
     pub fn add_note(&mut self, note: NoteEntry) {
         let mut notes = Arc::unwrap_or_clone(std::mem::take(&mut self.notes));
         notes.retain(|n| n.path != note.path);
+        // One more, not double: the listing arrives sized to the vault (`Index::note_listing`
+        // counts first), and a doubled copy of 137k entries would stay resident.
+        notes.reserve_exact(1);
         notes.push(note);
         self.set_notes(notes);
     }
