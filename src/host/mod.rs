@@ -32,9 +32,8 @@ pub use changes::{AppliedChange, ChangeKind, LocalChange};
 pub use commands_link::{file_turn, no_such_command};
 pub use link_targets::LinkTargets;
 pub use messages::{
-    Asked, BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine,
-    ModelRow, ModelsReport, NoteEntry, Request, StartUp, ToolsReport, TrustQuestion,
-    UsageReport,
+    Asked, BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine, ModelRow,
+    ModelsReport, NoteEntry, Request, StartUp, ToolsReport, TrustQuestion, UsageReport,
 };
 
 use crate::agent::ProviderChoice;
