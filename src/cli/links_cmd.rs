@@ -84,18 +84,20 @@ pub fn run(ctx: &Context, args: &LinksArgs) -> Result<ExitCode, Failure> {
             "name a note, or pass --unresolved or --orphans",
         ));
     };
+    // Read through SQLite's page cache, not a memory map: the backlinks of a much-linked note
+    // are rows on nearly every page of `links`, and mapping them (faults, then the unmap at
+    // exit) took longer than reading them (27,489 backlinks: 52 -> 31 ms for the query alone).
+    index.without_memory_map()?;
     let path = resolve_note(&index, name)?;
-    let mut links = note_links(&index, &path)?;
+    let (mut links, fresh) = note_links(&index, &path)?;
     // The notes involved changed since they were indexed (no watcher running): read them again.
-    let mut involved: Vec<&str> = std::iter::once(path.as_str())
-        .chain(links.backlinks.iter().map(|b| b.path.as_str()))
-        .collect();
-    involved.dedup(); // backlinks come sorted by linking note
-    if !index.is_fresh(&involved)? {
-        let involved: Vec<String> = involved.into_iter().map(str::to_string).collect();
+    if !fresh {
+        let involved: Vec<String> = std::iter::once(path.clone())
+            .chain(links.backlinks.iter().map(|b| b.path.clone()))
+            .collect();
         index = Index::open(&ctx.paths.index_dir, &vault, &ctx.config.index)?;
         index.sync_paths(&involved)?;
-        links = note_links(&index, &path)?;
+        (links, _) = note_links(&index, &path)?;
     }
     // Buffered: the backlinks of a much-linked note are thousands of lines.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -138,12 +140,14 @@ pub fn run(ctx: &Context, args: &LinksArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn note_links(index: &Index, path: &str) -> Result<NoteLinks, Failure> {
+/// The note's links, and whether the note and every linking note are as the index recorded them.
+fn note_links(index: &Index, path: &str) -> Result<(NoteLinks, bool), Failure> {
     let outgoing = index
         .outgoing_links(path)?
         .ok_or_else(|| Failure::new(format!("{} is not indexed", crate::quote::quoted(path))))?;
-    let backlinks = index.backlinks(path, 0, ALL)?.items;
-    Ok(NoteLinks {
+    let (backlinks, linking_fresh) = index.all_backlinks_checked(path)?;
+    let fresh = linking_fresh && index.is_fresh(&[path])?;
+    let links = NoteLinks {
         note: path.to_string(),
         outgoing: outgoing
             .into_iter()
@@ -156,7 +160,8 @@ fn note_links(index: &Index, path: &str) -> Result<NoteLinks, Failure> {
             })
             .collect(),
         backlinks,
-    })
+    };
+    Ok((links, fresh))
 }
 
 /// The path of the note `name` means, or a failure that says why there is none.

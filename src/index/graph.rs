@@ -11,6 +11,7 @@
 //! When notes appear, vanish or are renamed, only the links whose last segment names them (their
 //! `name_key`) are resolved again: a note created later resolves the links that waited for it.
 
+use super::fresh::{self, Stamp};
 use super::{Index, IndexError};
 use crate::vault::links::{
     LinkIndex, LinkResolution, ObsidianPicker, file_keys_for_link_key, has_md_extension,
@@ -626,6 +627,45 @@ impl Index {
             items: rows.collect::<Result<_, _>>()?,
             total: total.unsigned_abs(),
         })
+    }
+
+    /// Every link to the note at `path` from other notes, by linking note and line, and whether
+    /// every linking note on disk still is what the index recorded (its mtime and size): what a
+    /// one-shot command prints. Each row comes with its note's stamp (one lookup by rowid, not
+    /// one by path), and the notes are stat-ed by folder ([`super::fresh`]).
+    pub fn all_backlinks_checked(&self, path: &str) -> Result<(Vec<Backlink>, bool), IndexError> {
+        // CROSS JOIN keeps `links_to` as the outer loop: the range of this target only.
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT l.from_path, l.line, l.context, l.kind, l.state, n.mtime_ns, n.size
+             FROM links l CROSS JOIN notes n ON n.id = l.note_id
+             WHERE l.to_path = ?1 AND l.from_path != ?1
+             ORDER BY l.from_path, l.line, l.rowid",
+        )?;
+        let rows = stmt.query_map([path], |r| {
+            Ok((
+                Backlink {
+                    path: r.get(0)?,
+                    line: r.get(1)?,
+                    context: r.get(2)?,
+                    kind: LinkKind::from_code(r.get(3)?),
+                    ambiguous: LinkState::from_code(r.get(4)?) == LinkState::Ambiguous,
+                },
+                r.get::<_, i64>(5)?,
+                r.get::<_, i64>(6)?,
+            ))
+        })?;
+        let rows: Vec<(Backlink, i64, i64)> = rows.collect::<Result<_, _>>()?;
+        let mut stamps: Vec<Stamp<'_>> = rows
+            .iter()
+            .map(|(link, mtime_ns, size)| Stamp {
+                path: &link.path,
+                mtime_ns: *mtime_ns,
+                size: *size,
+            })
+            .collect();
+        stamps.dedup_by(|a, b| a.path == b.path); // rows come sorted by linking note
+        let current = fresh::all_current(&self.root, &stamps);
+        Ok((rows.into_iter().map(|(link, ..)| link).collect(), current))
     }
 
     /// How many other notes link to the note at `path`.

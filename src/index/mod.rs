@@ -9,6 +9,7 @@
 pub mod cjk;
 mod document;
 pub mod embeddings;
+mod fresh;
 pub mod graph;
 pub mod query;
 mod search;

@@ -472,6 +472,63 @@ fn links_follow_notes_that_appear_and_vanish_between_syncs() {
     );
 }
 
+/// `vaultchat links` checks each linking note on disk against the index before it prints (no
+/// `vaultchat index` in between): a linking note edited, one whose link moved to another line,
+/// and one deleted are read again, in the vault's root and in folders.
+#[test]
+fn links_reads_again_the_linking_notes_changed_since_the_last_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    let data = tmp.path().join("data");
+    let write = |rel: &str, text: &str| {
+        let path = vault.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("Target.md", "# Target\n");
+    write("Root.md", "see [[Target]]\n");
+    write("F/One.md", "one [[Target]]\n");
+    write("F/Two.md", "two [[Target]]\n");
+    write("F/G/Three.md", "three [[Target]]\n");
+    drop(ok(&data, &vault, &["index"]));
+    let target = || links_json(&data, &vault, &["Target.md"]);
+    let contexts = |v: &Value| -> Vec<(String, u64, String)> {
+        v["backlinks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    b["path"].as_str().unwrap().to_string(),
+                    b["line"].as_u64().unwrap(),
+                    b["context"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let row = |path: &str, line: u64, context: &str| (path.to_string(), line, context.to_string());
+    assert_eq!(
+        contexts(&target()),
+        [
+            row("F/G/Three.md", 1, "three [[Target]]"),
+            row("F/One.md", 1, "one [[Target]]"),
+            row("F/Two.md", 1, "two [[Target]]"),
+            row("Root.md", 1, "see [[Target]]"),
+        ]
+    );
+
+    write("F/Two.md", "two\nnow on line two [[Target]]\n");
+    std::fs::remove_file(vault.join("F/G/Three.md")).unwrap();
+    write("Root.md", "no link any more\n");
+    assert_eq!(
+        contexts(&target()),
+        [
+            row("F/One.md", 1, "one [[Target]]"),
+            row("F/Two.md", 2, "now on line two [[Target]]"),
+        ]
+    );
+}
+
 fn open_index(vault: &Path, data: &Path) -> vaultchat::index::Index {
     let vault = vaultchat::vault::Vault::open(vault).unwrap();
     let mut index = vaultchat::index::Index::open(
