@@ -95,6 +95,41 @@ pub fn gen_vault(out: &Path, notes: usize, seed: u64) -> serde_json::Value {
 }
 
 /// Copy the shipped sample vault into `dest`.
+/// The vault's index opened in `data` (as the app's data folder holds it) and synced once: for the
+/// tests that read the index through the library rather than the binary.
+pub fn open_index(vault: &Path, data: &Path) -> vaultchat::index::Index {
+    let vault = vaultchat::vault::Vault::open(vault).unwrap();
+    let mut index = vaultchat::index::Index::open(
+        &data.join("index"),
+        &vault,
+        &vaultchat::config::IndexConfig::default(),
+    )
+    .unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    index
+}
+
+/// A child process (a watcher, a server) killed and reaped when the test ends, passed or not.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Wait for a watcher (`vaultchat index --watch`) to print a line containing `needle`.
+pub fn wait_for_line(lines: &mut impl Iterator<Item = std::io::Result<String>>, needle: &str) {
+    for line in lines {
+        let line = line.unwrap();
+        if line.contains(needle) {
+            return;
+        }
+    }
+    panic!("the watcher exited before printing {needle:?}");
+}
+
 pub fn copy_sample_vault(dest: &Path) {
     copy_dir(&repo().join("docs/sample-vault"), dest);
 }

@@ -358,18 +358,6 @@ fn rank_of(
         .map(|i| i + 1)
 }
 
-fn open_index(vault: &std::path::Path, data: &std::path::Path) -> vaultchat::index::Index {
-    let vault = vaultchat::vault::Vault::open(vault).unwrap();
-    let mut index = vaultchat::index::Index::open(
-        &data.join("index"),
-        &vault,
-        &vaultchat::config::IndexConfig::default(),
-    )
-    .unwrap();
-    index.sync(&mut |_| {}).unwrap();
-    index
-}
-
 /// The relevance set, part one: cases written by hand where a person expects one note on top
 /// (a title that is also a word in many bodies, a longer title starting with it, an alias, a
 /// note named by one of the query's words, a tie broken by age).

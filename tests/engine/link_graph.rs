@@ -273,14 +273,6 @@ fn graph_tools_over_mcp_and_a_rename_by_move_note() {
     assert_eq!(targets, expected, "{hub}");
 }
 
-struct KillOnDrop(std::process::Child);
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Long enough that only a change that never reaches the index runs out of it.
 const NEVER: Duration = Duration::from_secs(60);
 
@@ -299,12 +291,7 @@ fn the_watcher_keeps_the_graph_current() {
     let stdout = child.stdout.take().unwrap();
     let _guard = KillOnDrop(child);
     let mut lines = BufReader::new(stdout).lines();
-    loop {
-        let line = lines.next().expect("the watcher exited").unwrap();
-        if line.contains("watching") {
-            break;
-        }
-    }
+    wait_for_line(&mut lines, "watching");
     let dangling = || {
         unresolved(&links_json(&data, &vault, &["--unresolved"]))
             .into_iter()
@@ -527,18 +514,6 @@ fn links_reads_again_the_linking_notes_changed_since_the_last_index() {
             row("F/Two.md", 2, "now on line two [[Target]]"),
         ]
     );
-}
-
-fn open_index(vault: &Path, data: &Path) -> vaultchat::index::Index {
-    let vault = vaultchat::vault::Vault::open(vault).unwrap();
-    let mut index = vaultchat::index::Index::open(
-        &data.join("index"),
-        &vault,
-        &vaultchat::config::IndexConfig::default(),
-    )
-    .unwrap();
-    index.sync(&mut |_| {}).unwrap();
-    index
 }
 
 /// A cold build resolves every link at once (each name once); later syncs resolve only what

@@ -10,25 +10,6 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-struct KillOnDrop(std::process::Child);
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Wait for the watcher to print a line containing `needle`.
-fn wait_for_line(lines: &mut impl Iterator<Item = std::io::Result<String>>, needle: &str) {
-    for line in lines {
-        let line = line.unwrap();
-        if line.contains(needle) {
-            return;
-        }
-    }
-    panic!("the watcher exited before printing {needle:?}");
-}
-
 /// Long enough that only a change that never reaches the index runs out of it, on any machine.
 const NEVER: Duration = Duration::from_secs(60);
 
