@@ -7,7 +7,7 @@ use super::testing::LiveHost;
 use super::theme::Theme;
 use crate::host::recovery::{Kept, Recovery};
 use crate::host::{HostEvent, Request};
-use crate::protocol::{Fingerprint, NoteText, TextFormat};
+use crate::protocol::NoteText;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 const PATH: &str = "Projects/Plan.md";
@@ -26,15 +26,7 @@ fn opened_app() -> App {
 }
 
 fn note(text: &str, hash: u64) -> NoteText {
-    NoteText {
-        text: text.into(),
-        format: TextFormat::default(),
-        fingerprint: Fingerprint {
-            hash,
-            mtime_ns: 0,
-            size: text.len() as u64,
-        },
-    }
+    super::testing::note_version(text, hash)
 }
 
 fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {

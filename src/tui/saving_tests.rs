@@ -9,7 +9,7 @@ use super::saving::AutosaveSettings;
 use super::testing::buffer;
 use super::theme::Theme;
 use crate::agent::{AgentEvent, EditorEditResult, Op, PermissionRequest, Proposal};
-use crate::protocol::{Fingerprint, NoteText, TextFormat};
+use crate::protocol::NoteText;
 use crate::text::diff::TextDiff;
 use crate::tui::testing::draw_app as draw;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -34,15 +34,7 @@ fn opened_app(autosave: bool) -> App {
 }
 
 fn note(text: &str, hash: u64) -> NoteText {
-    NoteText {
-        text: text.into(),
-        format: TextFormat::default(),
-        fingerprint: Fingerprint {
-            hash,
-            mtime_ns: 0,
-            size: text.len() as u64,
-        },
-    }
+    super::testing::note_version(text, hash)
 }
 
 fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {

@@ -128,11 +128,17 @@ pub fn sample_notes() -> Vec<crate::tui::files::NoteEntry> {
 
 /// A note's text as the runner hands it to the app.
 pub fn note_text(text: &str) -> crate::protocol::NoteText {
+    note_version(text, 1)
+}
+
+/// [`note_text`] with the content hash a version of the note on disk carries (tests of saves and
+/// conflicts tell versions apart by it).
+pub fn note_version(text: &str, hash: u64) -> crate::protocol::NoteText {
     crate::protocol::NoteText {
         text: text.into(),
         format: crate::protocol::TextFormat::default(),
         fingerprint: crate::protocol::Fingerprint {
-            hash: 1,
+            hash,
             mtime_ns: 0,
             size: text.len() as u64,
         },
