@@ -131,6 +131,11 @@ pub fn write(data_dir: &Path, recovery: &Recovery) -> Result<PathBuf, RecoveryEr
         path: dir.clone(),
         source,
     })?;
+    // What `newest` would refuse to read is not kept: the caller says the text was lost rather
+    // than that it is waiting for the next opening.
+    if bytes.len() as u64 > MAX_RECOVERY_BYTES {
+        return Err(RecoveryError::TooLarge { path: dir });
+    }
     // A temporary file in the same folder, synced, then linked under a name nothing holds: a
     // crash leaves the recovery whole or not at all, and no older one is replaced.
     let mut temp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
@@ -238,6 +243,26 @@ mod tests {
         newest(data, Path::new(vault), path)
             .unwrap()
             .map(|k| (k.recovery.text, k.older))
+    }
+
+    /// A text whose file would be larger than the read allows is refused at the write (the
+    /// caller logs it as lost), not written and then passed over at the next opening. Quotes
+    /// grow under JSON's escaping: a text under the bound can make a file over it.
+    #[test]
+    fn a_recovery_too_large_to_read_back_is_not_written() {
+        let data = tempfile::tempdir().unwrap();
+        let quotes = "\"".repeat(MAX_RECOVERY_BYTES as usize / 2 + 1);
+        let big = kept("/notes/a", "Plan.md", &quotes, 1);
+        assert!(matches!(
+            write(data.path(), &big),
+            Err(RecoveryError::TooLarge { .. })
+        ));
+        assert_eq!(newest_text(data.path(), "/notes/a", "Plan.md"), None);
+        let left: Vec<_> = std::fs::read_dir(folder(data.path()))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
     }
 
     #[test]
