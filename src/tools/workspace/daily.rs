@@ -284,9 +284,10 @@ impl Workspace {
     /// it) and the template a new note is made from (`create_note`'s `template`, the daily
     /// note's), which the call reads. The settings are read quietly: the call itself warns.
     pub fn implied_targets(&self, tool: &str, input: &Value) -> Vec<String> {
-        let settings = obsidian::read_settings(&self.vault);
+        // Every workspace call is asked this: the settings are read only by the calls that use them.
         match tool {
             READ_DAILY_NOTE | WRITE_DAILY_NOTE => {
+                let settings = obsidian::read_settings(&self.vault);
                 let date = input.get("date").and_then(Value::as_str);
                 let Ok(note) = day_of(date).and_then(|day| self.daily_note_with(day, settings))
                 else {
@@ -306,7 +307,10 @@ impl Workspace {
             "create_note" => input
                 .get("template")
                 .and_then(Value::as_str)
-                .and_then(|name| self.find_template(&settings.templates, name, false).ok())
+                .and_then(|name| {
+                    let settings = obsidian::read_settings(&self.vault);
+                    self.find_template(&settings.templates, name, false).ok()
+                })
                 .map(|template| vec![template.rel().to_string()])
                 .unwrap_or_default(),
             _ => Vec::new(),
