@@ -149,9 +149,6 @@ fn check_mcp_servers(
     Ok(running)
 }
 
-/// The `[permissions]` rules: each must name an existing tool (a misspelt one would deny or
-/// allow nothing). Rules for a server's tools (`SERVER__tool`) are checked against the tools the
-/// server listed, when it started.
 /// The person's hooks, and whether the vault's `.vaultchat/hooks.toml` is run (an untrusted or
 /// invalid one is a warning: it is never run).
 fn check_hooks(ctx: &Context, vault: &crate::vault::Vault, report: &mut Report) {
@@ -188,6 +185,9 @@ fn check_hooks(ctx: &Context, vault: &crate::vault::Vault, report: &mut Report) 
     }
 }
 
+/// The `[permissions]` rules: each must name an existing tool (a misspelt one would deny or
+/// allow nothing). Rules for a server's tools (`SERVER__tool`) are checked against the tools the
+/// server listed, when it started.
 fn check_permissions(ctx: &Context, running: &RunningTools, report: &mut Report) {
     let rules = match crate::agent::config_rules(&ctx.config) {
         Ok(rules) => rules,

@@ -134,7 +134,9 @@ impl RecoveryPrompt {
         };
         let mut message = format!(
             "vaultchat was stopped with unsaved changes to {} and kept them at {} UTC: {against} the note as it is now. Restore puts them in the editor, unsaved; the note on disk changes only when you save.",
-            self.path, self.kept_at
+            // The path was read back from a file on disk, as another writer may have named it.
+            crate::quote::terminal(&self.path),
+            self.kept_at
         );
         match self.older {
             0 => {}

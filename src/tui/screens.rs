@@ -431,7 +431,6 @@ fn the_empty_chat_names_the_help_key_of_the_key_map_in_use() {
     assert!(!screen.contains("f1 for help"), "{screen}");
 }
 
-/// A note longer than the editor: 60 numbered lines, under a heading.
 /// A recovery as the host finds it: the newest file of its note, none older.
 fn kept_in_file(recovery: crate::host::recovery::Recovery) -> crate::host::recovery::Kept {
     crate::host::recovery::Kept {
@@ -441,6 +440,7 @@ fn kept_in_file(recovery: crate::host::recovery::Recovery) -> crate::host::recov
     }
 }
 
+/// A note longer than the editor: 60 numbered lines, under a heading.
 fn long_note() -> String {
     let mut text = String::from("# Daily log\n\n");
     for i in 1..=60 {
