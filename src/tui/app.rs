@@ -853,7 +853,7 @@ impl App {
         self.saver.on_opened(&self.editor);
         self.focus = Pane::Editor;
         self.flash(format!("opened {path}"), Role::Notice);
-        if let Some((_, line)) = self.pending_line.take_if(|(p, _)| p == path) {
+        if let Some((_, line)) = self.pending_line.take().filter(|(p, _)| p == path) {
             self.cursor_to_line(line);
         }
         // An open backlinks view follows the open note, as Obsidian's pane does.

@@ -110,3 +110,30 @@ fn the_tasks_view_opens_a_task_at_its_line_and_checks_it_off() {
         moved
     );
 }
+
+/// A line to open at belongs to the one opening it was asked for: when another note opens
+/// instead (the person went elsewhere before the answer came), a later opening of the task's
+/// note from anywhere else starts at its top, not at a line asked for long before.
+#[test]
+fn a_line_asked_for_is_forgotten_when_another_note_opens() {
+    let mut app = app_with(Keymap::default_map());
+    app.on_ready();
+    press(&mut app, KeyCode::F(8), KeyModifiers::NONE);
+    let _ = app.take_effects();
+    app.on_host(HostEvent::Tasks {
+        tasks: vec![crate::host::TaskEntry {
+            path: "Todo.md".into(),
+            line: 5,
+            text: "Pay rent".into(),
+            status: "open".into(),
+            done: false,
+            due: None,
+        }],
+        total: 1,
+    });
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    let todo = "# Todo\n\n- [ ] Water\n\n- [ ] Pay rent\n";
+    app.on_note_opened("Other.md", crate::tui::testing::note_text("# Other\n"));
+    app.on_note_opened("Todo.md", crate::tui::testing::note_text(todo));
+    assert_eq!(app.editor.cursor_line_col().0, 0);
+}
