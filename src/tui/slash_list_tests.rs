@@ -338,3 +338,24 @@ fn the_lists_choices_are_built_once_per_open_not_per_keystroke() {
     app.on_host(HostEvent::Commands(Catalog::built_in()));
     assert_eq!(choices_built::get(), 2);
 }
+
+/// A description is the vault's (or a server's) words: a character that would draw as a blank
+/// or act on the terminal is shown as `\u{…}`, as the help view shows it.
+#[test]
+fn a_commands_description_is_shown_escaped() {
+    let mut app = app_with(Keymap::default_map());
+    let mut catalog = Catalog::built_in();
+    catalog.commands.push(own(
+        "inbox",
+        "File\u{3164}the inbox \u{1b}[2J",
+        "",
+        Origin::Vault,
+    ));
+    app.on_host(HostEvent::Commands(catalog));
+    type_text(&mut app, "/inb");
+    let screen = draw(&mut app, 120, 40);
+    assert!(
+        screen.contains("File\\u{3164}the inbox \\u{1b}[2J"),
+        "{screen}"
+    );
+}

@@ -55,7 +55,8 @@ impl App {
             .iter()
             .map(|c| CommandChoice {
                 name: c.name.clone(),
-                description: c.description.clone(),
+                // The vault's or a server's words, drawn as the help view draws them.
+                description: crate::quote::terminal(&c.description).into_owned(),
                 // Only a required argument (`<focus>`) makes Enter wait; `/model` with its
                 // optional `[name]` runs as it is.
                 takes_arguments: c.argument_hint.trim_start().starts_with('<'),
