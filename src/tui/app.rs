@@ -252,6 +252,9 @@ pub struct App {
     /// recovery file is forgotten only once a save leaves the buffer clean (until then the file
     /// is the only copy of that text that survives the app).
     restored_recovery: Option<(String, String)>,
+    /// A command line sent to the host and not yet answered: a refusal puts it back in the
+    /// message box, so a typo or a server still starting costs no retyping.
+    command_sent: Option<String>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// What was asked of the host and is still on its way (shown in the status bar).
@@ -318,6 +321,7 @@ impl App {
             trust_prompt: None,
             recovery_prompt: None,
             restored_recovery: None,
+            command_sent: None,
             mouse_captured: true,
             effects: Vec::new(),
             waiting: None,
@@ -729,6 +733,7 @@ impl App {
             return;
         }
         self.transcript.push_user_with_images(&typed, Vec::new());
+        self.command_sent = Some(typed);
         self.state = AgentState::Thinking;
         self.effects.push(Effect::Host(Request::RunCommand {
             name: name.to_string(),
@@ -741,6 +746,12 @@ impl App {
     pub fn on_command_refused(&mut self, message: &str) {
         if self.state == AgentState::Thinking {
             self.state = AgentState::Idle;
+        }
+        // Back in the box unless the person has started typing something else meanwhile.
+        if let Some(typed) = self.command_sent.take()
+            && self.input.is_empty()
+        {
+            self.input.insert_str(&typed);
         }
         self.on_error(message);
     }

@@ -43,6 +43,14 @@ fn run(live: &mut LiveHost, app: &mut App, text: &str) -> Option<String> {
         "the host neither ran nor refused {text}"
     );
     assert!(sent || refused.is_some());
+    if refused.is_some() {
+        // A refused line is back in the message box, to be mended and sent again.
+        assert_eq!(
+            app.input.take(),
+            text,
+            "the refused line is not back in the box"
+        );
+    }
     refused
 }
 
