@@ -18,6 +18,12 @@ pub const MAX_OUTPUT_BYTES: usize = 16 * 1024;
 /// daemon) may hold the pipes open forever.
 const OUTPUT_GRACE: Duration = Duration::from_secs(1);
 
+/// The most the changed paths may take inline (as `"$@"` and in `VAULTCHAT_CHANGED_PATHS`):
+/// Linux refuses one argument or environment string over 128 KiB and a whole exec over a few
+/// MiB, so a move relinking thousands of notes would start no hook at all. Past this the paths
+/// are in a file `VAULTCHAT_CHANGED_PATHS_FILE` names, one a line.
+pub const MAX_INLINE_PATHS_BYTES: usize = 64 * 1024;
+
 /// `$0` of a shell hook, as `ps` and error messages show it.
 const SHELL_NAME: &str = "vaultchat-hook";
 
@@ -43,11 +49,31 @@ pub struct Output {
 
 /// Run `hook` for `job` in `root` and wait for it (never longer than its timeout and a moment).
 pub async fn run(hook: &HookSpec, job: &Job, root: &Path) -> (Ended, Output) {
+    let joined = job.paths.join("\n");
+    // Kept until the hook has ended: the file is removed when it drops.
+    let paths_file = if joined.len() > MAX_INLINE_PATHS_BYTES {
+        match paths_in_file(&joined) {
+            Ok(file) => Some(file),
+            Err(e) => {
+                return (
+                    Ended::NotStarted(format!("the changed paths could not be written: {e}")),
+                    Output::default(),
+                );
+            }
+        }
+    } else {
+        None
+    };
+    let inline: &[String] = if paths_file.is_some() {
+        &[]
+    } else {
+        &job.paths
+    };
     let mut command = match &hook.command {
         HookCommand::Shell(line) => {
             let mut command = tokio::process::Command::new("sh");
             // The changed paths are `"$@"` to the line, as well as in the environment.
-            command.arg("-c").arg(line).arg(SHELL_NAME).args(&job.paths);
+            command.arg("-c").arg(line).arg(SHELL_NAME).args(inline);
             command
         }
         HookCommand::Argv(argv) => {
@@ -66,11 +92,14 @@ pub async fn run(hook: &HookSpec, job: &Job, root: &Path) -> (Ended, Output) {
         .current_dir(root)
         .env("VAULTCHAT_EVENT", job.event.key())
         .env("VAULTCHAT_SESSION_ID", job.session.as_deref().unwrap_or(""))
-        .env("VAULTCHAT_CHANGED_PATHS", job.paths.join("\n"))
+        .env("VAULTCHAT_CHANGED_PATHS", inline.join("\n"))
         .env("VAULTCHAT_VAULT", root)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if let Some(file) = &paths_file {
+        command.env("VAULTCHAT_CHANGED_PATHS_FILE", file.path());
+    }
     let mut wrapped = CommandWrap::from(command);
     wrapped.wrap(ProcessGroup::leader());
     let mut group = match wrapped.spawn() {
@@ -109,6 +138,19 @@ pub async fn run(hook: &HookSpec, job: &Job, root: &Path) -> (Ended, Output) {
         stderr: collected(stderr).await,
     };
     (ended, output)
+}
+
+/// The changed paths, one a line, in a temporary file of the system's (not the vault's: the
+/// hook's own `git add -A` would commit it).
+fn paths_in_file(joined: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    use std::io::Write;
+    let mut file = tempfile::Builder::new()
+        .prefix("vaultchat-changed-")
+        .suffix(".txt")
+        .tempfile()?;
+    file.write_all(joined.as_bytes())?;
+    file.flush()?;
+    Ok(file)
 }
 
 /// A running hook's process group, killed whole if the wait for it is dropped (vaultchat ends

@@ -81,6 +81,39 @@ async fn a_hook_gets_the_event_the_session_and_the_paths() {
     );
 }
 
+/// A change of thousands of notes (a move that relinks a much-linked note) is more than an
+/// argument list or one environment string may hold (Linux refuses 128 KiB in one string): the
+/// hook still runs, and reads the paths from the file `VAULTCHAT_CHANGED_PATHS_FILE` names.
+#[tokio::test]
+async fn a_change_of_thousands_of_paths_still_runs_its_hook() {
+    let fx = fixture();
+    let personal = HooksConfig {
+        after_write: vec![shell(
+            r#"printf '%s|%s\n' "$#" "${#VAULTCHAT_CHANGED_PATHS}" > seen.txt; cat "$VAULTCHAT_CHANGED_PATHS_FILE" > paths.txt"#,
+            10,
+        )],
+        ..HooksConfig::default()
+    };
+    let paths: Vec<String> = (0..5000)
+        .map(|i| format!("Projects/Some long folder name/Note number {i:05}.md"))
+        .collect();
+    let (hooks, done, said) = started(&fx, personal);
+    hooks.fire(Event::AfterWrite, paths.clone());
+    done.wait(Duration::from_secs(20)).await;
+    assert!(
+        said.lock().unwrap().is_empty(),
+        "{:?}",
+        said.lock().unwrap()
+    );
+    let seen = std::fs::read_to_string(fx.root.join("seen.txt")).unwrap();
+    assert_eq!(
+        seen, "0|0\n",
+        "the paths are not inline when they are this many"
+    );
+    let listed = std::fs::read_to_string(fx.root.join("paths.txt")).unwrap();
+    assert_eq!(listed, paths.join("\n"));
+}
+
 /// Events run one after the other, in the order fired: the first hook is slow, and still its
 /// line comes first. Only the fired event's hooks run.
 #[tokio::test]
