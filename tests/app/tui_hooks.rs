@@ -89,10 +89,14 @@ fn the_git_recipe_commits_each_approved_change_and_nothing_for_a_refused_one() {
     // Each turn's end is written outside the vault: the positive signal that the hooks of a
     // turn (run in order) are done.
     let turns = tmp.path().join("turns.log");
+    // Every after_write, written outside the vault: a refused change must add no line (the
+    // git recipe alone could not show it: a commit of nothing fails and adds none either).
+    let writes = tmp.path().join("writes.log");
     std::fs::write(
         data.join("config.toml"),
         format!(
-            "[[hooks.after_write]]\ncommand = 'git add -A && git commit -q -m \"vaultchat: $*\"'\ntimeout_secs = 30\n\n[[hooks.after_turn]]\ncommand = ['sh', '-c', 'echo \"$VAULTCHAT_SESSION_ID\" >> {}']\n",
+            "[[hooks.after_write]]\ncommand = 'git add -A && git commit -q -m \"vaultchat: $*\"'\ntimeout_secs = 30\n\n[[hooks.after_write]]\ncommand = ['sh', '-c', 'echo \"$VAULTCHAT_CHANGED_PATHS\" >> {}']\n\n[[hooks.after_turn]]\ncommand = ['sh', '-c', 'echo \"$VAULTCHAT_SESSION_ID\" >> {}']\n",
+            writes.display(),
             turns.display()
         ),
     )
@@ -147,6 +151,11 @@ fn the_git_recipe_commits_each_approved_change_and_nothing_for_a_refused_one() {
     });
     // The after_turn hook of the refused turn ran after anything that turn queued: no commit.
     assert_eq!(git(&vault, &["rev-list", "--count", "HEAD"]).trim(), "2");
+    assert_eq!(
+        std::fs::read_to_string(&writes).unwrap(),
+        "Plan.md\n",
+        "after_write ran for the refused change"
+    );
     assert_eq!(
         std::fs::read_to_string(vault.join("Shed.md")).unwrap(),
         "# Shed\n\nPaint it green.\n"
