@@ -170,6 +170,9 @@ async fn event_loop(
     if runner.terminating.is_some() {
         keep_unsaved(app, &runner.launch);
     }
+    // The terminal is the person's again before the session_end hooks are waited for (up to
+    // 30 s for a `git push`): a quit does not leave a frozen screen that takes no keys.
+    term::restore();
     runner.host.shut_down().await;
     Ok(())
 }

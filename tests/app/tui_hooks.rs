@@ -251,3 +251,42 @@ fn an_untrusted_vault_hooks_file_is_named_at_start_and_not_run() {
     // The app has quit: its session's hooks (start and end) had their turn.
     assert!(!tmp.path().join("ran").exists(), "an untrusted hook ran");
 }
+
+/// A session_end hook (a `git push` on a slow network) is waited for at quit, up to 30 s: the
+/// terminal is given back first, so the person is not left before a frozen full screen that
+/// takes no keys.
+#[test]
+fn the_terminal_is_given_back_before_the_session_end_hooks_are_waited_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let started = tmp.path().join("hook-started");
+    std::fs::write(
+        data.join("config.toml"),
+        "[[hooks.session_end]]\ncommand = 'touch ../hook-started && sleep 8'\ntimeout_secs = 20\n",
+    )
+    .unwrap();
+    let fake = FakeLlm::start(Vec::new());
+    let tmux = Tmux::start(&app_line(&[], &data, &fake.base_url, &[], &vault), 100, 30);
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    tmux.keys(&["C-q"]);
+    wait_until(
+        "the session_end hook to start",
+        Duration::from_secs(10),
+        || started.exists(),
+    );
+    // The hook sleeps on; the app waits for it, but its screen is gone.
+    let screen = tmux.wait_for("the app's screen to leave", |s| {
+        !s.lines().any(|l| l.starts_with(" ready "))
+    });
+    assert!(
+        !screen.contains("EXIT="),
+        "the app had already ended: the hook was not waited for\n{screen}"
+    );
+    tmux.wait_text("EXIT=0");
+}
