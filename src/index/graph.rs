@@ -752,14 +752,14 @@ impl Index {
     }
 }
 
-fn to_i64(n: usize) -> i64 {
+pub(super) fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// The range of paths, as SQLite compares text (bytewise), that lie in `folder`: from
 /// `folder/` up to `folder0` (`0` is the byte after `/`). The whole vault (`""`) is every text
 /// below a blob, which SQLite sorts after all text.
-fn folder_range(folder: &str) -> (rusqlite::types::Value, rusqlite::types::Value) {
+pub(super) fn folder_range(folder: &str) -> (rusqlite::types::Value, rusqlite::types::Value) {
     use rusqlite::types::Value;
     let folder = folder.trim_matches('/');
     if folder.is_empty() {

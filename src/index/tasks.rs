@@ -73,10 +73,10 @@ impl Index {
         if let Some(folder) = filter.folder.as_deref().map(|f| f.trim_matches('/'))
             && !folder.is_empty()
         {
-            // `folder/` up to `folder0`: '0' sorts right after '/', so this is every path inside.
-            let lo = param(format!("{folder}/"), &mut params);
-            let hi = param(format!("{folder}0"), &mut params);
-            conditions.push(format!("n.path >= {lo} AND n.path < {hi}"));
+            let (lo, hi) = super::graph::folder_range(folder);
+            params.extend([lo, hi]);
+            let (lo, hi) = (params.len() - 1, params.len());
+            conditions.push(format!("n.path >= ?{lo} AND n.path < ?{hi}"));
         }
         if let Some(tag) = &filter.tag {
             let tag = tag.trim().trim_start_matches('#').to_lowercase();
@@ -94,7 +94,7 @@ impl Index {
         };
         let from = "FROM tasks t JOIN notes n ON n.id = t.note_id";
         let filter_params = params.clone();
-        let as_sql = |n: usize| Value::Integer(i64::try_from(n).unwrap_or(i64::MAX));
+        let as_sql = |n: usize| Value::Integer(super::graph::to_i64(n));
         params.push(as_sql(filter.limit));
         params.push(as_sql(filter.offset));
         let sql = format!(

@@ -208,13 +208,16 @@ impl LiveHost {
             crate::host::Host::start(std::sync::Arc::new(launch))
         };
         self.host = Some(host);
-        let mut ready = false;
+        // Open, and the file pane filled: a snapshot taken later does not depend on whether
+        // the first listing has come yet.
+        let (mut ready, mut listed) = (false, false);
         assert!(
             self.pump_until(app, |_, event| {
                 ready |= matches!(event, Some(crate::host::HostEvent::Ready(Ok(()))));
-                ready
+                listed |= matches!(event, Some(crate::host::HostEvent::Files(_)));
+                ready && listed
             }),
-            "the host did not open the vault"
+            "the host did not open the vault and list its notes"
         );
     }
 

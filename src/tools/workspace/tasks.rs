@@ -79,12 +79,7 @@ struct ListTasksArgs {
 }
 
 fn list_tasks(ws: &Workspace, args: ListTasksArgs) -> Result<ToolOutput, ToolError> {
-    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ToolError::Invalid(format!(
-            "`limit` must be between 1 and {MAX_LIMIT}, not {limit}"
-        )));
-    }
+    let limit = super::notes::bounded(args.limit, DEFAULT_LIMIT, 1, MAX_LIMIT, "limit")?;
     let state = match args.state.as_deref().unwrap_or("open") {
         "open" => TaskState::Open,
         "done" => TaskState::Done,
@@ -115,7 +110,7 @@ fn list_tasks(ws: &Workspace, args: ListTasksArgs) -> Result<ToolOutput, ToolErr
             folder,
             tag: args.tag,
             offset,
-            limit: limit as usize,
+            limit,
         })
         .map_err(internal)?;
     let shown = page.tasks.len();
