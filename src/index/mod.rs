@@ -314,6 +314,24 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// One note's path, title and aliases; `None` when the index has no such note.
+    pub fn note_name(&self, path: &str) -> Result<Option<NoteName>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, title, aliases FROM notes WHERE path = ?1")?;
+        let found = stmt
+            .query_row([path], |r| {
+                let aliases: String = r.get(2)?;
+                Ok(NoteName {
+                    path: r.get(0)?,
+                    title: Some(r.get(1)?),
+                    aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+                })
+            })
+            .optional()?;
+        Ok(found)
+    }
+
     /// Every note's path, title, aliases and modification time (ns since the epoch), sorted by
     /// path: what the app's file pane and `[[` completion list.
     pub fn note_listing(&self) -> Result<Vec<NoteListing>, IndexError> {

@@ -143,8 +143,9 @@ impl Workspace {
 /// Lines of other notes that contain the note's title, file name or an alias as whole words,
 /// outside links and code: full-text search finds the candidates, the text confirms each line.
 fn unlinked_mentions(ws: &Workspace, rel: &str) -> Result<Vec<Mention>, ToolError> {
-    let names = ws.note_names()?;
-    let Some(me) = names.iter().find(|n| n.path == rel) else {
+    // This note's names alone: the whole table (137k rows, each note's aliases parsed) was read
+    // for them at every backlinks view.
+    let Some(me) = ws.index().note_name(rel).map_err(internal)? else {
         return Ok(Vec::new());
     };
     let mut wanted: Vec<String> = me
