@@ -1,6 +1,7 @@
 //! Reading the person's own files in the config folder (their `commands/`): the listing of a
 //! folder and a bounded read of a file. The person's folder is theirs, so links are followed
-//! (dotfiles are often linked in); every read is still bounded by the caller's limit.
+//! (dotfiles are often linked in); every read is still bounded by the caller's limit. Also the
+//! temporary files vaultchat hands to the person's own programs (a hook's list of paths).
 
 use std::io::Read;
 use std::path::Path;
@@ -59,4 +60,17 @@ pub fn read_at_most(reader: impl Read, max: u64) -> std::io::Result<(Vec<u8>, bo
     let more = bytes.len() as u64 > max;
     bytes.truncate(usize::try_from(max).unwrap_or(usize::MAX));
     Ok((bytes, more))
+}
+
+/// `text` in a new temporary file of the system's (never the vault's: a hook's `git add -A`
+/// would commit it), removed when the returned handle drops.
+pub fn temporary_text(prefix: &str, text: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    use std::io::Write;
+    let mut file = tempfile::Builder::new()
+        .prefix(prefix)
+        .suffix(".txt")
+        .tempfile()?;
+    file.write_all(text.as_bytes())?;
+    file.flush()?;
+    Ok(file)
 }

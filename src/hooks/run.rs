@@ -52,7 +52,7 @@ pub async fn run(hook: &HookSpec, job: &Job, root: &Path) -> (Ended, Output) {
     let joined = job.paths.join("\n");
     // Kept until the hook has ended: the file is removed when it drops.
     let paths_file = if joined.len() > MAX_INLINE_PATHS_BYTES {
-        match paths_in_file(&joined) {
+        match crate::config::own_files::temporary_text("vaultchat-changed-", &joined) {
             Ok(file) => Some(file),
             Err(e) => {
                 return (
@@ -138,19 +138,6 @@ pub async fn run(hook: &HookSpec, job: &Job, root: &Path) -> (Ended, Output) {
         stderr: collected(stderr).await,
     };
     (ended, output)
-}
-
-/// The changed paths, one a line, in a temporary file of the system's (not the vault's: the
-/// hook's own `git add -A` would commit it).
-fn paths_in_file(joined: &str) -> std::io::Result<tempfile::NamedTempFile> {
-    use std::io::Write;
-    let mut file = tempfile::Builder::new()
-        .prefix("vaultchat-changed-")
-        .suffix(".txt")
-        .tempfile()?;
-    file.write_all(joined.as_bytes())?;
-    file.flush()?;
-    Ok(file)
 }
 
 /// A running hook's process group, killed whole if the wait for it is dropped (vaultchat ends
