@@ -26,7 +26,7 @@ pub use load::{
     load_vault, personal_dir,
 };
 pub use mcp_prompts::{Argument, get_prompt, prompt_arguments};
-pub use trust::{VaultCommands, trusted_digest, vault_commands};
+pub use trust::{VaultCommands, trusted_covered, vault_commands};
 
 use serde::Serialize;
 

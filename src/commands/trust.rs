@@ -66,13 +66,15 @@ fn withheld(why: String) -> VaultCommands {
 fn trusted_tree(vault: &Vault, database: &Path) -> Result<Covered, String> {
     #[cfg(test)]
     steps::count(steps::HASHED);
-    trusted_plugins(vault, database, "offered").map(|plugins| plugins.covered)
+    trusted_covered(vault, database, "offered")
 }
 
-/// The digest of the trusted `.vaultchat/` tree, or why it is not trusted: a phrase that starts
-/// with "not {verb}" (`offered` for commands, `run` for hooks).
-pub fn trusted_digest(vault: &Vault, database: &Path, verb: &str) -> Result<String, String> {
-    trusted_plugins(vault, database, verb).map(|plugins| plugins.sha256)
+/// The covered set (each file's `sha256:HEX`) of the `.vaultchat/` tree as the person trusts it
+/// now, or why it is not trusted: a phrase that starts with "not {verb}" (`offered` for
+/// commands, `run` for hooks). A file read once and found in it with its own digest is a file
+/// the trust covers, whatever changed before or after.
+pub fn trusted_covered(vault: &Vault, database: &Path, verb: &str) -> Result<Covered, String> {
+    trusted_plugins(vault, database, verb).map(|plugins| plugins.covered)
 }
 
 /// The vault's plugins file and covered set when the person trusts them as they are now.

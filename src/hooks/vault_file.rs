@@ -1,11 +1,13 @@
 //! The vault's `.vaultchat/hooks.toml`: read bounded through the vault's root handle (never
 //! through a link), and used only while the person trusts the vault's `.vaultchat/` tree for the
-//! bytes it holds now. The trust is read before and after the file, as for the vault's commands.
+//! bytes it holds now: the file read once must be in the trusted tree with its own digest, as
+//! the vault's commands are.
 
-use crate::commands::trusted_digest;
+use crate::commands::trusted_covered;
 use crate::config::hooks::HooksConfig;
 use crate::config::own_files;
 use crate::mcp::plugins::HOOKS_FILE;
+use crate::mcp::plugins::covered::sha256_hex;
 use crate::vault::Vault;
 use crate::vault::contained::ContainedError;
 use std::path::Path;
@@ -24,24 +26,20 @@ pub struct VaultHooks {
 
 /// The vault's hooks when its `.vaultchat/` tree is trusted as it is now; otherwise none, and why.
 pub fn vault_hooks(vault: &Vault, database: &Path) -> VaultHooks {
-    let first = match read(vault) {
+    let text = match read(vault) {
         Ok(None) => return VaultHooks::default(),
         Ok(Some(text)) => text,
         Err(why) => return withheld(why),
     };
-    let before = match trusted_digest(vault, database, "run") {
-        Ok(digest) => digest,
+    // Read once, then held against the trust: run only when the trusted tree holds these very
+    // bytes (one hash of the tree, one database open per event).
+    let covered = match trusted_covered(vault, database, "run") {
+        Ok(covered) => covered,
         Err(why) => return withheld(format!("the vault's hooks ({HOOKS_FILE}) are {why}")),
     };
-    let text = match read(vault) {
-        Ok(Some(text)) if text == first => text,
-        Ok(_) => return withheld(changed_meanwhile()),
-        Err(why) => return withheld(why),
-    };
-    match trusted_digest(vault, database, "run") {
-        Ok(after) if after == before => {}
-        Ok(_) => return withheld(changed_meanwhile()),
-        Err(why) => return withheld(format!("the vault's hooks ({HOOKS_FILE}) are {why}")),
+    let digest = format!("sha256:{}", sha256_hex(text.as_bytes()));
+    if covered.get(HOOKS_FILE) != Some(digest.as_str()) {
+        return withheld(changed_meanwhile());
     }
     match HooksConfig::parse_vault_file(&text) {
         Ok(hooks) => VaultHooks {
