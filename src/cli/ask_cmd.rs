@@ -581,22 +581,22 @@ fn command_turn(
     if catalog.find(name).is_none() && name.contains(':') && !mcp.is_empty() {
         let command = runtime.block_on(async {
             let servers = mcp.ready().await;
-            catalog.add_prompts(servers.prompts().await);
+            let listing = servers.prompts().await;
+            // A server that could not list its prompts is said once, as in the app.
+            for failure in &listing.new_failures {
+                notice(failure);
+            }
+            catalog.add_prompts(listing);
             let command = catalog.find(name).cloned()?;
             Some(commands::get_prompt(&servers, &command, rest).await)
         });
         if let Some(got) = command {
-            let got = got?;
-            let (text, frame) = PromptFrame::split(got.messages, &format!("/{name}"))
-                .map_err(|e| format!("/{}: {e}", crate::quote::terminal(name)))?;
+            let (text, frame) = crate::host::prompt_turn(name, got?)?;
             return Ok(Some((text, TurnLimits::default(), frame)));
         }
     }
     for problem in &catalog.problems {
         tracing::warn!("a command is left out: {problem}");
-        if problem.contains("MCP server") {
-            notice(problem);
-        }
     }
     let Some(command) = catalog.find(name) else {
         return Err(crate::host::no_such_command(name, &catalog));

@@ -85,9 +85,7 @@ async fn mcp_prompt(
         return Err("the MCP servers are still starting; run the command again in a moment".into());
     };
     let got = commands::get_prompt(&servers, command, args).await?;
-    let (text, frame) = PromptFrame::split(got.messages, &format!("/{}", command.name))
-        // The name is one a command can have (letters, digits, `-_.:`): nothing to escape.
-        .map_err(|e| format!("/{}: {e}", command.name))?;
+    let (text, frame) = prompt_turn(&command.name, got)?;
     Ok(Op::CommandTurn {
         text,
         attachments: Vec::new(),
@@ -119,6 +117,16 @@ fn from_file(
         limits,
         frame: PromptFrame::default(),
     })
+}
+
+/// An MCP prompt's messages as a turn: the last user message its text, the rest its frame. The
+/// one rule the app and `vaultchat ask` follow.
+pub fn prompt_turn(
+    name: &str,
+    got: crate::mcp::client::GotPrompt,
+) -> Result<(String, PromptFrame), String> {
+    PromptFrame::split(got.messages, &format!("/{name}"))
+        .map_err(|e| format!("/{}: {e}", crate::quote::terminal(name)))
 }
 
 /// Why `/name` runs nothing: no command has that name (and why the vault's are not offered, when

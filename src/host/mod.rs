@@ -29,7 +29,7 @@ pub use crate::store::recovery;
 /// One task of the tasks view, as the index lists it.
 pub use crate::index::TaskRow as TaskEntry;
 pub use changes::{AppliedChange, ChangeKind, LocalChange};
-pub use commands_link::{file_turn, no_such_command};
+pub use commands_link::{file_turn, no_such_command, prompt_turn};
 pub use link_targets::LinkTargets;
 pub use messages::{
     Asked, BacklinkList, ChangeRequest, DailyOpened, FilledTemplate, HostEvent, LinkLine, ModelRow,
