@@ -1132,8 +1132,9 @@ impl App {
     ) {
         if let Some(Overlay::Backlinks(view)) = self.overlay.as_mut()
             && view.path() == path
+            && view.set_links(answer)
         {
-            view.set_links(answer);
+            self.refresh_backlinks();
         }
     }
 
@@ -1144,15 +1145,18 @@ impl App {
     ) {
         if let Some(Overlay::Backlinks(view)) = self.overlay.as_mut()
             && view.path() == path
+            && view.set_mentions(answer)
         {
-            view.set_mentions(answer);
+            self.refresh_backlinks();
         }
     }
 
     /// The index took in changes: an open backlinks view is listed again (it keeps its rows and
     /// selection until the answer comes).
     fn refresh_backlinks(&mut self) {
-        if let Some(Overlay::Backlinks(view)) = self.overlay.as_ref() {
+        if let Some(Overlay::Backlinks(view)) = self.overlay.as_mut()
+            && view.ask_again()
+        {
             let path = view.path().to_string();
             self.effects.push(Effect::Host(Request::Backlinks(path)));
         }

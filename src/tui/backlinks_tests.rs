@@ -150,3 +150,56 @@ fn the_editor_draws_links_to_missing_notes_as_unresolved_from_the_hosts_listing(
     )));
     assert_eq!(role_of(&mut app, "[[Someday]]"), Some(Role::MdLink));
 }
+
+/// A burst of syncs (a `git pull`, a sync client, autosaves while the view is open) costs one
+/// listing more, not one each: while an answer is on its way the view only notes that the vault
+/// changed again, and asks once more when the last answer (the mentions) has come.
+#[test]
+fn a_burst_of_syncs_while_listing_asks_once_more_not_once_each() {
+    use crate::host::{BacklinkList, Request};
+    use crate::tui::app::Effect;
+    let asked = |app: &mut App| {
+        app.take_effects()
+            .iter()
+            .filter(|e| matches!(e, Effect::Host(Request::Backlinks(p)) if p == "Launch.md"))
+            .count()
+    };
+    let mut app = app_with(Keymap::default_map());
+    app.on_ready();
+    app.on_note_opened("Launch.md", crate::tui::testing::note_text(LAUNCH));
+    press(&mut app, KeyCode::F(7));
+    assert_eq!(asked(&mut app), 1);
+    for _ in 0..5 {
+        app.on_host(HostEvent::Synced {
+            listing_changed: false,
+        });
+    }
+    assert_eq!(
+        asked(&mut app),
+        0,
+        "asked again while the answer was on its way"
+    );
+    app.on_host(HostEvent::Backlinks {
+        path: "Launch.md".into(),
+        result: Ok(BacklinkList::default()),
+    });
+    assert_eq!(asked(&mut app), 0, "the mentions are still to come");
+    app.on_host(HostEvent::UnlinkedMentions {
+        path: "Launch.md".into(),
+        result: Ok(Vec::new()),
+    });
+    assert_eq!(asked(&mut app), 1, "the changes meanwhile are listed once");
+    app.on_host(HostEvent::Backlinks {
+        path: "Launch.md".into(),
+        result: Err("the index is busy".into()),
+    });
+    assert_eq!(asked(&mut app), 0, "nothing changed since");
+    app.on_host(HostEvent::Synced {
+        listing_changed: false,
+    });
+    assert_eq!(
+        asked(&mut app),
+        1,
+        "a sync after the answer lists again at once"
+    );
+}

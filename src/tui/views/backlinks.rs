@@ -70,6 +70,10 @@ pub struct BacklinksView {
     rows: Vec<Row>,
     cursor: ListCursor,
     keymap: Keymap,
+    /// A listing was asked for and its last answer has not come (the mentions, or a failure).
+    asked: bool,
+    /// The vault changed again while it was asked: one more listing when the answer comes.
+    again: bool,
 }
 
 /// Rows said while the links of a note are on their way, and when there are none.
@@ -86,9 +90,29 @@ impl BacklinksView {
             rows: Vec::new(),
             cursor: ListCursor::default(),
             keymap: Keymap::default_map(),
+            asked: true,
+            again: false,
         };
         view.rebuild();
         view
+    }
+
+    /// Whether to ask the host for the listing again now that the vault changed: not while an
+    /// answer is on its way (a burst of syncs — a `git pull`, autosaves — costs one listing
+    /// more, not one each); that answer is followed by one more.
+    pub fn ask_again(&mut self) -> bool {
+        if self.asked {
+            self.again = true;
+            return false;
+        }
+        self.asked = true;
+        true
+    }
+
+    /// The last answer of a listing came: whether the vault changed meanwhile (ask again).
+    fn answered(&mut self) -> bool {
+        self.asked = false;
+        std::mem::take(&mut self.again)
     }
 
     /// Show the keys of `keymap` (the active one) in the hints.
@@ -103,15 +127,21 @@ impl BacklinksView {
     }
 
     /// The links arrived (again, after the vault changed: the selection stays on its line).
-    pub fn set_links(&mut self, result: Result<BacklinkList, String>) {
+    /// `true` when the vault changed since it was asked: list again (a failure is the listing's
+    /// last answer; the mentions follow links that came).
+    pub fn set_links(&mut self, result: Result<BacklinkList, String>) -> bool {
+        let failed = result.is_err();
         self.links = result.into();
         self.rebuild();
+        failed && self.answered()
     }
 
-    /// The unlinked mentions arrived.
-    pub fn set_mentions(&mut self, result: Result<Vec<LinkLine>, String>) {
+    /// The unlinked mentions arrived, the listing's last answer: `true` when the vault changed
+    /// since it was asked (list again).
+    pub fn set_mentions(&mut self, result: Result<Vec<LinkLine>, String>) -> bool {
         self.mentions = result.into();
         self.rebuild();
+        self.answered()
     }
 
     /// Lay the rows out from what has arrived, keeping the selection on the same line when it is
