@@ -41,12 +41,7 @@ pub fn user_message(text: &str, attachments: &[Attachment], context: &NoteContex
             note.path, editor.text
         );
         if let Some(selection) = editor.selection.as_ref().filter(|s| !s.is_empty()) {
-            let selected: String = editor
-                .text
-                .chars()
-                .skip(selection.start)
-                .take(selection.len())
-                .collect();
+            let selected = note.selected_text().unwrap_or_default();
             about.push_str(&format!(
                 "\n<selection start=\"{}\" end=\"{}\">\n{selected}\n</selection>\nThe person selected this text; edit_selection replaces exactly it.",
                 selection.start, selection.end
