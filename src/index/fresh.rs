@@ -4,9 +4,8 @@
 //! process. Here each folder is opened once and its notes are stat-ed by name (`fstatat`), not
 //! by a path the kernel walks from `/` every time, and a long list is split across threads.
 
-use rustix::fs::{AtFlags, Mode, OFlags};
-use std::os::fd::OwnedFd;
-use std::path::Path;
+use crate::vault::contained::{Folder, RootHandle};
+use rustix::fs::AtFlags;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A list shorter than this is checked on the calling thread: starting threads costs more.
@@ -25,9 +24,11 @@ pub struct Stamp<'a> {
     pub size: i64,
 }
 
-/// True when every note of `stamps` still has its recorded (mtime, size) under `root`. Stamps of
-/// the same folder should be adjacent (sorted by path) so that each folder is opened once.
-pub fn all_current(root: &Path, stamps: &[Stamp<'_>]) -> bool {
+/// True when every note of `stamps` still has its recorded (mtime, size) in the vault whose root
+/// `root` holds. Folders are opened from the root's handle without following a link, as every
+/// read of a note is. Stamps of the same folder should be adjacent (sorted by path) so that each
+/// folder is opened once.
+pub fn all_current(root: &RootHandle, stamps: &[Stamp<'_>]) -> bool {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(MAX_THREADS);
@@ -50,8 +51,8 @@ pub fn all_current(root: &Path, stamps: &[Stamp<'_>]) -> bool {
 }
 
 /// One thread's part; stops early when another thread found a stale note.
-fn chunk_current(root: &Path, stamps: &[Stamp<'_>], stale: &AtomicBool) -> bool {
-    let mut open: Option<(&str, OwnedFd)> = None;
+fn chunk_current(root: &RootHandle, stamps: &[Stamp<'_>], stale: &AtomicBool) -> bool {
+    let mut open: Option<(&str, Folder)> = None;
     for (i, stamp) in stamps.iter().enumerate() {
         if i % 256 == 255 && stale.load(Ordering::Relaxed) {
             return false;
@@ -60,14 +61,11 @@ fn chunk_current(root: &Path, stamps: &[Stamp<'_>], stale: &AtomicBool) -> bool 
         let dir = match &open {
             Some((at, fd)) if *at == folder => fd,
             _ => {
-                let Ok(fd) = rustix::fs::open(
-                    root.join(folder),
-                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                    Mode::empty(),
-                ) else {
+                let names: Vec<&str> = folder.split('/').filter(|n| !n.is_empty()).collect();
+                let Ok(opened) = root.folder(&names, false, folder) else {
                     return false;
                 };
-                &open.insert((folder, fd)).1
+                &open.insert((folder, opened)).1
             }
         };
         let Ok(stat) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
@@ -94,6 +92,11 @@ fn mtime_ns(secs: i128, nanos: i128) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    fn root(dir: &Path) -> std::sync::Arc<RootHandle> {
+        RootHandle::open(dir).unwrap()
+    }
 
     fn stamp_of<'a>(root: &Path, path: &'a str) -> Stamp<'a> {
         let meta = std::fs::symlink_metadata(root.join(path)).unwrap();
@@ -121,30 +124,30 @@ mod tests {
             std::fs::write(dir.path().join(path), path.as_bytes()).unwrap();
         }
         let stamps: Vec<Stamp<'_>> = sorted.iter().map(|p| stamp_of(dir.path(), p)).collect();
-        assert!(all_current(dir.path(), &stamps));
-        assert!(all_current(dir.path(), &stamps[..10]));
+        assert!(all_current(&root(dir.path()), &stamps));
+        assert!(all_current(&root(dir.path()), &stamps[..10]));
 
         // The size differs: stale, on one thread and across several.
         let mut changed = stamps.clone();
         changed[4321].size += 1;
-        assert!(!all_current(dir.path(), &changed));
-        assert!(!all_current(dir.path(), &changed[4300..4400]));
+        assert!(!all_current(&root(dir.path()), &changed));
+        assert!(!all_current(&root(dir.path()), &changed[4300..4400]));
 
         // The mtime differs.
         let mut changed = stamps.clone();
         changed[7].mtime_ns -= 1;
-        assert!(!all_current(dir.path(), &changed[..10]));
+        assert!(!all_current(&root(dir.path()), &changed[..10]));
 
         // A note deleted, and a folder gone.
         std::fs::remove_file(dir.path().join(&sorted[2500])).unwrap();
-        assert!(!all_current(dir.path(), &stamps));
+        assert!(!all_current(&root(dir.path()), &stamps));
         std::fs::remove_dir_all(dir.path().join("a/b")).unwrap();
         let in_b: Vec<Stamp<'_>> = stamps
             .iter()
             .copied()
             .filter(|s| s.path.starts_with("a/b/"))
             .collect();
-        assert!(!all_current(dir.path(), &in_b[..3]));
+        assert!(!all_current(&root(dir.path()), &in_b[..3]));
     }
 
     #[test]
@@ -152,5 +155,33 @@ mod tests {
         assert_eq!(mtime_ns(-5, 3), 0);
         assert_eq!(mtime_ns(2, 7), 2_000_000_007);
         assert_eq!(mtime_ns(i128::from(i64::MAX), 0), i64::MAX);
+    }
+
+    /// A folder replaced by a link (to a copy outside the vault, the same sizes and times) is
+    /// not followed: its notes are not "current", so the index is synced and the guard has its
+    /// say, as for every read of a note.
+    #[test]
+    fn a_folder_turned_into_a_link_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a")).unwrap();
+        std::fs::write(dir.path().join("a/n.md"), "same\n").unwrap();
+        let stamps = [stamp_of(dir.path(), "a/n.md")];
+        assert!(all_current(&root(dir.path()), &stamps));
+        let copy = outside.path().join("n.md");
+        std::fs::write(&copy, "same\n").unwrap();
+        let mtime = std::fs::metadata(dir.path().join("a/n.md"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&copy)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        std::fs::remove_dir_all(dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("a")).unwrap();
+        assert!(!all_current(&root(dir.path()), &stamps));
     }
 }

@@ -677,7 +677,7 @@ impl Index {
             })
             .collect();
         stamps.dedup_by(|a, b| a.path == b.path); // rows come sorted by linking note
-        let current = fresh::all_current(&self.root, &stamps);
+        let current = fresh::all_current(&self.handle, &stamps);
         Ok((rows.into_iter().map(|(link, ..)| link).collect(), current))
     }
 

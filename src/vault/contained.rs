@@ -263,6 +263,13 @@ pub enum Entry {
     Other,
 }
 
+/// For callers that stat many names of one folder themselves (the index's freshness check).
+impl AsFd for Folder {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
 impl Folder {
     /// What `name` is, without following a link.
     // `st_nlink` is u64 on some targets and u32 on others.
