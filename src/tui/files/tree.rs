@@ -188,15 +188,23 @@ impl FileTree {
     }
 
     /// The notes touched last, newest first (ties by path, so the order is stable).
+    ///
+    /// Asked at each key of a `[[` link: one pass over the notes by their write time (no lookup,
+    /// no allocation per note), then the few notes opened in this run. A note's touch is its write
+    /// or its opening, whichever is later, so the newest `limit` are among the `limit` newest
+    /// written and the opened ones.
     pub fn recent(&self, limit: usize) -> Vec<&NoteEntry> {
-        let mut notes: Vec<&NoteEntry> = self.notes.iter().collect();
-        notes.sort_by(|a, b| {
-            self.touched_ns(b)
-                .cmp(&self.touched_ns(a))
-                .then_with(|| a.path.cmp(&b.path))
-        });
-        notes.truncate(limit);
-        notes
+        // The best `limit` so far, newest first.
+        let mut best: Vec<(i64, &NoteEntry)> = Vec::with_capacity(limit + 1);
+        for note in self.notes.iter() {
+            offer_recent(&mut best, limit, (note.modified_ns, note));
+        }
+        for path in self.opened.keys() {
+            if let Some(note) = self.note(path) {
+                offer_recent(&mut best, limit, (self.touched_ns(note), note));
+            }
+        }
+        best.into_iter().map(|(_, note)| note).collect()
     }
 
     pub fn is_expanded(&self, folder: &str) -> bool {
@@ -315,6 +323,29 @@ fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
+/// Put `candidate` (its touch time and the note) among the `limit` newest of `best`, newest
+/// first and ties by path; a note already held keeps the later of its two times.
+fn offer_recent<'a>(
+    best: &mut Vec<(i64, &'a NoteEntry)>,
+    limit: usize,
+    candidate: (i64, &'a NoteEntry),
+) {
+    if let Some(held) = best.iter().position(|(_, n)| n.path == candidate.1.path) {
+        if best[held].0 >= candidate.0 {
+            return;
+        }
+        best.remove(held);
+    }
+    let newer = |a: &(i64, &NoteEntry), b: &(i64, &NoteEntry)| {
+        b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path))
+    };
+    let at = best.partition_point(|held| newer(held, &candidate).is_lt());
+    if at < limit {
+        best.insert(at, candidate);
+        best.truncate(limit);
+    }
+}
+
 /// The folder tree of `notes` (sorted by path).
 fn build(notes: &[NoteEntry]) -> Folder {
     let mut root = Folder::default();
@@ -397,6 +428,38 @@ mod tests {
             note("Projects/Budget.md", 1),
         ]);
         tree
+    }
+
+    /// The one-pass "Recent" equals sorting every note by its touch, for notes written and
+    /// opened in every order, ties included.
+    #[test]
+    fn recent_is_the_newest_by_touch_as_a_full_sort_gives_them() {
+        let mut tree = FileTree::new();
+        // Write times with ties (i % 7), a deterministic spread.
+        tree.set_notes(
+            (0..300)
+                .map(|i| note(&format!("n{:03}.md", (i * 37) % 300), (i % 7) * 10))
+                .collect(),
+        );
+        for (i, path) in ["n005.md", "n150.md", "n299.md", "n000.md"]
+            .iter()
+            .enumerate()
+        {
+            tree.set_active(Some(path), Some(25 + i as i64 * 20));
+        }
+        tree.touch("n042.md", 65);
+        for limit in [1, 3, 8, 20] {
+            let mut sorted: Vec<&NoteEntry> = tree.notes().iter().collect();
+            sorted.sort_by(|a, b| {
+                tree.touched_ns(b)
+                    .cmp(&tree.touched_ns(a))
+                    .then_with(|| a.path.cmp(&b.path))
+            });
+            sorted.truncate(limit);
+            let want: Vec<&str> = sorted.iter().map(|n| n.path.as_str()).collect();
+            let got: Vec<&str> = tree.recent(limit).iter().map(|n| n.path.as_str()).collect();
+            assert_eq!(got, want, "limit {limit}");
+        }
     }
 
     #[test]
