@@ -1089,11 +1089,13 @@ impl App {
     pub fn on_task_toggled(&mut self, path: &str, result: Result<NoteText, String>) {
         match result {
             Ok(note) => {
+                self.on_note_written(path);
+                // Said first: a conflict with the person's unsaved typing in that note (or its
+                // merge) is said over it, not hidden by it.
+                self.flash(format!("task toggled in {path}"), Role::Notice);
                 if self.editor.path() == Some(path) {
                     self.on_disk_change(note);
                 }
-                self.on_note_written(path);
-                self.flash(format!("task toggled in {path}"), Role::Notice);
             }
             Err(message) => self.flash(message, Role::Error),
         }

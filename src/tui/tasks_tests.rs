@@ -137,3 +137,28 @@ fn a_line_asked_for_is_forgotten_when_another_note_opens() {
     app.on_note_opened("Todo.md", crate::tui::testing::note_text(todo));
     assert_eq!(app.editor.cursor_line_col().0, 0);
 }
+
+/// A task checked off in the open note while the person has unsaved typing there: the note
+/// changed on disk under their text, and that is what the status bar says (not only "toggled").
+#[test]
+fn a_task_toggled_under_unsaved_typing_says_the_note_changed() {
+    let mut app = app_with(Keymap::default_map());
+    app.on_ready();
+    let todo = "# Todo\n\n- [ ] Water\n";
+    app.on_note_opened("Todo.md", crate::tui::testing::note_text(todo));
+    for c in "typed ".chars() {
+        press(&mut app, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    app.on_task_toggled(
+        "Todo.md",
+        Ok(crate::tui::testing::note_version(
+            "# Todo\n\n- [x] Water\n",
+            2,
+        )),
+    );
+    let screen = draw(&mut app, 120, 40);
+    assert!(
+        screen.contains("changed on disk"),
+        "the conflict is not said:\n{screen}"
+    );
+}
