@@ -255,6 +255,9 @@ pub struct App {
     /// A command line sent to the host and not yet answered: a refusal puts it back in the
     /// message box, so a typo or a server still starting costs no retyping.
     command_sent: Option<String>,
+    /// The note the templates were last asked for: `{{title}}` is filled with its name, so the
+    /// filled text goes into that note or none.
+    templates_for: Option<String>,
     mouse_captured: bool,
     effects: Vec<Effect>,
     /// What was asked of the host and is still on its way (shown in the status bar).
@@ -322,6 +325,7 @@ impl App {
             recovery_prompt: None,
             restored_recovery: None,
             command_sent: None,
+            templates_for: None,
             mouse_captured: true,
             effects: Vec::new(),
             waiting: None,

@@ -44,6 +44,8 @@ mod slash_list_tests;
 pub mod stored_transcript;
 #[cfg(test)]
 mod tasks_tests;
+#[cfg(test)]
+mod templates_tests;
 pub mod term;
 #[cfg(test)]
 pub mod testing;

@@ -53,6 +53,7 @@ impl App {
         // `{{title}}` is the note's file name without `.md`, as Obsidian names it.
         let name = path.rsplit('/').next().unwrap_or(path);
         let title = name.strip_suffix(".md").unwrap_or(name).to_string();
+        self.templates_for = Some(path.to_string());
         self.effects
             .push(Effect::Host(Request::Templates { title }));
     }
@@ -78,9 +79,17 @@ impl App {
         let Some(text) = text else {
             return;
         };
-        if self.editor.path().is_none() {
+        let Some(open) = self.editor.path() else {
             self.flash(
                 "open a note first: a template is inserted at its cursor",
+                Role::Notice,
+            );
+            return;
+        };
+        if self.templates_for.as_deref() != Some(open) {
+            // Filled with another note's title: the person moved on while it was on its way.
+            self.flash(
+                "the template was filled for the note open when you asked; ask again here",
                 Role::Notice,
             );
             return;
