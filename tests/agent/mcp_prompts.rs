@@ -29,16 +29,18 @@ fn vault(tmp: &tempfile::TempDir) -> (PathBuf, PathBuf) {
     (vault, tmp.path().join("data"))
 }
 
-/// The prompts server as one of the person's MCP servers, named `notes`.
-fn persons_server() -> Setup {
+/// A vault, with a config that runs the Python script `script` (in tests/peers) as the person's
+/// MCP server `name`, with `extra` lines in its table.
+fn with_server(name: &str, script: &str, extra: &str) -> Setup {
     let tmp = tempfile::tempdir().unwrap();
     let (vault, data) = vault(&tmp);
     let config = tmp.path().join("config.toml");
     let text = format!(
-        "[mcp.servers.notes]\ncommand = {python:?}\nargs = [{script:?}]\n",
+        "[mcp.servers.{name}]\ncommand = {python:?}\nargs = [{script:?}]\n{extra}",
         python = venv_python().display().to_string(),
         script = repo()
-            .join("tests/peers/prompts_server.py")
+            .join("tests/peers")
+            .join(script)
             .display()
             .to_string(),
     );
@@ -49,6 +51,11 @@ fn persons_server() -> Setup {
         data,
         config: Some(config),
     }
+}
+
+/// The prompts server as one of the person's MCP servers, named `notes`.
+fn persons_server() -> Setup {
+    with_server("notes", "prompts_server.py", "")
 }
 
 /// The prompts server as the vault's plugin `notes` (the script inside the vault).
@@ -253,24 +260,11 @@ fn a_vault_plugins_prompts_are_listed_only_once_trusted() {
 /// The hostile server (tests/peers/hostile_prompts.py) in `mode`, as the person's server `h`
 /// with a 2 s call timeout.
 fn hostile(mode: &str) -> Setup {
-    let tmp = tempfile::tempdir().unwrap();
-    let (vault, data) = vault(&tmp);
-    let config = tmp.path().join("config.toml");
-    let text = format!(
-        "[mcp.servers.h]\ncommand = {python:?}\nargs = [{script:?}]\ntimeout_secs = 2\nenv = {{ HOSTILE_MODE = {mode:?} }}\n",
-        python = venv_python().display().to_string(),
-        script = repo()
-            .join("tests/peers/hostile_prompts.py")
-            .display()
-            .to_string(),
-    );
-    std::fs::write(&config, text).unwrap();
-    Setup {
-        _tmp: tmp,
-        vault,
-        data,
-        config: Some(config),
-    }
+    with_server(
+        "h",
+        "hostile_prompts.py",
+        &format!("timeout_secs = 2\nenv = {{ HOSTILE_MODE = {mode:?} }}\n"),
+    )
 }
 
 #[test]
