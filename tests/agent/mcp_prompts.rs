@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Recorded, Reply, anthropic_text};
-use common::{repo, venv_python};
+use common::{python_server_toml, repo, venv_python};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Output;
@@ -35,15 +35,7 @@ fn with_server(name: &str, script: &str, extra: &str) -> Setup {
     let tmp = tempfile::tempdir().unwrap();
     let (vault, data) = vault(&tmp);
     let config = tmp.path().join("config.toml");
-    let text = format!(
-        "[mcp.servers.{name}]\ncommand = {python:?}\nargs = [{script:?}]\n{extra}",
-        python = venv_python().display().to_string(),
-        script = repo()
-            .join("tests/peers")
-            .join(script)
-            .display()
-            .to_string(),
-    );
+    let text = python_server_toml(name, script, extra);
     std::fs::write(&config, text).unwrap();
     Setup {
         _tmp: tmp,

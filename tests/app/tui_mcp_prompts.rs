@@ -9,7 +9,6 @@ use crate::common;
 
 use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text};
 use common::tmux::{Tmux, app_line};
-use common::{repo, venv_python};
 
 #[test]
 fn slash_lists_an_mcp_prompt_tab_completes_it_and_enter_sends_the_servers_prompt() {
@@ -20,14 +19,7 @@ fn slash_lists_an_mcp_prompt_tab_completes_it_and_enter_sends_the_servers_prompt
     let config = tmp.path().join("config.toml");
     std::fs::write(
         &config,
-        format!(
-            "[mcp.servers.notes]\ncommand = {python:?}\nargs = [{script:?}]\n",
-            python = venv_python().display().to_string(),
-            script = repo()
-                .join("tests/peers/prompts_server.py")
-                .display()
-                .to_string(),
-        ),
+        common::python_server_toml("notes", "prompts_server.py", ""),
     )
     .unwrap();
     let data = tmp.path().join("data");
@@ -95,13 +87,10 @@ fn a_server_that_never_lists_its_prompts_is_one_notice_and_the_app_keeps_answeri
     let config = tmp.path().join("config.toml");
     std::fs::write(
         &config,
-        format!(
-            "[mcp.servers.h]\ncommand = {python:?}\nargs = [{script:?}]\ntimeout_secs = 2\nenv = {{ HOSTILE_MODE = \"hang\" }}\n",
-            python = venv_python().display().to_string(),
-            script = repo()
-                .join("tests/peers/hostile_prompts.py")
-                .display()
-                .to_string(),
+        common::python_server_toml(
+            "h",
+            "hostile_prompts.py",
+            "timeout_secs = 2\nenv = { HOSTILE_MODE = \"hang\" }\n",
         ),
     )
     .unwrap();

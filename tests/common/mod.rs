@@ -29,6 +29,20 @@ pub fn venv_python() -> PathBuf {
 }
 
 /// A `vaultchat` command with every file kept under `data` and no influence from the person's
+/// A config table that runs the Python script `script` of tests/peers (with the test venv's
+/// Python, where the MCP SDK is) as the person's MCP server `name`, `extra` lines added to it.
+pub fn python_server_toml(name: &str, script: &str, extra: &str) -> String {
+    format!(
+        "[mcp.servers.{name}]\ncommand = {python:?}\nargs = [{script:?}]\n{extra}",
+        python = venv_python().display().to_string(),
+        script = repo()
+            .join("tests/peers")
+            .join(script)
+            .display()
+            .to_string(),
+    )
+}
+
 /// environment.
 pub fn cmd(data: &Path, vault: &Path) -> Command {
     let mut c = Command::new(bin());
