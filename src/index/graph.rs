@@ -28,6 +28,23 @@ use std::collections::{HashMap, HashSet};
 /// not grow the index without bound.
 const MAX_LINKS_PER_NOTE: usize = 10_000;
 
+/// A note's links have the rowids `note_id << LINK_BITS` up: one range per note, in text order,
+/// so a note's links are found and deleted by rowid with no index of their own (one fewer for a
+/// cold build to sort). Room for [`MAX_LINKS_PER_NOTE`].
+const LINK_BITS: u32 = 14;
+const _: () = assert!(MAX_LINKS_PER_NOTE < 1 << LINK_BITS);
+
+/// The rowids of the links of note `id`: first and last.
+pub(super) fn link_rowids(id: i64) -> Result<(i64, i64), IndexError> {
+    let first = id
+        .checked_mul(1 << LINK_BITS)
+        .filter(|first| *first >= 0)
+        .ok_or_else(|| {
+            IndexError::Reader(format!("note id {id} is too large for the link graph"))
+        })?;
+    Ok((first, first | ((1 << LINK_BITS) - 1)))
+}
+
 /// A context line longer than this (bytes) is cut to a window around the link.
 const MAX_CONTEXT_BYTES: usize = 240;
 
@@ -380,9 +397,17 @@ pub(super) struct GraphChanges {
     pub dirty: Vec<i64>,
     /// The name keys of notes that appeared, vanished or were renamed (old and new names).
     pub names: HashSet<String>,
+    /// The paths of notes that vanished or were renamed away: links to them resolve anew.
+    pub vanished: HashSet<String>,
 }
 
 impl GraphChanges {
+    /// A note vanished from `path` (deleted, or renamed away).
+    pub fn note_vanished(&mut self, path: &str) {
+        self.vanished.insert(path.to_string());
+        self.note_named(path);
+    }
+
     /// A note appeared at, or vanished from, `path`.
     pub fn note_named(&mut self, path: &str) {
         self.names.insert(link_name_key(file_name(path)));
@@ -405,10 +430,11 @@ pub(super) fn insert_links(
         return Ok(());
     }
     let mut insert = tx.prepare_cached(
-        "INSERT INTO links (note_id, from_path, line, kind, target, name_key, to_path, state, context)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO links (rowid, note_id, from_path, line, kind, target, name_key, to_path, state, context)
+         VALUES (?10, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
-    for link in links {
+    let (first, _) = link_rowids(id)?;
+    for (rowid, link) in (first..).zip(links.iter().take(MAX_LINKS_PER_NOTE)) {
         let (state, to_path) = match resolver.as_deref_mut() {
             Some(resolver) => resolver.resolve(link, from),
             None if link.attachment => (LinkState::Attachment, None),
@@ -423,7 +449,8 @@ pub(super) fn insert_links(
             key_of(link.kind, &link.target),
             to_path,
             state.code(),
-            link.context
+            link.context,
+            rowid
         ])?;
     }
     if resolver.is_none() {
@@ -433,26 +460,28 @@ pub(super) fn insert_links(
 }
 
 pub(super) fn delete_links(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
-    tx.prepare_cached("DELETE FROM links WHERE note_id = ?1")?
-        .execute([id])?;
+    let (first, last) = link_rowids(id)?;
+    tx.prepare_cached("DELETE FROM links WHERE rowid BETWEEN ?1 AND ?2")?
+        .execute([first, last])?;
     Ok(())
 }
 
-/// The graph's indexes, as schema.sql creates them: dropped before a cold build fills `links`
-/// and `notes` and created after it, which sorts each once instead of inserting every row into
+/// The graph's indexes, as graph_schema.sql creates them: dropped before a cold build fills
+/// `links` and created after it, which sorts each once instead of inserting every row into
 /// its B-tree as it comes.
-const INDEXES: [(&str, &str); 5] = [
-    ("links_by_note", "links (note_id)"),
+const INDEXES: [(&str, &str); 3] = [
     (
         "links_to",
         "links (to_path, from_path, line) WHERE to_path IS NOT NULL",
     ),
-    ("links_by_name", "links (name_key)"),
+    (
+        "links_waiting",
+        "links (name_key) WHERE to_path IS NULL AND state != 3",
+    ),
     (
         "links_unresolved",
         "links (from_path, line) WHERE state = 2",
     ),
-    ("notes_by_file_key", "notes (file_key)"),
 ];
 
 pub(super) fn drop_indexes(tx: &Transaction<'_>) -> Result<(), IndexError> {
@@ -472,8 +501,13 @@ pub(super) fn create_indexes(tx: &Transaction<'_>) -> Result<(), IndexError> {
 /// Resolve the links a sync left pending, and again every link whose name key names a note that
 /// appeared, vanished or was renamed. Only the notes those links can name are read (by their
 /// file key), never the whole `notes` table: a save of one note settles in a few lookups.
+///
+/// A link a name change can affect either resolves to no note (found by its name, on the small
+/// index `links_waiting`), or to a note with one of that name's file keys (found through
+/// `notes_by_file_key` and `links_to`: there is no index of every link by name, which a cold
+/// build would have to sort), or to a note that vanished (found by its old path).
 pub(super) fn settle(tx: &Transaction<'_>, changes: &GraphChanges) -> Result<(), IndexError> {
-    if changes.dirty.is_empty() && changes.names.is_empty() {
+    if changes.dirty.is_empty() && changes.names.is_empty() && changes.vanished.is_empty() {
         return Ok(());
     }
     // (rowid, kind, target, linking note's path)
@@ -488,18 +522,39 @@ pub(super) fn settle(tx: &Transaction<'_>, changes: &GraphChanges) -> Result<(),
     };
     {
         let mut pending = tx.prepare_cached(
-            "SELECT rowid, kind, target, from_path FROM links WHERE note_id = ?1 AND state = 4",
+            "SELECT rowid, kind, target, from_path FROM links
+             WHERE rowid BETWEEN ?1 AND ?2 AND state = 4",
         )?;
         for id in &changes.dirty {
-            for found in pending.query_map([id], row)? {
+            let (first, last) = link_rowids(*id)?;
+            for found in pending.query_map([first, last], row)? {
                 todo.push(found?);
             }
         }
-        let mut named = tx.prepare_cached(
-            "SELECT rowid, kind, target, from_path FROM links WHERE name_key = ?1 AND state != 3",
+        let mut waiting = tx.prepare_cached(
+            "SELECT rowid, kind, target, from_path FROM links
+             WHERE name_key = ?1 AND to_path IS NULL AND state != 3",
+        )?;
+        let mut to_named = tx.prepare_cached(
+            "SELECT l.rowid, l.kind, l.target, l.from_path
+             FROM notes n CROSS JOIN links l ON l.to_path = n.path
+             WHERE n.file_key = ?1 AND l.name_key = ?2",
         )?;
         for name in &changes.names {
-            for found in named.query_map([name], row)? {
+            for found in waiting.query_map([name], row)? {
+                todo.push(found?);
+            }
+            for file_key in file_keys_for_link_key(name) {
+                for found in to_named.query_map([file_key, name.as_str()], row)? {
+                    todo.push(found?);
+                }
+            }
+        }
+        let mut to_vanished = tx.prepare_cached(
+            "SELECT rowid, kind, target, from_path FROM links WHERE to_path = ?1",
+        )?;
+        for path in &changes.vanished {
+            for found in to_vanished.query_map([path], row)? {
                 todo.push(found?);
             }
         }
@@ -591,11 +646,12 @@ impl Index {
         let Some(id) = self.note_id(path)? else {
             return Ok(None);
         };
+        let (first, last) = link_rowids(id)?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT target, to_path, line, kind, state FROM links WHERE note_id = ?1
+            "SELECT target, to_path, line, kind, state FROM links WHERE rowid BETWEEN ?1 AND ?2
              ORDER BY line, rowid",
         )?;
-        let rows = stmt.query_map([id], |r| {
+        let rows = stmt.query_map([first, last], |r| {
             Ok(Outgoing {
                 target: r.get(0)?,
                 path: r.get(1)?,
@@ -741,8 +797,10 @@ impl Index {
             .query_row(params![from, to], |r| r.get(0))?;
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT n.path,
-               (SELECT count(*) FROM links o WHERE o.note_id = n.id AND o.to_path IS NOT NULL)
-             FROM notes n WHERE {ORPHAN} ORDER BY n.path LIMIT ?3 OFFSET ?4"
+               (SELECT count(*) FROM links o WHERE o.rowid BETWEEN n.id << {LINK_BITS}
+                  AND (n.id << {LINK_BITS}) | {last_slot} AND o.to_path IS NOT NULL)
+             FROM notes n WHERE {ORPHAN} ORDER BY n.path LIMIT ?3 OFFSET ?4",
+            last_slot = (1 << LINK_BITS) - 1
         ))?;
         let rows = stmt.query_map(params![from, to, to_i64(limit), to_i64(offset)], |r| {
             Ok(Orphan {

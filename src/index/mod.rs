@@ -11,6 +11,7 @@ mod document;
 pub mod embeddings;
 mod fresh;
 pub mod graph;
+mod graph_build;
 pub mod query;
 mod search;
 mod snippet;
@@ -30,7 +31,7 @@ use rusqlite::OptionalExtension;
 use std::path::{Path, PathBuf};
 
 /// Bump when the schema or the way notes are tokenised changes: older index files are rebuilt.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -134,17 +135,19 @@ impl Index {
     /// schema version, or a damaged file, is discarded and starts empty: it is only a cache.
     pub fn open(index_dir: &Path, vault: &Vault, config: &IndexConfig) -> Result<Self, IndexError> {
         let db_path = db_path_for(index_dir, vault);
-        let conn = match Self::open_checked(&db_path) {
+        let graph_path = graph_path_for(&db_path);
+        let conn = match Self::open_checked(&db_path, &graph_path) {
             Ok(Some(conn)) => conn,
             Ok(None) | Err(_) => {
                 tracing::info!(path = %db_path.display(), "discarding an outdated or damaged index");
                 remove_db_files(&db_path)?;
-                Self::open_checked(&db_path)?.ok_or_else(|| {
+                remove_db_files(&graph_path)?;
+                Self::open_checked(&db_path, &graph_path)?.ok_or_else(|| {
                     IndexError::Reader("a freshly created index has the wrong version".into())
                 })?
             }
         };
-        Ok(Self {
+        let index = Self {
             conn,
             db_path,
             root: vault.root().to_path_buf(),
@@ -152,7 +155,15 @@ impl Index {
             walk_options: WalkOptions {
                 exclude_folders: config.exclude_folders.clone(),
             },
-        })
+        };
+        if !index.graph_in_step()? {
+            // The graph file is not the one the notes were built with (deleted or replaced by
+            // hand, or left by a build that never committed the notes): start both again, so
+            // the next sync is a cold build that fills them together.
+            tracing::info!(path = %graph_path.display(), "the link graph is out of step with the index; rebuilding both");
+            index.clear()?;
+        }
+        Ok(index)
     }
 
     /// Open the index of `vault` for reading only, as a one-shot query command needs it: no
@@ -166,7 +177,8 @@ impl Index {
     ) -> Result<Option<Self>, IndexError> {
         use rusqlite::OpenFlags;
         let db_path = db_path_for(index_dir, vault);
-        if !db_path.is_file() {
+        let graph_path = graph_path_for(&db_path);
+        if !db_path.is_file() || !graph_path.is_file() {
             return Ok(None);
         }
         let Ok(conn) = rusqlite::Connection::open_with_flags(
@@ -183,6 +195,10 @@ impl Index {
         if version != SCHEMA_VERSION {
             return Ok(None);
         }
+        // Attached from a read-only connection, the graph is read-only too.
+        if attach_graph(&conn, &graph_path).is_err() {
+            return Ok(None);
+        }
         let index = Self {
             conn,
             db_path,
@@ -192,7 +208,7 @@ impl Index {
                 exclude_folders: config.exclude_folders.clone(),
             },
         };
-        Ok(index.has_synced()?.then_some(index))
+        Ok((index.has_synced()? && index.graph_in_step()?).then_some(index))
     }
 
     /// Whether a note is indexed at exactly `path`.
@@ -230,33 +246,73 @@ impl Index {
     }
 
     /// Open an index file and create its schema; `None` when it holds another schema version.
-    fn open_checked(db_path: &Path) -> Result<Option<rusqlite::Connection>, IndexError> {
+    /// Open an index file and its graph file, create their schemas and attach the graph; `None`
+    /// when either holds another schema version.
+    fn open_checked(
+        db_path: &Path,
+        graph_path: &Path,
+    ) -> Result<Option<rusqlite::Connection>, IndexError> {
         let conn = open_connection(db_path, Journal::Rollback)?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version != 0 && version != SCHEMA_VERSION {
             return Ok(None);
         }
         // A larger page cache keeps FTS5 segment merges in memory during big syncs.
-        conn.execute_batch(
-            "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456;",
-        )?;
+        conn.execute_batch(BULK_PRAGMAS)?;
+        conn.execute_batch("PRAGMA mmap_size = 268435456;")?;
         if version == 0 {
             conn.execute_batch(include_str!("schema.sql"))?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
+        if open_graph_file(graph_path)?.is_none() {
+            return Ok(None);
+        }
+        attach_graph(&conn, graph_path)?;
         Ok(Some(conn))
     }
 
     /// Throw the index away and start empty (`vaultchat index --rebuild`).
     pub fn reset(&mut self) -> Result<(), IndexError> {
-        let tx = self.conn.transaction()?;
+        self.clear()?;
+        // Reclaim the space now rather than leaving files twice the size.
+        self.conn.execute_batch("VACUUM main; VACUUM graph;")?;
+        Ok(())
+    }
+
+    /// Delete every row of the index and its graph, in one transaction.
+    fn clear(&self) -> Result<(), IndexError> {
+        let tx = self.conn.unchecked_transaction()?;
         tx.execute_batch(
-            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta; DELETE FROM chunks; DELETE FROM tasks; DELETE FROM links;",
+            "DELETE FROM notes; DELETE FROM note_tags; DELETE FROM notes_fts; DELETE FROM meta; DELETE FROM chunks; DELETE FROM tasks;
+             DELETE FROM graph.links; DELETE FROM graph.graph_meta;",
         )?;
         tx.commit()?;
-        // Reclaim the space now rather than leaving a file twice the size.
-        self.conn.execute_batch("VACUUM")?;
         Ok(())
+    }
+
+    /// Whether the graph file was filled by the same cold build as the notes (both record it),
+    /// or there are no notes yet. Writes after a cold build change both files in one
+    /// transaction, so only a file deleted or replaced by hand, or a cold build that committed
+    /// the graph and then failed before the notes, leaves them apart — and in that last case the
+    /// notes are still empty.
+    fn graph_in_step(&self) -> Result<bool, IndexError> {
+        let build = |sql: &str| -> Result<Option<String>, IndexError> {
+            Ok(self.conn.query_row(sql, [], |r| r.get(0)).optional()?)
+        };
+        let notes = build("SELECT value FROM main.meta WHERE key = 'graph_build'")?;
+        let graph = build("SELECT value FROM graph.graph_meta WHERE key = 'build'")?;
+        if notes == graph {
+            return Ok(true);
+        }
+        let any_note: Option<i64> = self
+            .conn
+            .query_row("SELECT 1 FROM notes LIMIT 1", [], |r| r.get(0))
+            .optional()?;
+        Ok(any_note.is_none())
+    }
+
+    pub fn graph_path(&self) -> PathBuf {
+        graph_path_for(&self.db_path)
     }
 
     pub fn db_path(&self) -> &Path {
@@ -399,8 +455,50 @@ impl Index {
     }
 }
 
+/// The graph file beside the index file `db_path`: `x.db` → `x.graph.db`.
+pub fn graph_path_for(db_path: &Path) -> PathBuf {
+    db_path.with_extension("graph.db")
+}
+
+/// The page cache and temporary storage of a connection that writes big syncs.
+pub(crate) const BULK_PRAGMAS: &str = "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;";
+
+/// Open (creating) the graph file with its own connection, as a cold build writes it; `None`
+/// when it holds another schema version.
+pub(crate) fn open_graph_file(
+    graph_path: &Path,
+) -> Result<Option<rusqlite::Connection>, IndexError> {
+    let conn = open_connection(graph_path, Journal::Rollback)?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version != 0 && version != SCHEMA_VERSION {
+        return Ok(None);
+    }
+    conn.execute_batch(BULK_PRAGMAS)?;
+    if version == 0 {
+        conn.execute_batch(include_str!("graph_schema.sql"))?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    Ok(Some(conn))
+}
+
+/// Attach the graph file to the index's connection as `graph` (read-only when the connection
+/// is). Its tables' names are the graph's own, so queries name them without the schema.
+fn attach_graph(conn: &rusqlite::Connection, graph_path: &Path) -> Result<(), IndexError> {
+    #[cfg(unix)]
+    let name = {
+        use std::os::unix::ffi::OsStrExt;
+        // Bytes, not text: a path need not be UTF-8, and ATTACH reads a blob's bytes as the name.
+        rusqlite::types::Value::Blob(graph_path.as_os_str().as_bytes().to_vec())
+    };
+    #[cfg(not(unix))]
+    let name = rusqlite::types::Value::Text(graph_path.to_string_lossy().into_owned());
+    conn.execute("ATTACH DATABASE ?1 AS graph", [name])?;
+    Ok(())
+}
+
 fn remove_db_files(db_path: &Path) -> Result<(), IndexError> {
-    for suffix in ["", "-wal", "-shm"] {
+    // The rollback journal too: a hot journal left beside a new file would be played into it.
+    for suffix in ["", "-journal", "-wal", "-shm"] {
         let mut p = db_path.as_os_str().to_owned();
         p.push(suffix);
         let p = PathBuf::from(p);

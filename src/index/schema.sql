@@ -53,20 +53,3 @@ CREATE TABLE IF NOT EXISTS tasks (
     tags    TEXT NOT NULL,            -- the task line's and the note's frontmatter tags, lower-cased, each followed by ' '
     PRIMARY KEY (note_id, line)
 ) WITHOUT ROWID;
--- The link graph (index/graph.rs): every link of every note, resolved to the note it opens.
-CREATE TABLE IF NOT EXISTS links (
-    note_id   INTEGER NOT NULL,       -- the linking note
-    from_path TEXT NOT NULL,          -- its path (so backlinks sort and filter on an index alone)
-    line      INTEGER NOT NULL,       -- 1-based
-    kind      INTEGER NOT NULL,       -- 0 [[wikilink]], 1 ![[embed]], 2 [markdown](link.md), 3 [[link]] in a property
-    target    TEXT NOT NULL,          -- as written, without #heading/^block/|alias (Markdown: decoded)
-    name_key  TEXT NOT NULL,          -- the target's last segment folded: which links a note's name can change
-    to_path   TEXT,                   -- the note it opens; NULL when unresolved or an attachment
-    state     INTEGER NOT NULL,       -- 0 resolved, 1 ambiguous (to_path: Obsidian's pick), 2 unresolved, 3 attachment
-    context   TEXT NOT NULL           -- the linking line
-);
--- The same list as graph::INDEXES, which a cold build drops and creates again.
-CREATE INDEX IF NOT EXISTS links_by_note ON links (note_id);
-CREATE INDEX IF NOT EXISTS links_to ON links (to_path, from_path, line) WHERE to_path IS NOT NULL;
-CREATE INDEX IF NOT EXISTS links_by_name ON links (name_key);
-CREATE INDEX IF NOT EXISTS links_unresolved ON links (from_path, line) WHERE state = 2;

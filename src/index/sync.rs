@@ -2,6 +2,7 @@
 
 use super::document::{self, Document};
 use super::graph::{self, GraphChanges};
+use super::graph_build::GraphBuild;
 use super::{Index, IndexError};
 use crate::vault::contained::RootHandle;
 use crate::vault::links::LinkIndex;
@@ -100,11 +101,10 @@ impl Index {
     pub fn sync(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<SyncReport, IndexError> {
         let started = Instant::now();
         let mut report = SyncReport::default();
-        // IMMEDIATE: take the write lock before reading the rows, so two processes syncing at
-        // once cannot both decide to insert the same note.
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let graph_path = self.graph_path();
+        // The write lock before reading the rows, so two processes syncing at once cannot both
+        // decide to insert the same note.
+        let tx = begin_write(&mut self.conn)?;
         let mut rows = load_rows(&tx)?;
         report.cold = rows.is_empty();
         progress(Progress {
@@ -126,13 +126,16 @@ impl Index {
         }
 
         let mut pending = Pending::new();
+        let mut graph_build = None;
+        let build_stamp = new_build_stamp();
         if report.cold {
             // A cold build knows every note before reading any: each link resolves as it is
-            // written, instead of being written, then read back and resolved.
-            pending.resolver = Some(LinkIndex::new(walked.notes.iter().map(|n| n.rel.clone())));
-            // And the graph's indexes are built once at the end, from all rows, rather than
-            // grown row by row.
-            graph::drop_indexes(&tx)?;
+            // written (on the graph's own thread), instead of being written, then read back and
+            // resolved.
+            let notes = LinkIndex::new(walked.notes.iter().map(|n| n.rel.clone()));
+            graph_build = Some(GraphBuild::start(graph_path, notes, build_stamp.clone())?);
+            // And the index is built once at the end, from all rows, rather than grown row by row.
+            tx.execute_batch("DROP INDEX IF EXISTS notes_by_file_key")?;
         }
         for stat in walked.notes {
             let existing = rows.remove(&stat.rel);
@@ -145,16 +148,30 @@ impl Index {
 
         let total = pending.work.len() as u64;
         let mut done = 0u64;
-        pending.write(&tx, &self.handle, &mut report, &mut |n| {
-            done += n;
-            progress(Progress {
-                phase: ProgressPhase::Indexing,
-                done,
-                total,
-            });
-        })?;
+        pending.write(
+            &tx,
+            &self.handle,
+            graph_build.as_ref(),
+            &mut report,
+            &mut |n| {
+                done += n;
+                progress(Progress {
+                    phase: ProgressPhase::Indexing,
+                    done,
+                    total,
+                });
+            },
+        )?;
+        if let Some(graph_build) = graph_build.as_mut() {
+            // The graph sorts its indexes while this thread finishes the notes' side.
+            graph_build.close()?;
+        }
         if report.cold {
-            graph::create_indexes(&tx)?;
+            tx.execute_batch("CREATE INDEX IF NOT EXISTS notes_by_file_key ON notes (file_key)")?;
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('graph_build', ?1)",
+                [&build_stamp],
+            )?;
         }
         // A sync that changed nothing writes nothing: no journal, no fsync (most refreshes).
         if report.changed() > 0 || report.cold || !has_sync_time(&tx)? {
@@ -164,6 +181,10 @@ impl Index {
         // each of them; merging them once after a big sync makes later queries cheaper.
         if report.changed() >= OPTIMIZE_AFTER_CHANGES {
             tx.execute("INSERT INTO notes_fts (notes_fts) VALUES ('optimize')", [])?;
+        }
+        // The graph commits first: see graph_build.rs on the order.
+        if let Some(graph_build) = graph_build {
+            graph_build.wait()?;
         }
         tx.commit()?;
         report.elapsed = started.elapsed();
@@ -177,9 +198,7 @@ impl Index {
     pub fn sync_paths(&mut self, rels: &[String]) -> Result<SyncReport, IndexError> {
         let started = Instant::now();
         let mut report = SyncReport::default();
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = begin_write(&mut self.conn)?;
         let mut pending = Pending::new();
         for rel in rels {
             let name = rel.rsplit('/').next().unwrap_or(rel);
@@ -219,7 +238,7 @@ impl Index {
         if !pending.gone_by_hash.is_empty() {
             check_root_readable(&self.root)?;
         }
-        pending.write(&tx, &self.handle, &mut report, &mut |_| {})?;
+        pending.write(&tx, &self.handle, None, &mut report, &mut |_| {})?;
         tx.commit()?;
         report.elapsed = started.elapsed();
         Ok(report)
@@ -284,8 +303,6 @@ struct Pending {
     racy_cutoff: i64,
     work: Vec<Work>,
     gone_by_hash: HashMap<u64, Vec<(String, Row)>>,
-    /// Every note of the vault, on a cold build (links resolve as they are written).
-    resolver: Option<LinkIndex>,
 }
 
 impl Pending {
@@ -294,7 +311,6 @@ impl Pending {
             racy_cutoff: file_clock_ns() - RACY_WINDOW_NS,
             work: Vec::new(),
             gone_by_hash: HashMap::new(),
-            resolver: None,
         }
     }
 
@@ -324,27 +340,28 @@ impl Pending {
         }
     }
 
-    /// Write the loaded notes (`tick` counts them), then delete the rows still gone.
+    /// Write the loaded notes (`tick` counts them), then delete the rows still gone. On a cold
+    /// build `graph` takes each note's links.
     fn write(
         mut self,
         tx: &Transaction<'_>,
         root: &RootHandle,
+        graph: Option<&GraphBuild>,
         report: &mut SyncReport,
         tick: &mut dyn FnMut(u64),
     ) -> Result<(), IndexError> {
         let mut changes = GraphChanges::default();
-        let mut resolver = self.resolver.as_ref().map(graph::Resolver::new);
         let mut writer = Writer {
             tx,
             racy_cutoff: self.racy_cutoff,
             gone_by_hash: &mut self.gone_by_hash,
-            resolver: resolver.as_mut(),
+            graph,
             changes: &mut changes,
         };
         write_loaded(&mut writer, root, self.work, report, tick)?;
         for (rel, row) in self.gone_by_hash.into_values().flatten() {
             delete_row(tx, row.id)?;
-            changes.note_named(&rel);
+            changes.note_vanished(&rel);
             report.removed += 1;
         }
         graph::settle(tx, &changes)
@@ -405,7 +422,8 @@ struct Writer<'w, 't> {
     tx: &'w Transaction<'t>,
     racy_cutoff: i64,
     gone_by_hash: &'w mut HashMap<u64, Vec<(String, Row)>>,
-    resolver: Option<&'w mut graph::Resolver<'w>>,
+    /// A cold build's graph, which takes each note's links.
+    graph: Option<&'w GraphBuild>,
     changes: &'w mut GraphChanges,
 }
 
@@ -504,10 +522,10 @@ fn write_one(
             let renamed_from = writer.gone_by_hash.get_mut(&loaded.hash).and_then(Vec::pop);
             let renamed_from = renamed_from.map(|(old_rel, row)| {
                 report.renamed += 1;
-                writer.changes.note_named(&old_rel);
+                writer.changes.note_vanished(&old_rel);
                 row
             });
-            if writer.resolver.is_none() {
+            if writer.graph.is_none() {
                 // A new name: links that waited for it (or meant another note by it) resolve anew.
                 writer.changes.note_named(&loaded.stat.rel);
             }
@@ -557,14 +575,10 @@ fn write_one(
         doc.body
     ])?;
     insert_tags_and_tasks(tx, id, &doc)?;
-    graph::insert_links(
-        tx,
-        id,
-        &loaded.stat.rel,
-        &doc.links,
-        writer.resolver.as_deref_mut(),
-        writer.changes,
-    )
+    match writer.graph {
+        Some(graph) => graph.note(id, &loaded.stat.rel, doc.links),
+        None => graph::insert_links(tx, id, &loaded.stat.rel, &doc.links, None, writer.changes),
+    }
 }
 
 /// The rows of a note's tags and tasks (its old ones already cleared).
@@ -607,6 +621,23 @@ fn delete_row(tx: &Transaction<'_>, id: i64) -> Result<(), IndexError> {
     tx.prepare_cached("DELETE FROM notes WHERE id = ?1")?
         .execute([id])?;
     Ok(())
+}
+
+/// A write transaction that holds the index file's write lock from its start, as IMMEDIATE would,
+/// but not the graph file's: that one is taken by the first write to `links`, which a cold build
+/// leaves to the graph's own connection (graph_build.rs). Every writer takes the index file's
+/// lock first, so two never wait on each other in opposite orders. A sync that writes no link
+/// commits one file, without SQLite's super-journal.
+fn begin_write(conn: &mut rusqlite::Connection) -> Result<Transaction<'_>, IndexError> {
+    let tx = conn.transaction()?;
+    // Deletes nothing, but begins the write on `main` (checked by a test).
+    tx.execute("DELETE FROM main.meta WHERE 0", [])?;
+    Ok(tx)
+}
+
+/// A stamp for one cold build, which the index and its graph file both record.
+fn new_build_stamp() -> String {
+    format!("{:x}.{}", file_clock_ns(), std::process::id())
 }
 
 fn has_sync_time(tx: &Transaction<'_>) -> Result<bool, IndexError> {

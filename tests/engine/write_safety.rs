@@ -691,7 +691,9 @@ fn the_server_answers_while_the_index_catches_up() {
     let index_file = fs::read_dir(data.join("index"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "db"))
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "db") && !p.to_string_lossy().ends_with(".graph.db")
+        })
         .unwrap();
     let blocker = rusqlite::Connection::open(&index_file).unwrap();
     blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
