@@ -7,6 +7,7 @@ tests/agent/mcp_prompt_prefill.rs. It speaks MCP on stdio.
   test's gate; no fixed sleep on either side), with one user message `SLOW-PROMPT: go on.`.
 - `draft(topic)`: the person's request and then the start of the assistant's answer (the spec
   allows a prompt to end with an assistant message: the model is to continue it).
+- `tutor()`: opens with the assistant's words, then the person's request.
 """
 
 import os
@@ -35,6 +36,14 @@ def draft(topic: str) -> list[dict]:
     return [
         {"role": "user", "content": f"Draft a short note about {topic}."},
         {"role": "assistant", "content": "PREFILL: Here is the draft, in plain words: "},
+    ]
+
+
+@server.prompt(description="Opens with the assistant's words")
+def tutor() -> list[dict]:
+    return [
+        {"role": "assistant", "content": "TUTOR: I am your gardening tutor."},
+        {"role": "user", "content": "Teach me one thing about compost."},
     ]
 
 
