@@ -723,3 +723,40 @@ fn narrow_tools(tools: Vec<ToolSpec>, limits: &TurnLimits, inbox: &Inbox<'_>) ->
         .filter(|t| allowed.contains(&t.name))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The continuation is glued to the prefill as the model wrote it; a response that opens
+    /// with a tool call gets the prefill as its own text before it.
+    #[test]
+    fn a_prefill_starts_the_recorded_answer() {
+        let mut content = vec![Block::Text {
+            text: " sow in spring.".into(),
+        }];
+        start_with(&mut content, "Here:".into());
+        assert_eq!(
+            content,
+            vec![Block::Text {
+                text: "Here: sow in spring.".into()
+            }]
+        );
+        let call = Block::ToolUse {
+            id: "t1".into(),
+            name: "search_notes".into(),
+            input: serde_json::json!({}),
+        };
+        let mut content = vec![call.clone()];
+        start_with(&mut content, "Here:".into());
+        assert_eq!(
+            content,
+            vec![
+                Block::Text {
+                    text: "Here:".into()
+                },
+                call
+            ]
+        );
+    }
+}
