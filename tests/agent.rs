@@ -29,6 +29,8 @@ mod local_servers;
 mod long_session;
 #[path = "agent/mcp_client.rs"]
 mod mcp_client;
+#[path = "agent/mcp_prompt_prefill.rs"]
+mod mcp_prompt_prefill;
 #[path = "agent/mcp_prompts.rs"]
 mod mcp_prompts;
 #[path = "agent/models_doctor.rs"]

@@ -10,6 +10,8 @@ mod common;
 
 #[path = "app/ask_terminal.rs"]
 mod ask_terminal;
+#[path = "app/host_command_lane.rs"]
+mod host_command_lane;
 #[path = "app/tui_backlinks.rs"]
 mod tui_backlinks;
 #[path = "app/tui_compaction.rs"]

@@ -24,7 +24,7 @@ pub use build::{
 };
 pub use compact::{CompactReason, CompactionInfo, ContextSettings, compaction_line};
 pub use local_server::{ToolOffer, choose_offer, offer_line, offered_tools, tools_tokens};
-pub use prompt_frame::PromptFrame;
+pub use prompt_frame::{PromptFrame, SuggestedStart};
 pub use session::{SessionError, SessionLog, StoredConversation, load_conversation};
 pub use tool_list::build_tool_list;
 

@@ -6,10 +6,12 @@ use super::inbox::{BUSY, Inbox, WaitState};
 use super::prompt::user_message;
 use super::request::{Purpose, Sent, text_of, tool_defs};
 use super::{
-    Agent, AgentEvent, Attachment, CallDecision, NoteContext, PromptFrame, ToolCallRecord, TurnEnd,
-    TurnLimits, TurnOutcome, build_tool_list,
+    Agent, AgentEvent, Attachment, CallDecision, NoteContext, PromptFrame, SuggestedStart,
+    ToolCallRecord, TurnEnd, TurnLimits, TurnOutcome, build_tool_list,
 };
-use crate::llm::{Block, LlmError, Message, ResultPart, Role, StopReason, ToolDef, Usage};
+use crate::llm::{
+    Block, LlmError, Message, ProviderKind, ResultPart, Role, StopReason, ToolDef, Usage,
+};
 use crate::tools::{ToolImage, ToolSpec};
 use serde_json::Value;
 use std::ops::ControlFlow;
@@ -31,6 +33,18 @@ struct Steps {
     compacted_for_overflow: bool,
     last_text: String,
     state: TurnState,
+    /// The prompt's suggested start of the answer, sent after the history for the model to
+    /// continue until a response is recorded, which then starts with it (decisions §71).
+    prefill: Option<String>,
+}
+
+/// Put a prefill in front of the response that continued it: one assistant message, its first
+/// text the prefill and the words that followed (the model continues the text as written).
+fn start_with(content: &mut Vec<Block>, words: String) {
+    match content.first_mut() {
+        Some(Block::Text { text }) => text.insert_str(0, &words),
+        _ => content.insert(0, Block::Text { text: words }),
+    }
 }
 
 /// What comes after a response.
@@ -91,8 +105,13 @@ impl Agent {
         let offered = self.offer_tools(tools, inbox);
         let log_start = self.log.history().len();
         let turn_start = self.history.len();
-        if let Err(e) = self.send_user_message(text, attachments, &context, frame, inbox) {
-            return failed(outcome, e);
+        let prefill = match self.send_user_message(text, attachments, &context, frame, inbox) {
+            Ok(prefill) => prefill,
+            Err(e) => return failed(outcome, e),
+        };
+        if let Some(words) = &prefill {
+            // The answer as the person reads it starts with the prompt's words.
+            inbox.send(AgentEvent::TextDelta(words.clone()));
         }
         let mut steps = Steps {
             outcome,
@@ -105,6 +124,7 @@ impl Agent {
             compacted_for_overflow: false,
             last_text: String::new(),
             state: TurnState::default(),
+            prefill,
         };
         loop {
             match self.step(&mut steps, &mut context, inbox).await {
@@ -118,8 +138,11 @@ impl Agent {
     }
 
     /// The person's message with the notes it links and the focused note, stored and added to
-    /// the history; an MCP prompt's other messages before and after it, its other blocks
-    /// (embedded resources, images) right after its text.
+    /// the history; an MCP prompt's other messages before it, its other blocks (embedded
+    /// resources, images) right after its text, and the assistant's words it ends with either
+    /// quoted at the end of the message or returned, to be sent as a prefill (decisions §71) —
+    /// never stored as a message of their own, so the reply does not follow them as a second
+    /// assistant message.
     fn send_user_message(
         &mut self,
         text: &str,
@@ -127,9 +150,18 @@ impl Agent {
         context: &NoteContext,
         frame: &PromptFrame,
         inbox: &Inbox<'_>,
-    ) -> Result<(), String> {
+    ) -> Result<Option<String>, String> {
         for message in &frame.before {
-            self.record(message.clone())?;
+            let after_an_answer = [self.history.last(), self.log.history().last()]
+                .iter()
+                .any(|last| last.is_some_and(|m| m.role == Role::Assistant));
+            if message.role == Role::Assistant && after_an_answer {
+                // A prompt that opens with the assistant's words, run after a reply: quoted in
+                // the person's turn rather than stored as a second assistant message in a row.
+                self.record(SuggestedStart::quoted_earlier(message))?;
+            } else {
+                self.record(message.clone())?;
+            }
         }
         // The focused note as the model sees it in this message is what it "read".
         if let Some(note) = &context.note {
@@ -144,11 +176,26 @@ impl Agent {
         for block in self.linked_notes(text, inbox) {
             user.content.push(Block::Text { text: block });
         }
+        let prefill = match frame.suggested_start(self.continues_prefill()) {
+            Some(SuggestedStart::Prefill(words)) => Some(words),
+            Some(SuggestedStart::Quoted(words)) => {
+                user.content.push(Block::Text {
+                    text: SuggestedStart::quoted_block(&words),
+                });
+                None
+            }
+            None => None,
+        };
         self.record(user)?;
-        for message in &frame.after {
-            self.record(message.clone())?;
-        }
-        Ok(())
+        Ok(prefill)
+    }
+
+    /// Whether the provider continues a trailing assistant message: Anthropic does, except with
+    /// extended thinking on (it refuses the request); OpenAI-compatible servers answer it as a
+    /// finished message instead.
+    fn continues_prefill(&self) -> bool {
+        self.provider.kind() == ProviderKind::Anthropic
+            && self.provider.settings().thinking_budget == 0
     }
 
     /// One model response and the calls it asks for. `Break(Err)` ends the turn as failed.
@@ -169,7 +216,15 @@ impl Agent {
         steps.outcome.steps += 1;
         self.compact_if_needed(&steps.system, &steps.tools, &mut steps.outcome.usage, inbox)
             .await;
-        let request = self.request_of(&steps.system, &steps.tools);
+        let mut request = self.request_of(&steps.system, &steps.tools);
+        if let Some(words) = &steps.prefill {
+            request.messages.push(Message {
+                role: Role::Assistant,
+                content: vec![Block::Text {
+                    text: words.clone(),
+                }],
+            });
+        }
         if let Some(message) = self.over_hard_window(&request) {
             // The server would cut it without a word: compact once, else end the turn saying so.
             steps.outcome.steps -= 1;
@@ -181,10 +236,13 @@ impl Agent {
         let sent = self
             .send_request(&request, Purpose::Step, &mut steps.outcome.usage, inbox)
             .await;
-        let response = match sent {
+        let mut response = match sent {
             Sent::Done(response) => response,
             Sent::Failed(e) => return self.after_failed_request(e, steps, inbox).await,
-            Sent::Interrupted(partial) => {
+            Sent::Interrupted(mut partial) => {
+                if let Some(words) = steps.prefill.take() {
+                    partial.insert_str(0, &words);
+                }
                 self.keep_interrupted_text(&partial, inbox);
                 if !partial.is_empty() {
                     steps.last_text = partial;
@@ -202,6 +260,9 @@ impl Agent {
         let stopped_at_window = response.stop_reason == StopReason::ContextWindowExceeded;
         if !stopped_at_window {
             steps.compacted_for_overflow = false;
+        }
+        if let Some(words) = steps.prefill.take() {
+            start_with(&mut response.content, words);
         }
         let text_of_response = text_of(&response.content);
         if !text_of_response.is_empty() {
@@ -661,4 +722,41 @@ fn narrow_tools(tools: Vec<ToolSpec>, limits: &TurnLimits, inbox: &Inbox<'_>) ->
         .into_iter()
         .filter(|t| allowed.contains(&t.name))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The continuation is glued to the prefill as the model wrote it; a response that opens
+    /// with a tool call gets the prefill as its own text before it.
+    #[test]
+    fn a_prefill_starts_the_recorded_answer() {
+        let mut content = vec![Block::Text {
+            text: " sow in spring.".into(),
+        }];
+        start_with(&mut content, "Here:".into());
+        assert_eq!(
+            content,
+            vec![Block::Text {
+                text: "Here: sow in spring.".into()
+            }]
+        );
+        let call = Block::ToolUse {
+            id: "t1".into(),
+            name: "search_notes".into(),
+            input: serde_json::json!({}),
+        };
+        let mut content = vec![call.clone()];
+        start_with(&mut content, "Here:".into());
+        assert_eq!(
+            content,
+            vec![
+                Block::Text {
+                    text: "Here:".into()
+                },
+                call
+            ]
+        );
+    }
 }

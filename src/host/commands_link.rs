@@ -1,22 +1,13 @@
 //! Running one of the person's or the vault's commands from the app: the host finds it (the
 //! vault's only while trusted), makes its prompt (the index answers `{{tag:x}}`; an MCP server's
-//! prompt comes from `prompts/get`, decisions §67) and sends the agent an `Op::CommandTurn`; a
-//! prompt that cannot be made is a `CommandRefused` the app shows.
+//! prompt comes from `prompts/get`, decisions §67) for the agent's lane to send as an
+//! `Op::CommandTurn`; a prompt that cannot be made is a `CommandRefused` the app shows.
 
 use super::HostEvent;
 use super::core::Core;
 use crate::agent::{NoteContext, Op, PromptFrame, TurnLimits};
 use crate::commands::{self, Catalog, Command, Origin};
 use std::sync::Arc;
-
-/// Find `name`, make its prompt from `args` and the note side of the screen, and hand it to the
-/// agent; or tell the app why not.
-pub(super) async fn run(core: &Arc<Core>, name: String, args: String, context: NoteContext) {
-    match prepare(core, name, args, context).await {
-        Ok(op) => core.agent.send(core, op).await,
-        Err(message) => core.tell(HostEvent::CommandRefused(message)),
-    }
-}
 
 /// Read every command again (the files may have changed, or the trust; the servers' prompts
 /// are listed once per run) and hand the list to the app; the files left out go to the log, a
@@ -52,7 +43,9 @@ async fn catalog(core: &Arc<Core>) -> Catalog {
     catalog
 }
 
-async fn prepare(
+/// Find `name` and make its turn from `args` and the note side of the screen, or say why not.
+/// The agent's lane (`agent_lane.rs`) sends the turn, in order with the agent's ops.
+pub(super) async fn prepare(
     core: &Arc<Core>,
     name: String,
     args: String,

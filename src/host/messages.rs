@@ -154,6 +154,9 @@ pub enum HostEvent {
     /// A command could not be run (no such command, the vault's not trusted, an unknown
     /// placeholder, a missing argument): why, to show; no turn started.
     CommandRefused(String),
+    /// The command named here was cancelled (an interrupt) while its prompt was still being
+    /// made (an MCP server's `prompts/get`): no turn started.
+    CommandCancelled(String),
     /// Every command, read when asked ([`Request::ListCommands`]), for the `/` list and the help.
     Commands(crate::commands::Catalog),
     NoteOpened {

@@ -4,10 +4,13 @@
 //! agent. The app (`tui`) is a client of this and of the agent's protocol; it does no I/O and
 //! names no engine module (docs/architecture.md draws the arrows).
 //!
-//! Requests run as they come: the agent's ops in order on the host's task (a turn's ops must
-//! arrive as sent), everything that touches the disk or the database on the blocking pool, the
-//! provider's HTTP calls as tasks. Each answer is an event on one channel.
+//! Requests run as they come: the agent's ops and the commands that become turns in order on
+//! the agent's lane (a turn's ops must arrive as sent, and after the command sent before them;
+//! `agent_lane.rs`), everything that touches the disk or the database on the blocking pool, the
+//! provider's HTTP calls and the MCP servers' listings as tasks — so that nothing waits behind a
+//! slow server but what must. Each answer is an event on one channel.
 
+mod agent_lane;
 mod agent_link;
 mod backlinks;
 mod changes;
@@ -82,6 +85,7 @@ pub struct Host {
     requests: mpsc::UnboundedSender<Request>,
     pub events: mpsc::UnboundedReceiver<HostEvent>,
     core: Arc<core::Core>,
+    lane: Arc<agent_lane::Lane>,
 }
 
 impl Host {
@@ -92,11 +96,17 @@ impl Host {
         let (events_tx, events) = mpsc::unbounded_channel();
         let (requests, requests_rx) = mpsc::unbounded_channel();
         let core = core::Core::start(launch, events_tx);
-        tokio::spawn(core::serve(Arc::clone(&core), requests_rx));
+        let lane = Arc::new(agent_lane::Lane::start(Arc::clone(&core)));
+        tokio::spawn(core::serve(
+            Arc::clone(&core),
+            requests_rx,
+            Arc::clone(&lane),
+        ));
         Host {
             requests,
             events,
             core,
+            lane,
         }
     }
 
@@ -108,7 +118,9 @@ impl Host {
     }
 
     /// End the agent and the MCP servers (each is asked to stop and waited for up to a second).
+    /// A command whose prompt is still on its way is dropped first: it starts no turn.
     pub async fn shut_down(&self) {
+        self.lane.stop();
         self.core.shut_down().await;
     }
 }
@@ -215,24 +227,33 @@ mod core {
         }
     }
 
-    /// Take requests until the app ends.
-    pub(super) async fn serve(core: Arc<Core>, mut requests: mpsc::UnboundedReceiver<Request>) {
+    /// Take requests until the app ends; none is waited for here.
+    pub(super) async fn serve(
+        core: Arc<Core>,
+        mut requests: mpsc::UnboundedReceiver<Request>,
+        lane: Arc<agent_lane::Lane>,
+    ) {
         while let Some(request) = requests.recv().await {
-            dispatch(&core, request).await;
+            dispatch(&core, &lane, request);
         }
     }
 
-    /// Where each request runs: the agent's ops in order here, disk and database work on the
-    /// blocking pool, the provider's HTTP calls as tasks.
-    async fn dispatch(core: &Arc<Core>, request: Request) {
+    /// Where each request runs: the agent's ops and commands in order on the lane, disk and
+    /// database work on the blocking pool, the provider's HTTP calls as tasks.
+    fn dispatch(core: &Arc<Core>, lane: &agent_lane::Lane, request: Request) {
         match request {
-            Request::Agent(op) => core.agent.send(core, op).await,
-            // In order with the agent's ops: the prompt is made, then sent, before the next op.
+            Request::Agent(op) => lane.send(agent_lane::LaneItem::Op(op)),
+            // In order with the agent's ops: the prompt is made, then sent, before the next op;
+            // a slow server holds up nothing else.
             Request::RunCommand {
                 name,
                 args,
                 context,
-            } => commands_link::run(core, name, args, context).await,
+            } => lane.send(agent_lane::LaneItem::Command {
+                name,
+                args,
+                context,
+            }),
             Request::ListModels { current } => models::list_models(core, current),
             // Off the loop: the files on the blocking pool, the servers' prompts as a task.
             Request::ListCommands => {

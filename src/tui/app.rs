@@ -748,16 +748,32 @@ impl App {
 
     /// The host could not run a command: no turn started.
     pub fn on_command_refused(&mut self, message: &str) {
+        self.command_ended_unrun();
+        self.on_error(message);
+    }
+
+    /// The person interrupted a command while its prompt was being made: no turn started.
+    pub fn on_command_cancelled(&mut self, name: &str) {
+        self.command_ended_unrun();
+        let line = format!(
+            "/{} cancelled before its prompt came; nothing was sent",
+            crate::quote::terminal(name)
+        );
+        self.transcript.push_system(&line);
+        self.flash(line, Role::Notice);
+    }
+
+    /// A command that started no turn: the chat is idle again, and the command is back in the
+    /// box unless the person has started typing something else meanwhile.
+    fn command_ended_unrun(&mut self) {
         if self.state == AgentState::Thinking {
             self.state = AgentState::Idle;
         }
-        // Back in the box unless the person has started typing something else meanwhile.
         if let Some(typed) = self.command_sent.take()
             && self.input.is_empty()
         {
             self.input.insert_str(&typed);
         }
-        self.on_error(message);
     }
 
     fn on_view_outcome(&mut self, outcome: Option<ViewOutcome>) {

@@ -137,3 +137,38 @@ fn a_command_typed_while_a_turn_runs_stays_in_the_message_box() {
         "{effects:?}"
     );
 }
+
+/// Esc while an MCP prompt is still being made: the host cancels the command (decisions §71);
+/// the chat is idle again, the command is back in the box to run again, and the transcript says
+/// nothing was sent.
+#[test]
+fn a_command_cancelled_before_its_prompt_came_leaves_the_chat_idle_with_it_in_the_box() {
+    let mut app = app_with(Keymap::default_map());
+    command(&mut app, "/notes:summarize gardening");
+    assert_eq!(*app.state(), AgentState::Thinking);
+    let effects = app.take_effects();
+    assert!(
+        effects.iter().any(|e| matches!(
+            e,
+            crate::tui::app::Effect::Host(crate::host::Request::RunCommand { .. })
+        )),
+        "{effects:?}"
+    );
+    press(&mut app, KeyCode::Esc);
+    assert!(
+        app.take_effects().iter().any(|e| matches!(
+            e,
+            crate::tui::app::Effect::Agent(crate::agent::Op::Interrupt)
+        )),
+        "Esc asks the host to interrupt"
+    );
+    app.on_host(HostEvent::CommandCancelled("notes:summarize".into()));
+    assert_eq!(*app.state(), AgentState::Idle);
+    assert_eq!(app.input.text(), "/notes:summarize gardening");
+    let screen = draw(&mut app, 80, 24);
+    assert!(
+        screen.contains("/notes:summarize cancelled before its prompt came"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("command_cancelled_80x24", screen);
+}

@@ -52,6 +52,7 @@ impl App {
             }
             HostEvent::AgentUnavailable => self.on_agent_unavailable(),
             HostEvent::CommandRefused(message) => self.on_command_refused(&message),
+            HostEvent::CommandCancelled(name) => self.on_command_cancelled(&name),
             HostEvent::Commands(catalog) => self.on_commands(catalog),
             HostEvent::NoteOpened { path, note } => self.on_note_opened(&path, note),
             HostEvent::RecoveryFound(kept) => self.on_recovery_found(kept),
