@@ -19,6 +19,8 @@ mod daily_notes;
 mod edit_robustness;
 #[path = "engine/index_crash.rs"]
 mod index_crash;
+#[path = "engine/index_graph_file.rs"]
+mod index_graph_file;
 #[path = "engine/index_sync.rs"]
 mod index_sync;
 #[path = "engine/link_graph.rs"]

@@ -19,7 +19,7 @@ use crate::vault::links::{
 };
 use crate::vault::markdown::{self, ParsedNote};
 use crate::vault::name::file_name;
-use crate::vault::relink::markdown_links;
+use crate::vault::relink::markdown_links_at;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -151,20 +151,18 @@ pub fn extract(text: &str, parsed: &ParsedNote) -> Vec<NoteLink> {
         };
         push_wikilink(&mut found, link.span.start, kind, link.target.clone());
     }
-    // pulldown-cmark runs only on notes that can hold a Markdown link at all.
-    if text[parsed.body_start..].contains("](") {
-        for link in markdown_links(text, parsed.body_start) {
-            let attachment = !has_md_extension(&link.decoded);
-            if attachment && !is_attachment_name(&link.decoded) {
-                continue; // `[x](folder/)`, `[x](page.html)`: not a note, not a vault file we know.
-            }
-            found.push((
-                link.target.start,
-                LinkKind::Markdown,
-                link.decoded,
-                attachment,
-            ));
+    // From the note's own parse: no second run of pulldown-cmark.
+    for link in markdown_links_at(text, parsed.body_start, &parsed.inline_links) {
+        let attachment = !has_md_extension(&link.decoded);
+        if attachment && !is_attachment_name(&link.decoded) {
+            continue; // `[x](folder/)`, `[x](page.html)`: not a note, not a vault file we know.
         }
+        found.push((
+            link.target.start,
+            LinkKind::Markdown,
+            link.decoded,
+            attachment,
+        ));
     }
     found.sort_by_key(|(at, ..)| *at);
     found.truncate(MAX_LINKS_PER_NOTE);

@@ -703,6 +703,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_write_transaction_locks_the_index_file_from_its_start_and_not_the_graph_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("v");
+        std::fs::create_dir_all(&root).unwrap();
+        let vault = crate::vault::Vault::open(&root).unwrap();
+        let config = crate::config::IndexConfig::default();
+        let mut index = Index::open(&tmp.path().join("index"), &vault, &config).unwrap();
+        let (db_path, graph_path) = (index.db_path().to_path_buf(), index.graph_path());
+        let tx = begin_write(&mut index.conn).unwrap();
+        // No busy timeout on these: a lock held elsewhere is an error at once.
+        let other_main = rusqlite::Connection::open(&db_path).unwrap();
+        assert!(other_main.execute_batch("BEGIN IMMEDIATE").is_err());
+        let other_graph = rusqlite::Connection::open(&graph_path).unwrap();
+        other_graph
+            .execute_batch("BEGIN IMMEDIATE; COMMIT")
+            .unwrap();
+        drop(tx);
+        other_main.execute_batch("BEGIN IMMEDIATE; COMMIT").unwrap();
+    }
+
+    #[test]
     fn rows_under_an_unreadable_folder_are_recognised_by_whole_names() {
         assert!(is_at_or_under("Locked/a.md", "Locked"));
         assert!(is_at_or_under("Locked/Deep/b.md", "Locked"));

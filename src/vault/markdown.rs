@@ -55,6 +55,11 @@ pub struct ParsedNote {
     pub code_blocks: Vec<CodeBlock>,
     /// The `- [ ]` tasks ([`tasks`]).
     pub tasks: Vec<Task>,
+    /// pulldown-cmark's range of each inline link and image (`[text](dest)`) of the body, for
+    /// [`crate::vault::relink::markdown_links_at`]: the graph reads Markdown links from the parse
+    /// the note had anyway instead of a second one. Empty for a plain note (none can hold one).
+    #[serde(skip)]
+    pub inline_links: Vec<Range<usize>>,
 }
 
 /// A YAML frontmatter block at the very start of a note.
@@ -203,6 +208,7 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
             headings: atx_headings(text, body_start),
             fences: Vec::new(),
             items: Vec::new(),
+            inline_links: Vec::new(),
         }
     } else {
         let (structure, excluded) = block_structure(text, body_start);
@@ -284,6 +290,7 @@ fn parse_with(text: &str, allow_fast: bool) -> ParsedNote {
         headings,
         code_blocks,
         tasks,
+        inline_links: structure.inline_links,
     }
 }
 

@@ -244,19 +244,36 @@ pub struct MarkdownLink {
 /// no scheme, not a bare `#fragment`. Links in code are not seen (pulldown-cmark parses code).
 pub fn markdown_links(text: &str, body_start: usize) -> Vec<MarkdownLink> {
     let body = &text[body_start..];
-    let mut found = Vec::new();
-    for (event, range) in Parser::new_ext(body, Options::ENABLE_FOOTNOTES).into_offset_iter() {
-        let (Event::Start(Tag::Link {
-            link_type: LinkType::Inline,
-            ..
+    let sources: Vec<Range<usize>> = Parser::new_ext(body, Options::ENABLE_FOOTNOTES)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(
+                Tag::Link {
+                    link_type: LinkType::Inline,
+                    ..
+                }
+                | Tag::Image {
+                    link_type: LinkType::Inline,
+                    ..
+                },
+            ) => Some(range.start + body_start..range.end + body_start),
+            _ => None,
         })
-        | Event::Start(Tag::Image {
-            link_type: LinkType::Inline,
-            ..
-        })) = event
-        else {
-            continue;
-        };
+        .collect();
+    markdown_links_at(text, body_start, &sources)
+}
+
+/// [`markdown_links`] from the links' source ranges in `text` (pulldown-cmark's, as
+/// [`crate::vault::markdown::ParsedNote::inline_links`] keeps them from the note's parse).
+pub fn markdown_links_at(
+    text: &str,
+    body_start: usize,
+    sources: &[Range<usize>],
+) -> Vec<MarkdownLink> {
+    let body = &text[body_start..];
+    let mut found = Vec::new();
+    for source in sources {
+        let range = source.start.saturating_sub(body_start)..source.end.saturating_sub(body_start);
         let Some(dest) = destination_range(body, &range) else {
             continue;
         };

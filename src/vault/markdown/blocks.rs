@@ -10,6 +10,8 @@ pub(super) struct BlockStructure {
     pub(super) fences: Vec<Range<usize>>,
     /// Where each list item starts (its marker), for the tasks.
     pub(super) items: Vec<usize>,
+    /// pulldown-cmark's range of each inline link and image (`[text](dest)`), for the graph.
+    pub(super) inline_links: Vec<Range<usize>>,
 }
 
 /// Whether the tag/link scan can run over the raw body without pulldown-cmark. True when nothing in
@@ -154,6 +156,9 @@ pub(super) fn block_structure(
                     .push((heading_level(level), trim_newline(text, range.clone())));
             }
             Event::Start(Tag::Link { link_type, .. } | Tag::Image { link_type, .. }) => {
+                if link_type == LinkType::Inline {
+                    structure.inline_links.push(range.clone());
+                }
                 let opener = if text[range.clone()].starts_with('!') {
                     2
                 } else {
