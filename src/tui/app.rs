@@ -273,6 +273,9 @@ pub struct App {
     completion: Option<LinkCompletion>,
     /// A note asked for at a line (the tasks view): the cursor goes there once it is open.
     pending_line: Option<(String, usize)>,
+    /// `/mcp` asked for the tools view, which opens when the list comes. A list that comes for
+    /// a reload of a view the person has closed meanwhile opens nothing.
+    tools_asked: bool,
     /// Every command, as the host last read them (the built-ins until it answers).
     commands: crate::commands::Catalog,
     /// The areas of the last frame, for mouse clicks.
@@ -335,6 +338,7 @@ impl App {
             files_shown: None,
             completion: None,
             pending_line: None,
+            tools_asked: false,
             commands: crate::commands::Catalog::built_in(),
             editor_area: Rect::default(),
             chat_area: Rect::default(),
@@ -691,7 +695,10 @@ impl App {
             "sessions" => self.effects.push(Effect::Host(Request::ListSessions(None))),
             "usage" => self.effects.push(Effect::Host(Request::Usage)),
             "help" => self.show_help(),
-            "mcp" | "tools" => self.load_tools(),
+            "mcp" | "tools" => {
+                self.tools_asked = true;
+                self.load_tools();
+            }
             "tasks" => self.load_tasks(),
             "backlinks" => self.show_backlinks(),
             "rewind" => match self.editor.path() {
@@ -1081,8 +1088,14 @@ impl App {
         }));
     }
 
+    /// The tools list came: open the view when `/mcp` asked for it, or replace the open one (a
+    /// reload); a reload's list for a view closed since is dropped, so it never reopens over
+    /// what the person typed next.
     pub fn show_tools(&mut self, view: ToolsView) {
-        self.overlay = Some(Overlay::Tools(view.with_keymap(&self.keymap)));
+        let open = matches!(self.overlay, Some(Overlay::Tools(_)));
+        if open || std::mem::take(&mut self.tools_asked) {
+            self.overlay = Some(Overlay::Tools(view.with_keymap(&self.keymap)));
+        }
     }
 
     /// Ask the host for the vault's open tasks (the tasks view opens when they arrive).

@@ -405,12 +405,39 @@ fn an_open_tools_view_is_reloaded_when_the_mcp_servers_have_started() {
         app.take_effects().is_empty(),
         "nothing to reload without the view"
     );
-    app.show_tools(crate::tui::views::tools::ToolsView::new(vec![], vec![]));
+    let key = |app: &mut App, code: KeyCode| {
+        app.on_terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    };
+    for c in "/mcp".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let effects = app.take_effects();
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Host(crate::host::Request::ListTools { .. }))),
+        "{effects:?}"
+    );
+    let tools = || crate::tui::views::tools::ToolsView::new(vec![], vec![]);
+    app.show_tools(tools());
+    assert!(draw(&mut app, 120, 40).contains("Tools · "));
     app.on_mcp_started();
     assert!(matches!(
         app.take_effects().as_slice(),
         [Effect::Host(crate::host::Request::ListTools { .. })]
     ));
+    // The person closes the view and types on before the reload's list comes: the list must not
+    // open the view again over the message being typed.
+    key(&mut app, KeyCode::Esc);
+    for c in "hello".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    app.show_tools(tools());
+    key(&mut app, KeyCode::Char('!'));
+    let screen = draw(&mut app, 120, 40);
+    assert!(!screen.contains("Tools · "), "{screen}");
+    assert_eq!(app.input.text(), "hello!");
 }
 
 #[test]
