@@ -250,7 +250,7 @@ fn first_op(
             frame,
         },
         None => Op::UserTurn {
-            text: args.prompt.clone(),
+            text: commands::message_text(&args.prompt).into_owned(),
             attachments,
             context,
         },
@@ -571,12 +571,9 @@ fn command_turn(
     context: &NoteContext,
     (runtime, mcp): (&tokio::runtime::Runtime, &McpStartup),
 ) -> Result<Option<CommandTurn>, String> {
-    let Some((name, rest)) = commands::parse_invocation(prompt) else {
+    let Some((name, rest)) = commands::command_invocation(prompt) else {
         return Ok(None);
     };
-    if !commands::is_command_name(name) {
-        return Ok(None);
-    }
     let mut catalog = commands::catalog(&ctx.paths, workspace.vault());
     if catalog.find(name).is_none() && name.contains(':') && !mcp.is_empty() {
         let command = runtime.block_on(async {

@@ -185,6 +185,27 @@ fn is_name_part(part: &str) -> bool {
             .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
+/// `/name ARGS` when a typed message is a command: a name a command can have, and no `//` at
+/// the start. A pasted path (`/home/me/notes/a.md is broken`) is a message, as is `//text`, the
+/// way to send a message that starts with `/` (see [`message_text`]). The app and `vaultchat ask`
+/// both decide by this.
+pub fn command_invocation(text: &str) -> Option<(&str, &str)> {
+    if text.trim_start().starts_with("//") {
+        return None;
+    }
+    let (name, args) = parse_invocation(text)?;
+    is_command_name(name).then_some((name, args))
+}
+
+/// The text a typed message sends: as typed, except that `//` at its start stands for `/`
+/// (`//tmp is full` sends `/tmp is full`).
+pub fn message_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.trim_start().strip_prefix("//") {
+        Some(rest) => std::borrow::Cow::Owned(format!("/{rest}")),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 /// `/name ARGS` split into the name and the rest (trimmed); `None` when `text` is no command.
 pub fn parse_invocation(text: &str) -> Option<(&str, &str)> {
     let rest = text.trim_start().strip_prefix('/')?;

@@ -138,6 +138,30 @@ fn invocations_split_name_and_arguments() {
     assert_eq!(parse_invocation("/"), None);
 }
 
+#[test]
+fn a_pasted_path_and_double_slash_text_are_messages_not_commands() {
+    assert_eq!(
+        command_invocation("/weekly-review  a b "),
+        Some(("weekly-review", "a b"))
+    );
+    assert_eq!(
+        command_invocation("/srv:prompt x"),
+        Some(("srv:prompt", "x"))
+    );
+    // A path is no command name; `//` is the way to send text that starts with `/`.
+    assert_eq!(command_invocation("/home/me/notes/a.md is broken"), None);
+    assert_eq!(command_invocation("/tmp/ is full"), None);
+    assert_eq!(command_invocation("//tmp is full"), None);
+    assert_eq!(command_invocation("  //model"), None);
+    assert_eq!(message_text("//tmp is full"), "/tmp is full");
+    assert_eq!(message_text("  //model"), "/model");
+    assert_eq!(
+        message_text("/home/me/a.md is broken"),
+        "/home/me/a.md is broken"
+    );
+    assert_eq!(message_text("plain"), "plain");
+}
+
 fn vault_with_commands() -> (tempfile::TempDir, Vault) {
     let dir = tempfile::tempdir().unwrap();
     let commands = dir.path().join(COMMANDS_DIR);

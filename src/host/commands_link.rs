@@ -127,7 +127,7 @@ pub fn prompt_turn(
 pub fn no_such_command(name: &str, catalog: &Catalog) -> String {
     // The name is what the person typed; the vault's words (`withheld`) come escaped.
     let mut message = format!(
-        "/{} is not a command; `vaultchat commands` lists every one (/help the built-in ones)",
+        "/{} is not a command; `vaultchat commands` lists every one (/help the built-in ones); to send a message that starts with /, begin it with //",
         crate::quote::terminal(name)
     );
     if let Some(why) = &catalog.withheld {

@@ -628,7 +628,10 @@ impl App {
             }
             return;
         }
-        if let Some(command) = text.trim().strip_prefix('/') {
+        // A pasted path or `//text` is a message (one rule with `vaultchat ask`).
+        if crate::commands::command_invocation(&text).is_some()
+            && let Some(command) = text.trim().strip_prefix('/')
+        {
             self.command(command);
             return;
         }
@@ -654,6 +657,7 @@ impl App {
                 return;
             }
         }
+        let text = crate::commands::message_text(&text).into_owned();
         let images = self.input.take_images();
         let facts = images.iter().map(crate::attach::Image::facts).collect();
         self.transcript.push_user_with_images(&text, facts);

@@ -172,3 +172,37 @@ fn a_command_cancelled_before_its_prompt_came_leaves_the_chat_idle_with_it_in_th
     );
     insta::assert_snapshot!("command_cancelled_80x24", screen);
 }
+
+/// A message that starts with a pasted path is sent to the model as typed, and `//` sends one
+/// that starts with `/` (`//tmp is full`); neither is run as a command (the host is never asked).
+#[test]
+fn a_pasted_path_or_double_slash_is_a_message_not_a_command() {
+    use crate::agent::Op;
+    use crate::tui::app::Effect;
+    for (typed, sent) in [
+        (
+            "/home/me/notes/a.md is broken, why?",
+            "/home/me/notes/a.md is broken, why?",
+        ),
+        ("//tmp is full", "/tmp is full"),
+    ] {
+        let mut app = app_with(Keymap::default_map());
+        let _ = app.take_effects();
+        command(&mut app, typed);
+        let effects = app.take_effects();
+        assert!(
+            effects
+                .iter()
+                .any(|e| matches!(e, Effect::Agent(Op::UserTurn { text, .. }) if text == sent)),
+            "{typed:?}: {effects:?}"
+        );
+        assert!(
+            !effects
+                .iter()
+                .any(|e| matches!(e, Effect::Host(crate::host::Request::RunCommand { .. }))),
+            "{typed:?}: {effects:?}"
+        );
+        let screen = draw(&mut app, 80, 24);
+        assert!(screen.contains(sent), "{screen}");
+    }
+}

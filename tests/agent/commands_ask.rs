@@ -266,7 +266,7 @@ fn a_vault_command_runs_through_ask_with_every_placeholder_its_model_and_only_it
 fn a_plain_prompt_keeps_every_tool_and_errors_name_what_is_wrong() {
     let s = setup();
     trust(&s);
-    let fake = FakeLlm::start(vec![done(), done()]);
+    let fake = FakeLlm::start(vec![done(), done(), done()]);
     // The person's own command, no frontmatter limits: every tool is sent.
     let out = ask(&s, &fake, &["/inbox today's mail"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -282,6 +282,10 @@ fn a_plain_prompt_keeps_every_tool_and_errors_name_what_is_wrong() {
     let out = ask(&s, &fake, &["/etc/hosts is what?"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(user_text(&fake.requests()[1]).starts_with("/etc/hosts is what?"));
+    // And `//` sends text that starts with `/` where the word alone could be a command's name.
+    let out = ask(&s, &fake, &["//tmp is full"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(user_text(&fake.requests()[2]).starts_with("/tmp is full"));
 
     let usage = |args: &[&str], expected: &str| {
         let out = ask(&s, &fake, args);
@@ -316,6 +320,10 @@ fn a_plain_prompt_keeps_every_tool_and_errors_name_what_is_wrong() {
         "/help is a command of the chat app, not a prompt; `vaultchat commands` lists",
     );
     usage(&["/weekly-reveiw x"], "/weekly-reveiw is not a command");
+    usage(
+        &["/weekly-reveiw x"],
+        "to send a message that starts with /, begin it with //",
+    );
     std::fs::write(
         s.data.join("commands/typo.md"),
         "Hello {{nite}} and {{args}} and {{topic}}\n",
@@ -324,7 +332,7 @@ fn a_plain_prompt_keeps_every_tool_and_errors_name_what_is_wrong() {
     usage(&["/typo"], "unknown placeholders {{nite}}, {{topic}}");
     assert_eq!(
         fake.requests().len(),
-        2,
+        3,
         "no refused command reached the model"
     );
 }
