@@ -282,7 +282,9 @@ async fn drive(
             thinking_ended = !thinking.is_empty();
         }
         match event {
-            AgentEvent::TurnStarted { .. } | AgentEvent::Usage(_) | AgentEvent::CompactDone => {}
+            // A new session exists from its first turn on: its writes' hooks name it.
+            AgentEvent::TurnStarted { session_id } => hooks.set_session(Some(&session_id)),
+            AgentEvent::Usage(_) | AgentEvent::CompactDone => {}
             AgentEvent::Compacted(info) => {
                 notice(&crate::agent::compaction_line(&info));
                 compactions.push(info);

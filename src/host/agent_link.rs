@@ -163,6 +163,10 @@ pub(super) fn start(core: &Arc<Core>, resume: Resume) {
     let hooks = core.hooks.clone();
     let forward = tokio::spawn(async move {
         while let Some(event) = events.recv().await {
+            // A new session exists from its first turn on: its writes' hooks name it.
+            if let crate::agent::AgentEvent::TurnStarted { session_id } = &event {
+                hooks.set_session(Some(session_id));
+            }
             if let crate::agent::AgentEvent::TurnDone(outcome) = &event {
                 hooks.set_session(Some(&outcome.session_id));
                 hooks.fire(Event::AfterTurn, Vec::new());

@@ -64,9 +64,9 @@ fn ask_runs_session_turn_and_write_hooks_in_order_and_reports_a_failing_one() {
     assert_eq!(
         logged,
         format!(
-            "session_start||\nafter_write||Plan.md\nafter_turn|{session}|\nsession_end|{session}|\n"
+            "session_start||\nafter_write|{session}|Plan.md\nafter_turn|{session}|\nsession_end|{session}|\n"
         ),
-        "a new session has its id from its first turn"
+        "a new session has its id from its first turn on, its first write's hook included"
     );
     let failures: Vec<&str> = stderr
         .lines()

@@ -95,7 +95,7 @@ fn the_git_recipe_commits_each_approved_change_and_nothing_for_a_refused_one() {
     std::fs::write(
         data.join("config.toml"),
         format!(
-            "[[hooks.after_write]]\ncommand = 'git add -A && git commit -q -m \"vaultchat: $*\"'\ntimeout_secs = 30\n\n[[hooks.after_write]]\ncommand = ['sh', '-c', 'echo \"$VAULTCHAT_CHANGED_PATHS\" >> {}']\n\n[[hooks.after_turn]]\ncommand = ['sh', '-c', 'echo \"$VAULTCHAT_SESSION_ID\" >> {}']\n",
+            "[[hooks.after_write]]\ncommand = 'git add -A && git commit -q -m \"vaultchat: $*\"'\ntimeout_secs = 30\n\n[[hooks.after_write]]\ncommand = ['sh', '-c', 'echo \"$VAULTCHAT_SESSION_ID $VAULTCHAT_CHANGED_PATHS\" >> {}']\n\n[[hooks.after_turn]]\ncommand = ['sh', '-c', 'echo \"$VAULTCHAT_SESSION_ID\" >> {}']\n",
             writes.display(),
             turns.display()
         ),
@@ -151,11 +151,7 @@ fn the_git_recipe_commits_each_approved_change_and_nothing_for_a_refused_one() {
     });
     // The after_turn hook of the refused turn ran after anything that turn queued: no commit.
     assert_eq!(git(&vault, &["rev-list", "--count", "HEAD"]).trim(), "2");
-    assert_eq!(
-        std::fs::read_to_string(&writes).unwrap(),
-        "Plan.md\n",
-        "after_write ran for the refused change"
-    );
+
     assert_eq!(
         std::fs::read_to_string(vault.join("Shed.md")).unwrap(),
         "# Shed\n\nPaint it green.\n"
@@ -165,6 +161,12 @@ fn the_git_recipe_commits_each_approved_change_and_nothing_for_a_refused_one() {
     assert!(
         !ids[0].is_empty() && ids[0] == ids[1],
         "both turns name the one session: {ids:?}"
+    );
+    // One line: none for the refused change; and the new session's first write names it.
+    assert_eq!(
+        std::fs::read_to_string(&writes).unwrap(),
+        format!("{} Plan.md\n", ids[0]),
+        "after_write ran for the refused change, or without the session"
     );
 
     tmux.keys(&["C-q"]);
