@@ -39,9 +39,7 @@ pub(super) fn link_rowids(id: i64) -> Result<(i64, i64), IndexError> {
     let first = id
         .checked_mul(1 << LINK_BITS)
         .filter(|first| *first >= 0)
-        .ok_or_else(|| {
-            IndexError::Reader(format!("note id {id} is too large for the link graph"))
-        })?;
+        .ok_or_else(|| IndexError::Graph(format!("note id {id} is too large for it")))?;
     Ok((first, first | ((1 << LINK_BITS) - 1)))
 }
 

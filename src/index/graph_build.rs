@@ -58,9 +58,7 @@ impl GraphBuild {
         let thread = std::thread::Builder::new()
             .name("index-graph".into())
             .spawn(move || write_graph(&graph_path, &notes, receiver, &build))
-            .map_err(|e| {
-                IndexError::Reader(format!("cannot start the link graph's thread: {e}"))
-            })?;
+            .map_err(|e| IndexError::Graph(format!("cannot start its thread: {e}")))?;
         Ok(Self {
             sender: Some(sender),
             batch: RefCell::new(Vec::with_capacity(BATCH)),
@@ -97,7 +95,7 @@ impl GraphBuild {
             _ => Err(self
                 .join()
                 .err()
-                .unwrap_or_else(|| IndexError::Reader("the link graph's thread stopped".into()))),
+                .unwrap_or_else(|| IndexError::Graph("its thread stopped".into()))),
         }
     }
 
@@ -126,9 +124,7 @@ impl GraphBuild {
         match thread.map(JoinHandle::join) {
             None => Ok(()),
             Some(Ok(result)) => result,
-            Some(Err(_)) => Err(IndexError::Reader(
-                "the link graph's thread panicked".into(),
-            )),
+            Some(Err(_)) => Err(IndexError::Graph("its thread panicked".into())),
         }
     }
 }
@@ -148,9 +144,8 @@ fn write_graph(
     receiver: Receiver<Work>,
     build: &str,
 ) -> Result<(), IndexError> {
-    let mut conn = super::open_graph_file(graph_path)?.ok_or_else(|| {
-        IndexError::Reader("the link graph's file holds another schema version".into())
-    })?;
+    let mut conn = super::open_graph_file(graph_path)?
+        .ok_or_else(|| IndexError::Graph("its file holds another schema version".into()))?;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     // Built once at the end from all rows, rather than grown row by row.
     graph::drop_indexes(&tx)?;

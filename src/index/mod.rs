@@ -46,6 +46,9 @@ pub enum IndexError {
     },
     #[error("the index reader thread failed: {0}")]
     Reader(String),
+    /// The link graph could not be built or written (its own thread and file, decisions §72).
+    #[error("the link graph: {0}")]
+    Graph(String),
     #[error(
         "the query is too long ({chars} characters, {terms} words, phrases and filters; at most {} characters and {} terms): search for the few words that matter",
         query::MAX_QUERY_CHARS,

@@ -146,7 +146,10 @@ fn when_the_graphs_half_of_a_cold_build_fails_neither_half_is_kept() {
     let other = rusqlite::Connection::open(index.graph_path()).unwrap();
     other.pragma_update(None, "user_version", 99).unwrap();
     let error = index.sync(&mut |_| {}).unwrap_err().to_string();
-    assert!(error.contains("another schema version"), "{error}");
+    assert!(
+        error.contains("the link graph: its file holds another schema version"),
+        "{error}"
+    );
     assert_eq!(note_count(&index), 0, "the notes' half was rolled back");
     assert!(!index.has_synced().unwrap());
 
