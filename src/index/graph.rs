@@ -413,14 +413,14 @@ impl GraphChanges {
 }
 
 /// Write the links of note `id` (at `from`): resolved now when `resolver` holds the whole vault
-/// (a cold build), else pending until [`settle`].
+/// (a cold build), else pending until [`settle`] (the caller names the note in
+/// [`GraphChanges::dirty`]).
 pub(super) fn insert_links(
     tx: &Transaction<'_>,
     id: i64,
     from: &str,
     links: &[NoteLink],
     mut resolver: Option<&mut Resolver<'_>>,
-    changes: &mut GraphChanges,
 ) -> Result<(), IndexError> {
     if links.is_empty() {
         return Ok(());
@@ -448,9 +448,6 @@ pub(super) fn insert_links(
             link.context,
             rowid
         ])?;
-    }
-    if resolver.is_none() {
-        changes.dirty.push(id);
     }
     Ok(())
 }
@@ -679,15 +676,7 @@ impl Index {
              WHERE to_path = ?1 AND from_path != ?1
              ORDER BY from_path, line, rowid LIMIT ?2 OFFSET ?3",
         )?;
-        let rows = stmt.query_map(params![path, to_i64(limit), to_i64(offset)], |r| {
-            Ok(Backlink {
-                path: r.get(0)?,
-                line: r.get(1)?,
-                context: r.get(2)?,
-                kind: LinkKind::from_code(r.get(3)?),
-                ambiguous: LinkState::from_code(r.get(4)?) == LinkState::Ambiguous,
-            })
-        })?;
+        let rows = stmt.query_map(params![path, to_i64(limit), to_i64(offset)], backlink_row)?;
         Ok(Page {
             items: rows.collect::<Result<_, _>>()?,
             total: total.unsigned_abs(),
@@ -707,17 +696,7 @@ impl Index {
              ORDER BY l.from_path, l.line, l.rowid",
         )?;
         let rows = stmt.query_map([path], |r| {
-            Ok((
-                Backlink {
-                    path: r.get(0)?,
-                    line: r.get(1)?,
-                    context: r.get(2)?,
-                    kind: LinkKind::from_code(r.get(3)?),
-                    ambiguous: LinkState::from_code(r.get(4)?) == LinkState::Ambiguous,
-                },
-                r.get::<_, i64>(5)?,
-                r.get::<_, i64>(6)?,
-            ))
+            Ok((backlink_row(r)?, r.get::<_, i64>(5)?, r.get::<_, i64>(6)?))
         })?;
         let rows: Vec<(Backlink, i64, i64)> = rows.collect::<Result<_, _>>()?;
         let mut stamps: Vec<Stamp<'_>> = rows
@@ -817,6 +796,17 @@ impl Index {
             .query_row([path], |r| r.get(0))
             .optional()?)
     }
+}
+
+/// A row starting `from_path, line, context, kind, state` (of `links`) as a backlink.
+fn backlink_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Backlink> {
+    Ok(Backlink {
+        path: r.get(0)?,
+        line: r.get(1)?,
+        context: r.get(2)?,
+        kind: LinkKind::from_code(r.get(3)?),
+        ambiguous: LinkState::from_code(r.get(4)?) == LinkState::Ambiguous,
+    })
 }
 
 pub(super) fn to_i64(n: usize) -> i64 {

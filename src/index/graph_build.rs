@@ -11,7 +11,7 @@
 //! `Index::graph_in_step` only compares the two files' build stamps once notes exist.
 
 use super::IndexError;
-use super::graph::{self, GraphChanges, NoteLink, Resolver};
+use super::graph::{self, NoteLink, Resolver};
 use crate::vault::links::LinkIndex;
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -151,14 +151,13 @@ fn write_graph(
     graph::drop_indexes(&tx)?;
     tx.execute_batch("DELETE FROM links; DELETE FROM graph_meta;")?;
     let mut resolver = Resolver::new(notes);
-    let mut unused = GraphChanges::default();
     let mut finished = false;
     for work in receiver {
         match work {
             Work::Notes(notes) => {
                 for note in notes {
                     let (id, from, links) = (note.id, &note.from, &note.links);
-                    graph::insert_links(&tx, id, from, links, Some(&mut resolver), &mut unused)?;
+                    graph::insert_links(&tx, id, from, links, Some(&mut resolver))?;
                 }
             }
             Work::Finish => {

@@ -150,15 +150,7 @@ impl Index {
                 })?
             }
         };
-        let index = Self {
-            conn,
-            db_path,
-            root: vault.root().to_path_buf(),
-            handle: std::sync::Arc::clone(vault.handle()),
-            walk_options: WalkOptions {
-                exclude_folders: config.exclude_folders.clone(),
-            },
-        };
+        let index = Self::over(conn, db_path, vault, config);
         if !index.graph_in_step()? {
             // The graph file is not the one the notes were built with (deleted or replaced by
             // hand, or left by a build that never committed the notes): start both again, so
@@ -202,7 +194,18 @@ impl Index {
         if attach_graph(&conn, &graph_path).is_err() {
             return Ok(None);
         }
-        let index = Self {
+        let index = Self::over(conn, db_path, vault, config);
+        Ok((index.has_synced()? && index.graph_in_step()?).then_some(index))
+    }
+
+    /// The index of `vault` on an opened connection.
+    fn over(
+        conn: rusqlite::Connection,
+        db_path: PathBuf,
+        vault: &Vault,
+        config: &IndexConfig,
+    ) -> Self {
+        Self {
             conn,
             db_path,
             root: vault.root().to_path_buf(),
@@ -210,8 +213,7 @@ impl Index {
             walk_options: WalkOptions {
                 exclude_folders: config.exclude_folders.clone(),
             },
-        };
-        Ok((index.has_synced()? && index.graph_in_step()?).then_some(index))
+        }
     }
 
     /// Whether a note is indexed at exactly `path`.
@@ -248,25 +250,16 @@ impl Index {
         Ok(())
     }
 
-    /// Open an index file and create its schema; `None` when it holds another schema version.
     /// Open an index file and its graph file, create their schemas and attach the graph; `None`
     /// when either holds another schema version.
     fn open_checked(
         db_path: &Path,
         graph_path: &Path,
     ) -> Result<Option<rusqlite::Connection>, IndexError> {
-        let conn = open_connection(db_path, Journal::Rollback)?;
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version != 0 && version != SCHEMA_VERSION {
+        let Some(conn) = open_with_schema(db_path, include_str!("schema.sql"))? else {
             return Ok(None);
-        }
-        // A larger page cache keeps FTS5 segment merges in memory during big syncs.
-        conn.execute_batch(BULK_PRAGMAS)?;
+        };
         conn.execute_batch("PRAGMA mmap_size = 268435456;")?;
-        if version == 0 {
-            conn.execute_batch(include_str!("schema.sql"))?;
-            conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        }
         if open_graph_file(graph_path)?.is_none() {
             return Ok(None);
         }
@@ -362,14 +355,7 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT path, title, aliases FROM notes ORDER BY path")?;
-        let rows = stmt.query_map([], |r| {
-            let aliases: String = r.get(2)?;
-            Ok(NoteName {
-                path: r.get(0)?,
-                title: Some(r.get(1)?),
-                aliases: serde_json::from_str(&aliases).unwrap_or_default(),
-            })
-        })?;
+        let rows = stmt.query_map([], note_name_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -378,17 +364,7 @@ impl Index {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT path, title, aliases FROM notes WHERE path = ?1")?;
-        let found = stmt
-            .query_row([path], |r| {
-                let aliases: String = r.get(2)?;
-                Ok(NoteName {
-                    path: r.get(0)?,
-                    title: Some(r.get(1)?),
-                    aliases: serde_json::from_str(&aliases).unwrap_or_default(),
-                })
-            })
-            .optional()?;
-        Ok(found)
+        Ok(stmt.query_row([path], note_name_row).optional()?)
     }
 
     /// Every note's path, title, aliases and modification time (ns since the epoch), sorted by
@@ -458,27 +434,44 @@ impl Index {
     }
 }
 
+/// A row of `SELECT path, title, aliases FROM notes` as the note's names.
+fn note_name_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteName> {
+    let aliases: String = r.get(2)?;
+    Ok(NoteName {
+        path: r.get(0)?,
+        title: Some(r.get(1)?),
+        aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+    })
+}
+
 /// The graph file beside the index file `db_path`: `x.db` → `x.graph.db`.
 pub fn graph_path_for(db_path: &Path) -> PathBuf {
     db_path.with_extension("graph.db")
 }
 
 /// The page cache and temporary storage of a connection that writes big syncs.
-pub(crate) const BULK_PRAGMAS: &str = "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;";
+const BULK_PRAGMAS: &str = "PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;";
 
 /// Open (creating) the graph file with its own connection, as a cold build writes it; `None`
 /// when it holds another schema version.
 pub(crate) fn open_graph_file(
     graph_path: &Path,
 ) -> Result<Option<rusqlite::Connection>, IndexError> {
-    let conn = open_connection(graph_path, Journal::Rollback)?;
+    open_with_schema(graph_path, include_str!("graph_schema.sql"))
+}
+
+/// Open (creating) a database file of the index with the page cache of a big sync, and create
+/// `schema` in a new one; `None` when it holds another schema version.
+fn open_with_schema(path: &Path, schema: &str) -> Result<Option<rusqlite::Connection>, IndexError> {
+    let conn = open_connection(path, Journal::Rollback)?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version != 0 && version != SCHEMA_VERSION {
         return Ok(None);
     }
+    // A larger page cache keeps FTS5 segment merges and index sorts in memory during big syncs.
     conn.execute_batch(BULK_PRAGMAS)?;
     if version == 0 {
-        conn.execute_batch(include_str!("graph_schema.sql"))?;
+        conn.execute_batch(schema)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
     Ok(Some(conn))

@@ -127,8 +127,8 @@ impl Index {
 
         let mut pending = Pending::new();
         let mut graph_build = None;
-        let build_stamp = new_build_stamp();
-        if report.cold {
+        let build_stamp = report.cold.then(new_build_stamp);
+        if let Some(build_stamp) = &build_stamp {
             // A cold build knows every note before reading any: each link resolves as it is
             // written (on the graph's own thread), instead of being written, then read back and
             // resolved.
@@ -166,11 +166,11 @@ impl Index {
             // The graph sorts its indexes while this thread finishes the notes' side.
             graph_build.close()?;
         }
-        if report.cold {
+        if let Some(build_stamp) = &build_stamp {
             tx.execute_batch("CREATE INDEX IF NOT EXISTS notes_by_file_key ON notes (file_key)")?;
             tx.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('graph_build', ?1)",
-                [&build_stamp],
+                [build_stamp],
             )?;
         }
         // A sync that changed nothing writes nothing: no journal, no fsync (most refreshes).
@@ -577,7 +577,14 @@ fn write_one(
     insert_tags_and_tasks(tx, id, &doc)?;
     match writer.graph {
         Some(graph) => graph.note(id, &loaded.stat.rel, doc.links),
-        None => graph::insert_links(tx, id, &loaded.stat.rel, &doc.links, None, writer.changes),
+        None => {
+            graph::insert_links(tx, id, &loaded.stat.rel, &doc.links, None)?;
+            if !doc.links.is_empty() {
+                // Written pending: resolved by `settle` at the end of the sync.
+                writer.changes.dirty.push(id);
+            }
+            Ok(())
+        }
     }
 }
 
