@@ -149,16 +149,9 @@ fn string_field(file: &Value, rel: &str, key: &str, warnings: &mut Vec<String>) 
 /// The JSON object in `rel`, or `None` when the file is absent (silently) or unusable (with a
 /// warning).
 fn read_json(vault: &Vault, rel: &str, warnings: &mut Vec<String>) -> Option<Value> {
-    // The size first, from the open file, with nothing read: a settings file of gigabytes costs
-    // one `fstat`. The read after it is bounded too (the file may grow in between).
-    let read = vault.handle().read_span(rel, 0, 0).and_then(|(_, size)| {
-        if size > MAX_SETTINGS_BYTES as u64 {
-            Ok((Vec::new(), size))
-        } else {
-            vault.handle().read_span(rel, 0, MAX_SETTINGS_BYTES + 1)
-        }
-    });
-    let (bytes, size) = match read {
+    // One open: the size comes from the open file, and at most one byte past the limit is read,
+    // however large the file (a settings file of gigabytes costs a 64 KiB read).
+    let (bytes, size) = match vault.handle().read_span(rel, 0, MAX_SETTINGS_BYTES + 1) {
         Ok(read) => read,
         Err(ContainedError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
