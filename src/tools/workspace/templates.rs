@@ -145,25 +145,17 @@ impl Workspace {
     }
 
     /// The template called `name`, a note of the templates folder (`Meeting`, `Meeting.md`,
-    /// `Work/Meeting`, or with the folder written out, `Templates/Meeting`). Nothing outside that
-    /// folder is a template here: the call names the note it reads in no `path`, so a vault path
-    /// (`Private/Secret`) would be a read the permission check never sees (docs/decisions.md
-    /// §70). An unknown name is the caller's mistake and lists the templates there are.
-    pub fn read_template(&self, name: &str) -> Result<TemplateNote, ToolError> {
-        self.read_template_in(&self.template_settings(), name)
-    }
-
-    /// [`Workspace::read_template`] with settings already read.
+    /// `Work/Meeting`, or with the folder written out, `Templates/Meeting`), with settings already
+    /// read. Nothing outside that folder is a template here: the call names the note it reads in
+    /// no `path`, so a vault path (`Private/Secret`) would be a read the permission check never
+    /// sees (docs/decisions.md §70). An unknown name is the caller's mistake and lists the
+    /// templates there are.
     pub fn read_template_in(
         &self,
         templates: &Templates,
         name: &str,
     ) -> Result<TemplateNote, ToolError> {
-        let path = self.find_template(templates, name, false)?;
-        Ok(TemplateNote {
-            path: path.rel().to_string(),
-            text: self.read_bounded_text(path.rel())?,
-        })
+        self.read_template_note(templates, name, false)
     }
 
     /// The daily note's template as `.obsidian/daily-notes.json` names it: a note of the
@@ -174,14 +166,23 @@ impl Workspace {
         templates: &Templates,
         name: &str,
     ) -> Result<TemplateNote, ToolError> {
-        let path = self.find_template(templates, name, true)?;
+        self.read_template_note(templates, name, true)
+    }
+
+    fn read_template_note(
+        &self,
+        templates: &Templates,
+        name: &str,
+        anywhere: bool,
+    ) -> Result<TemplateNote, ToolError> {
+        let path = self.find_template(templates, name, anywhere)?;
         Ok(TemplateNote {
             path: path.rel().to_string(),
             text: self.read_bounded_text(path.rel())?,
         })
     }
 
-    /// The vault path of template `name` (see [`Self::read_template`]; `anywhere`: a vault path
+    /// The vault path of template `name` (see [`Self::read_template_in`]; `anywhere`: a vault path
     /// outside the templates folder too), not read.
     pub(super) fn find_template(
         &self,
