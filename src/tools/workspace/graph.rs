@@ -158,35 +158,41 @@ fn unlinked_mentions(ws: &Workspace, rel: &str) -> Result<Vec<Mention>, ToolErro
         .collect();
     wanted.sort_by_key(|n| fold_name(n));
     wanted.dedup_by_key(|n| fold_name(n));
-    let mut found = Vec::new();
-    'names: for name in &wanted {
+    // Each candidate note with the names that found it: read once, however many of its names
+    // the search matched (a note naming the title and an alias was read for each).
+    let mut candidates: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    for name in &wanted {
         // The name as one phrase; quotes inside it cannot be written in the query language.
         let phrase = format!("\"{}\"", name.replace('"', " "));
         let hits = match ws.index().search(&phrase, MENTION_CANDIDATES) {
             Ok(hits) => hits.results,
             Err(_) => continue, // a name too long to search is not mentioned by anyone
         };
-        for hit in hits.iter().filter(|h| h.path != rel) {
-            let Ok(note) = ws
-                .resolve(&hit.path, Access::Read)
-                .and_then(|p| read_text(&p))
-            else {
-                continue;
-            };
-            for (line, context) in mention_lines(&note.text, name) {
-                found.push(Mention {
-                    path: hit.path.clone(),
-                    line,
-                    context,
-                    name: name.clone(),
-                });
-                if found.len() >= MAX_MENTIONS {
-                    // Stop looking, but still sort and drop the lines two names both found.
-                    break 'names;
-                }
-            }
+        for hit in hits.into_iter().filter(|h| h.path != rel) {
+            candidates.entry(hit.path).or_default().push(name);
         }
     }
+    let mut found = Vec::new();
+    // By path: the first notes in the order the list is shown, once enough lines are found.
+    'notes: for (path, names) in candidates {
+        let Ok(note) = ws.resolve(&path, Access::Read).and_then(|p| read_text(&p)) else {
+            continue;
+        };
+        for name in names {
+            for (line, context) in mention_lines(&note.text, name) {
+                found.push(Mention {
+                    path: path.clone(),
+                    line,
+                    context,
+                    name: name.to_string(),
+                });
+            }
+        }
+        if found.len() >= MAX_MENTIONS {
+            break 'notes;
+        }
+    }
+    // Two names can find the same line.
     found.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
     found.dedup_by(|a, b| a.path == b.path && a.line == b.line);
     found.truncate(MAX_MENTIONS);
