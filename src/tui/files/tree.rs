@@ -201,7 +201,15 @@ impl FileTree {
         }
         for path in self.opened.keys() {
             if let Some(note) = self.note(path) {
-                offer_recent(&mut best, limit, (self.touched_ns(note), note));
+                let touched = self.touched_ns(note);
+                // Already held by its write time: it keeps the later of its two times.
+                if let Some(held) = best.iter().position(|(_, n)| n.path == note.path) {
+                    if best[held].0 >= touched {
+                        continue;
+                    }
+                    best.remove(held);
+                }
+                offer_recent(&mut best, limit, (touched, note));
             }
         }
         best.into_iter().map(|(_, note)| note).collect()
@@ -323,19 +331,13 @@ fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
-/// Put `candidate` (its touch time and the note) among the `limit` newest of `best`, newest
-/// first and ties by path; a note already held keeps the later of its two times.
+/// Put `candidate` (its touch time and the note, not already in `best`) among the `limit`
+/// newest of `best`, newest first and ties by path.
 fn offer_recent<'a>(
     best: &mut Vec<(i64, &'a NoteEntry)>,
     limit: usize,
     candidate: (i64, &'a NoteEntry),
 ) {
-    if let Some(held) = best.iter().position(|(_, n)| n.path == candidate.1.path) {
-        if best[held].0 >= candidate.0 {
-            return;
-        }
-        best.remove(held);
-    }
     let newer = |a: &(i64, &NoteEntry), b: &(i64, &NoteEntry)| {
         b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path))
     };
