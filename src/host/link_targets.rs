@@ -33,13 +33,34 @@ impl LinkTargets {
         self.lookups
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = target.split(['|', '#', '^']).next().unwrap_or("").trim();
-        if name.is_empty() || crate::index::graph::is_attachment_name(name) {
+        if name.is_empty()
+            || crate::index::graph::is_attachment_name(name)
+            || names_another_file(name)
+        {
             return true;
         }
         !matches!(
             self.notes.resolve(target, Some(from)),
             LinkResolution::Missing
         )
+    }
+}
+
+/// Whether `name` ends in a file extension other than `.md` (`data.csv`, `Board.base`): a file
+/// the listing of notes does not hold, which may well exist, so it is not drawn as unresolved.
+/// A dot in a note's name (`Standup 2026.12.01`, `Dr. Who`) is not an extension: one has a letter
+/// and no space.
+fn names_another_file(name: &str) -> bool {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    match file.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && (1..=8).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                && ext.bytes().any(|b| b.is_ascii_alphabetic())
+                && !ext.eq_ignore_ascii_case("md")
+        }
+        None => false,
     }
 }
 
@@ -70,6 +91,8 @@ mod tests {
             "./Launch",
             "#Heading",
             "diagram.png",
+            "data.csv",
+            "Board.base",
             "Daily/2026-12-01",
         ] {
             assert!(targets.resolves(target, from), "{target}");
@@ -79,6 +102,9 @@ mod tests {
             "Other/Launch",
             "../Launch",
             "Launch.pdf.md",
+            "Standup 2026.12.01",
+            "Dr. Who",
+            "Gone.md",
         ] {
             assert!(!targets.resolves(target, from), "{target}");
         }
