@@ -111,6 +111,17 @@ impl PromptFrame {
         let Some(own) = messages.pop() else {
             return Err("the prompt has no message to send".into());
         };
+        // The providers take images in the person's messages only: one in the assistant's
+        // words a prompt gives is named, not sent (Anthropic refuses the request otherwise).
+        for message in messages.iter_mut().filter(|m| m.role == Role::Assistant) {
+            for block in &mut message.content {
+                if let Block::Image { media_type, .. } = block {
+                    *block = Block::Text {
+                        text: format!("[image: {media_type}, not sent: it was the assistant's]"),
+                    };
+                }
+            }
+        }
         let mut extra = own.content;
         let text = match extra.iter().position(|b| matches!(b, Block::Text { .. })) {
             Some(first) => match extra.remove(first) {
@@ -162,6 +173,36 @@ mod tests {
         assert_eq!(frame.before.len(), 2);
         assert_eq!(frame.extra.len(), 1);
         assert_eq!(frame.after, vec![message(Role::Assistant, &["Sure:"])]);
+    }
+
+    #[test]
+    fn an_image_in_the_assistants_earlier_words_is_named_not_sent() {
+        let image = Block::Image {
+            media_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        };
+        let (_, frame) = PromptFrame::split(
+            vec![
+                Message {
+                    role: Role::User,
+                    content: vec![image.clone()],
+                },
+                Message {
+                    role: Role::Assistant,
+                    content: vec![image],
+                },
+                message(Role::User, &["go on"]),
+            ],
+            "/s:p",
+        )
+        .expect("split");
+        assert!(matches!(frame.before[0].content[0], Block::Image { .. }));
+        assert_eq!(
+            frame.before[1].content,
+            vec![Block::Text {
+                text: "[image: image/png, not sent: it was the assistant's]".into()
+            }]
+        );
     }
 
     #[test]

@@ -152,12 +152,13 @@ impl Agent {
         inbox: &Inbox<'_>,
     ) -> Result<Option<String>, String> {
         for message in &frame.before {
-            let after_an_answer = [self.history.last(), self.log.history().last()]
+            let after_the_person = [self.history.last(), self.log.history().last()]
                 .iter()
-                .any(|last| last.is_some_and(|m| m.role == Role::Assistant));
-            if message.role == Role::Assistant && after_an_answer {
-                // A prompt that opens with the assistant's words, run after a reply: quoted in
-                // the person's turn rather than stored as a second assistant message in a row.
+                .any(|last| last.is_some_and(|m| m.role == Role::User));
+            if message.role == Role::Assistant && !after_the_person {
+                // A prompt that opens with the assistant's words, run after a reply or first in
+                // a session: quoted in the person's turn, since a conversation may neither hold
+                // two assistant messages in a row nor begin with one.
                 self.record(SuggestedStart::quoted_earlier(message))?;
             } else {
                 self.record(message.clone())?;

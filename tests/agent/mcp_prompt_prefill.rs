@@ -257,3 +257,27 @@ fn a_prompt_opening_with_the_assistants_words_after_a_reply_is_quoted_in_the_per
         &(Role::Assistant, "Turn it weekly.".to_string())
     );
 }
+
+/// First in a new session the same prompt may not open the conversation with the assistant's
+/// words either (Anthropic wants the person's message first): quoted in the person's turn.
+#[test]
+fn a_prompt_opening_with_the_assistants_words_first_in_a_session_is_quoted_too() {
+    let s = setup("");
+    let fake = FakeLlm::start(vec![Reply::Sse {
+        body: anthropic_text("Turn it weekly.", FakeUsage::default()),
+        chunking: Chunking::Whole,
+    }]);
+    let outcome = ask(&s, &fake, Wire::Anthropic, &["/edge:tutor"]);
+    let messages = sent(&fake.requests()[0]);
+    let roles: Vec<&str> = messages.iter().map(|(r, _)| r.as_str()).collect();
+    // The quote and the person's message, sent as one message of the person's.
+    assert_eq!(roles, ["user"], "{messages:?}");
+    assert!(
+        messages[0]
+            .1
+            .contains("> TUTOR: I am your gardening tutor.")
+            && messages[0].1.contains("Teach me one thing about compost."),
+        "{messages:?}"
+    );
+    assert_no_two_assistants_in_a_row(&stored(&s, &outcome));
+}
