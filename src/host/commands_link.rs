@@ -19,6 +19,15 @@ pub(super) async fn list(core: Arc<Core>) {
 
 /// The command files off the loop, then the running servers' prompts (none while they start).
 async fn catalog(core: &Arc<Core>) -> Catalog {
+    let mut catalog = command_files(core).await;
+    if let Some(servers) = core.servers.startup.now() {
+        add_prompts(core, &mut catalog, &servers).await;
+    }
+    catalog
+}
+
+/// The command files, read off the loop (the files left out go to the log).
+async fn command_files(core: &Arc<Core>) -> Catalog {
     let files = {
         let core = Arc::clone(core);
         tokio::task::spawn_blocking(move || {
@@ -26,21 +35,24 @@ async fn catalog(core: &Arc<Core>) -> Catalog {
         })
         .await
     };
-    let mut catalog = files.unwrap_or_else(|e| {
+    let catalog = files.unwrap_or_else(|e| {
         tracing::warn!("the command files could not be read: {e}");
         Catalog::built_in()
     });
-    if let Some(servers) = core.servers.startup.now() {
-        let listing = servers.prompts().await;
-        for failure in &listing.new_failures {
-            core.tell(HostEvent::Notice(failure.clone()));
-        }
-        catalog.add_prompts(listing);
-    }
     for problem in &catalog.problems {
         tracing::warn!("a command is left out: {problem}");
     }
     catalog
+}
+
+/// The servers' prompts added to `catalog` (listed once per run; a server that could not list
+/// them is a notice once).
+async fn add_prompts(core: &Core, catalog: &mut Catalog, servers: &crate::mcp::client::McpServers) {
+    let listing = servers.prompts().await;
+    for failure in &listing.new_failures {
+        core.tell(HostEvent::Notice(failure.clone()));
+    }
+    catalog.add_prompts(listing);
 }
 
 /// Find `name` and make its turn from `args` and the note side of the screen, or say why not.
@@ -51,14 +63,34 @@ pub(super) async fn prepare(
     args: String,
     context: NoteContext,
 ) -> Result<Op, String> {
-    let catalog = catalog(core).await;
+    // The files first: a command file never waits on a server's prompt listing.
+    let mut catalog = command_files(core).await;
+    let mut servers = None;
+    if catalog.find(&name).is_none() && name.contains(':') {
+        match core.servers.startup.now() {
+            Some(running) => {
+                add_prompts(core, &mut catalog, &running).await;
+                servers = Some(running);
+            }
+            None if !core.servers.startup.is_empty() => {
+                return Err(format!(
+                    "/{}: the MCP servers are still starting; run the command again in a moment",
+                    crate::quote::terminal(&name)
+                ));
+            }
+            None => {}
+        }
+    }
     let Some(command) = catalog.find(&name).cloned() else {
         return Err(no_such_command(&name, &catalog));
     };
-    match &command.origin {
-        Origin::McpPrompt { .. } => mcp_prompt(core, &command, &args, context).await,
-        Origin::BuiltIn => Err(built_in_refusal(&name)),
-        Origin::Personal | Origin::Vault => {
+    match (&command.origin, servers) {
+        (Origin::McpPrompt { .. }, Some(servers)) => {
+            mcp_prompt(&servers, &command, &args, context).await
+        }
+        (Origin::McpPrompt { .. }, None) => Err(no_such_command(&name, &catalog)),
+        (Origin::BuiltIn, _) => Err(built_in_refusal(&name)),
+        (Origin::Personal | Origin::Vault, _) => {
             let core = Arc::clone(core);
             tokio::task::spawn_blocking(move || from_file(&core, &command, &args, context))
                 .await
@@ -69,15 +101,12 @@ pub(super) async fn prepare(
 
 /// An MCP prompt's messages as the turn (the server asked now, within its timeout).
 async fn mcp_prompt(
-    core: &Core,
+    servers: &crate::mcp::client::McpServers,
     command: &Command,
     args: &str,
     context: NoteContext,
 ) -> Result<Op, String> {
-    let Some(servers) = core.servers.startup.now() else {
-        return Err("the MCP servers are still starting; run the command again in a moment".into());
-    };
-    let got = commands::get_prompt(&servers, command, args).await?;
+    let got = commands::get_prompt(servers, command, args).await?;
     let (text, frame) = prompt_turn(&command.name, got)?;
     Ok(Op::CommandTurn {
         text,

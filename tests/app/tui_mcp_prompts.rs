@@ -90,7 +90,7 @@ fn a_server_that_never_lists_its_prompts_is_one_notice_and_the_app_keeps_answeri
         common::python_server_toml(
             "h",
             "hostile_prompts.py",
-            "timeout_secs = 2\nenv = { HOSTILE_MODE = \"hang\" }\n",
+            "timeout_secs = 5\nenv = { HOSTILE_MODE = \"hang\" }\n",
         ),
     )
     .unwrap();
@@ -110,10 +110,48 @@ fn a_server_that_never_lists_its_prompts_is_one_notice_and_the_app_keeps_answeri
     tmux.type_text("usa");
     let screen = tmux.wait_text("Show token usage");
     assert!(!screen.contains("Start a new session"), "{screen}");
-    let screen = tmux.wait_text("did not list its prompts within 2 s");
+    // The list answered before the server's timeout, not after it.
+    assert!(!screen.contains("did not list its prompts"), "{screen}");
+    let screen = tmux.wait_text("did not list its prompts within 5 s");
     let notices = screen.matches("did not list its prompts").count();
     assert_eq!(notices, 1, "{screen}");
     tmux.keys(&["Escape"]);
     tmux.type_text(" still typing");
     tmux.wait_text("/usa still typing");
+}
+
+/// A server still starting (its `initialize` unanswered): `/h:p` says the servers are still
+/// starting, not that there is no such command (and not "begin it with //").
+#[test]
+fn a_servers_prompt_asked_while_it_starts_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir_all(&vault).unwrap();
+    std::fs::write(vault.join("Plan.md"), "# Plan\n").unwrap();
+    let data = tmp.path().join("data");
+    let config = tmp.path().join("config.toml");
+    std::fs::write(
+        &config,
+        common::python_server_toml(
+            "h",
+            "hostile_prompts.py",
+            "timeout_secs = 60\nenv = { HOSTILE_MODE = \"hang-init\" }\n",
+        ),
+    )
+    .unwrap();
+    let fake = FakeLlm::start(Vec::new());
+    let extra = ["--config".to_string(), config.display().to_string()];
+    let tmux = Tmux::start(
+        &app_line(&[], &data, &fake.base_url, &extra, &vault),
+        120,
+        30,
+    );
+    tmux.wait_for("the ready badge", |s| {
+        s.lines().any(|l| l.starts_with(" ready "))
+    });
+    tmux.type_text("/h:p x");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("the MCP servers are still starting");
+    assert!(!screen.contains("is not a command"), "{screen}");
+    assert!(fake.requests().is_empty(), "nothing reached the model");
 }

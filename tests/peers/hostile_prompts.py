@@ -5,6 +5,8 @@ the SDK would not send what a hostile server sends). HOSTILE_MODE says how it mi
             escapes, and a next cursor forever.
   hang      `prompts/list` is never answered.
   hang-get  `prompts/list` lists one prompt `p`; `prompts/get` is never answered.
+  hang-init `initialize` is never answered: the server is still starting for as long as its
+            timeout lets it.
 """
 
 import json
@@ -43,6 +45,8 @@ for line in sys.stdin:
     if "id" not in request:
         continue
     if method == "initialize":
+        if MODE == "hang-init":
+            continue
         answer(
             request,
             {
