@@ -464,7 +464,13 @@ impl App {
 
     /// An error from the runner (a failed save, an unreadable note): shown, never fatal.
     pub fn on_error(&mut self, text: impl Into<String>) {
+        // Escaped for the chat as `flash` escapes it for the status bar: a refused command's
+        // reason can carry a server's last line of stderr.
         let text = text.into();
+        let text = match crate::quote::terminal_text(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(escaped) => escaped,
+        };
         self.transcript.push_error(&text);
         self.flash(text, Role::Error);
     }

@@ -28,3 +28,20 @@ fn a_notice_with_control_characters_is_drawn_escaped() {
     assert!(!screen.contains('\u{1b}'), "{screen:?}");
     assert!(screen.contains("\\u{1b}[31mred"), "{screen}");
 }
+
+/// A refused command's reason (an MCP server's last line of stderr among it) is escaped in the
+/// chat's error line as well as in the status bar.
+#[test]
+fn an_error_with_control_characters_is_escaped_in_the_chat_too() {
+    let mut app = app_with(Keymap::default_map());
+    app.on_host(HostEvent::CommandRefused(
+        "/srv:p: the server stopped: \u{1b}[2Jgone".into(),
+    ));
+    let screen = draw(&mut app, 120, 40);
+    assert!(!screen.contains('\u{1b}'), "{screen:?}");
+    assert_eq!(
+        screen.matches("\\u{1b}[2Jgone").count(),
+        2,
+        "the chat and the status bar: {screen}"
+    );
+}
