@@ -183,6 +183,10 @@ pub fn newest(data_dir: &Path, vault: &Path, path: &str) -> Result<Option<Kept>,
             Err(e @ (RecoveryError::Format { .. } | RecoveryError::TooLarge { .. })) => {
                 tracing::warn!("{e}; an older recovery is looked for");
             }
+            // Gone since the folder was listed (another vaultchat discarded it): the older
+            // ones are still offered.
+            Err(RecoveryError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
     }
@@ -355,5 +359,21 @@ mod tests {
         let other = serde_json::to_vec(&kept("/notes/a", "Other.md", "x", 1)).unwrap();
         std::fs::write(&older, other).unwrap();
         assert_eq!(newest(data.path(), vault, "Plan.md").unwrap(), None);
+    }
+
+    /// A newest file that is gone when it is opened (another vaultchat discarded it after the
+    /// folder was listed; here a link to nothing under its name) hides none of the older ones.
+    #[cfg(unix)]
+    #[test]
+    fn a_recovery_gone_when_opened_leaves_the_older_ones_offered() {
+        let data = tempfile::tempdir().unwrap();
+        write(data.path(), &kept("/notes/a", "Plan.md", "older\n", 1)).unwrap();
+        let newer = write(data.path(), &kept("/notes/a", "Plan.md", "newer\n", 2)).unwrap();
+        std::fs::remove_file(&newer).unwrap();
+        std::os::unix::fs::symlink(data.path().join("nothing"), &newer).unwrap();
+        assert_eq!(
+            newest_text(data.path(), "/notes/a", "Plan.md"),
+            Some(("older\n".into(), 0))
+        );
     }
 }
