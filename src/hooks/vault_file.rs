@@ -26,7 +26,7 @@ pub struct VaultHooks {
 
 /// The vault's hooks when its `.vaultchat/` tree is trusted as it is now; otherwise none, and why.
 pub fn vault_hooks(vault: &Vault, database: &Path) -> VaultHooks {
-    let text = match read(vault) {
+    let text = match read_text(vault) {
         Ok(None) => return VaultHooks::default(),
         Ok(Some(text)) => text,
         Err(why) => return withheld(why),
@@ -66,14 +66,9 @@ fn withheld(why: String) -> VaultHooks {
     }
 }
 
-/// The file's text as it is now, whatever the trust (for `vaultchat trust` to show); `None` when
-/// the vault has none.
+/// The file's text as it is now, whatever the trust (also for `vaultchat trust` to show); `None`
+/// when the vault has none.
 pub fn read_text(vault: &Vault) -> Result<Option<String>, String> {
-    read(vault)
-}
-
-/// The file's text; `None` when the vault has none.
-fn read(vault: &Vault) -> Result<Option<String>, String> {
     let (folder_name, file_name) = HOOKS_FILE.split_once('/').unwrap_or(("", HOOKS_FILE));
     let cannot =
         |e: &dyn std::fmt::Display| format!("the vault's {HOOKS_FILE} cannot be read: {e}");
