@@ -32,9 +32,9 @@ pub struct Loaded {
     /// Sorted by name.
     pub commands: Vec<Command>,
     pub problems: Vec<String>,
-    /// `sha256:HEX` of the bytes each command was read from, by its `file` (as the trust's
-    /// covered set records them), so the vault's can be checked against the trust without
-    /// reading them again.
+    /// `sha256:HEX` of the bytes each of the vault's commands was read from, by its `file` (as
+    /// the trust's covered set records them), so they can be checked against the trust without
+    /// reading them again. The person's own are not hashed: no trust covers them.
     pub digests: std::collections::BTreeMap<String, String>,
 }
 
@@ -131,7 +131,9 @@ fn walk(tree: &dyn Tree, origin: Origin, shown: &dyn Fn(&str) -> String) -> Load
                     parts.push(stem.to_string());
                     match read_command(tree, &names, &name, &parts, origin.clone(), &shown(&rel)) {
                         Ok((command, digest)) => {
-                            loaded.digests.insert(shown(&rel), digest);
+                            if let Some(digest) = digest {
+                                loaded.digests.insert(shown(&rel), digest);
+                            }
                             loaded.commands.push(command);
                         }
                         Err(problem) => loaded.problems.push(problem),
@@ -163,7 +165,7 @@ fn read_command(
     parts: &[String],
     origin: Origin,
     shown: &str,
-) -> Result<(Command, String), String> {
+) -> Result<(Command, Option<String>), String> {
     let shown_q = quote::terminal(shown);
     if let Some(bad) = parts.iter().find(|p| !super::is_name_part(p)) {
         return Err(format!(
@@ -180,10 +182,12 @@ fn read_command(
             MAX_COMMAND_BYTES / 1024
         ));
     }
-    let digest = format!(
-        "sha256:{}",
-        crate::mcp::plugins::covered::sha256_hex(&bytes)
-    );
+    let digest = matches!(origin, Origin::Vault).then(|| {
+        format!(
+            "sha256:{}",
+            crate::mcp::plugins::covered::sha256_hex(&bytes)
+        )
+    });
     let text =
         String::from_utf8(bytes).map_err(|_| format!("{shown_q} is left out: it is not UTF-8"))?;
     let prompt = parse_command_file(&text).map_err(|e| format!("{shown_q}: {e}"))?;
