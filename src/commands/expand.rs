@@ -145,11 +145,18 @@ pub fn expand(
     // One pass over the file's text: `$ARGUMENTS`, `$1`… and `{{…}}` are found in it and what
     // replaces them is never read again, so braces typed in the arguments stay as typed.
     let mut rest = body;
-    // Where the next `{{` is in `rest`, kept while `rest` has not reached it, so text with many
-    // `$` is not searched again for braces at each one (linear in the file's size).
+    // Where the next `{{` and the next `$` are in `rest`, kept while `rest` has not reached them
+    // (`None`: no more ahead, or no placeholder can close any more), so the text is searched
+    // once for each: linear in the file's size.
     let mut brace: Option<usize> = rest.find("{{");
+    let mut dollar: Option<usize> = rest.find('$');
+    // A position found before `rest` moved on by `moved` bytes; searched again when passed.
+    let ahead = |found: Option<usize>, moved: usize, rest: &str, what: &str| match found {
+        Some(at) if at >= moved => Some(at - moved),
+        Some(_) => rest.find(what),
+        None => None,
+    };
     loop {
-        let dollar = rest.find('$');
         let (at, is_brace) = match (brace, dollar) {
             (None, None) => break,
             (Some(b), Some(d)) if d < b => (d, false),
@@ -157,14 +164,12 @@ pub fn expand(
             (None, Some(d)) => (d, false),
         };
         out.push_str(&rest[..at]);
+        let before = rest.len();
         if !is_brace {
-            let before = rest.len();
             rest = dollar_argument(&rest[at + 1..], invocation.args.trim(), &parts, &mut out);
             let moved = before - rest.len();
-            // The `$` word just read holds no `{`: a brace found before is still ahead.
-            brace = brace
-                .and_then(|b| b.checked_sub(moved))
-                .or_else(|| rest.find("{{"));
+            brace = ahead(brace, moved, rest, "{{");
+            dollar = rest.find('$');
             continue;
         }
         let Some(close) = rest[at + 2..].find("}}") else {
@@ -172,11 +177,13 @@ pub fn expand(
             brace = None;
             out.push_str("{{");
             rest = &rest[at + 2..];
+            dollar = ahead(dollar, at + 2, rest, "$");
             continue;
         };
         let inner = rest[at + 2..at + 2 + close].trim();
         rest = &rest[at + 4 + close..];
         brace = rest.find("{{");
+        dollar = ahead(dollar, before - rest.len(), rest, "$");
         match inner {
             "note" => out.push_str(invocation.note.ok_or(ExpandError::NoNote)?),
             "selection" => out.push_str(

@@ -77,6 +77,13 @@ fn quoted_arguments_hold_spaces_and_claude_dollars_work() {
         expand(&words, &invocation("a 'b c'"), &mut tagged).unwrap(),
         "a-b c"
     );
+    // `$` words between and inside placeholders, and an unclosed `{{` after which `$` words
+    // are still read: every position is found once, in order.
+    let mixed = parse_command_file("$1{{args}}$2 {{1}}$$ {{ open $2 }x $ARGUMENTS").unwrap();
+    assert_eq!(
+        expand(&mixed, &invocation("p q"), &mut tagged).unwrap(),
+        "pp qq p$$ {{ open q }x p q"
+    );
 }
 
 #[test]
