@@ -349,17 +349,7 @@ fn one_listing_reads_the_files_hashes_the_tree_and_opens_the_database_once() {
     let (_dir, vault) = vault_with_commands();
     let data = tempfile::tempdir().unwrap();
     let database = data.path().join("vaultchat.db");
-    let plugins = crate::mcp::plugins::VaultPlugins::load(&vault)
-        .unwrap()
-        .unwrap();
-    let store = Store::open(&database).unwrap();
-    plugins
-        .answer(
-            &store,
-            &crate::index::vault_id(&vault),
-            PluginAnswer::Trusted,
-        )
-        .unwrap();
+    crate::mcp::plugins::VaultPlugins::trust_now(&vault, &database);
     steps::COUNTS.with(|c| c.set([0; 3]));
     let trusted = vault_commands(&vault, &database);
     assert_eq!(trusted.loaded.commands.len(), 4);

@@ -223,17 +223,7 @@ async fn the_vaults_hooks_run_only_while_trusted() {
 
     // Trusted as `vaultchat trust` does: the file runs.
     let vault = Vault::open(&fx.root).unwrap();
-    let plugins = crate::mcp::plugins::VaultPlugins::load(&vault)
-        .unwrap()
-        .unwrap();
-    let store = crate::store::Store::open(&fx.database).unwrap();
-    plugins
-        .answer(
-            &store,
-            &crate::index::vault_id(&vault),
-            crate::store::PluginAnswer::Trusted,
-        )
-        .unwrap();
+    crate::mcp::plugins::VaultPlugins::trust_now(&vault, &fx.database);
     let (hooks, done, said) = started(&fx, HooksConfig::default());
     hooks.fire(Event::AfterWrite, vec!["c.md".into()]);
     done.wait(Duration::from_secs(20)).await;

@@ -274,6 +274,23 @@ impl VaultPlugins {
         Ok(())
     }
 
+    /// Trust the vault's `.vaultchat/` tree as it is now, as `vaultchat trust` does (for tests).
+    #[cfg(test)]
+    pub fn trust_now(vault: &crate::vault::Vault, database: &Path) {
+        #![allow(clippy::unwrap_used, clippy::expect_used)]
+        let plugins = Self::load(vault)
+            .unwrap()
+            .expect("the vault has a .vaultchat/ tree");
+        let store = Store::open(database).unwrap();
+        plugins
+            .answer(
+                &store,
+                &crate::index::vault_id(vault),
+                PluginAnswer::Trusted,
+            )
+            .unwrap();
+    }
+
     /// How to start each plugin: `${VAULT_PATH}` expanded, a relative command (one with a `/`)
     /// and a relative `cwd` taken from the vault root, and the vault root as the working folder
     /// when none is given (so relative arguments name files in the vault too).

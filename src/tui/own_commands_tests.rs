@@ -105,17 +105,7 @@ fn commands_typed_in_the_chat_run_through_the_host_or_say_why_not() {
 
     // Once the vault's .vaultchat/ folder is trusted, its command runs too.
     let vault = crate::vault::Vault::open(&live.root).unwrap();
-    let plugins = crate::mcp::plugins::VaultPlugins::load(&vault)
-        .unwrap()
-        .unwrap();
-    let store = crate::store::Store::open(&live.database).unwrap();
-    plugins
-        .answer(
-            &store,
-            &crate::index::vault_id(&vault),
-            crate::store::PluginAnswer::Trusted,
-        )
-        .unwrap();
+    crate::mcp::plugins::VaultPlugins::trust_now(&vault, &live.database);
     assert_eq!(run(&mut live, &mut app, "/weekly-review garden"), None);
 }
 

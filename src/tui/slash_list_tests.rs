@@ -261,17 +261,7 @@ fn the_vaults_commands_are_listed_once_trusted_and_withdrawn_when_a_file_changes
     assert!(screen.contains("vault commands not listed"), "{screen}");
 
     let vault = crate::vault::Vault::open(&live.root).unwrap();
-    let plugins = crate::mcp::plugins::VaultPlugins::load(&vault)
-        .unwrap()
-        .unwrap();
-    let store = crate::store::Store::open(&live.database).unwrap();
-    plugins
-        .answer(
-            &store,
-            &crate::index::vault_id(&vault),
-            crate::store::PluginAnswer::Trusted,
-        )
-        .unwrap();
+    crate::mcp::plugins::VaultPlugins::trust_now(&vault, &live.database);
     let screen = slash_screen(&mut live, &mut app);
     assert!(screen.contains("/weekly-review"), "trusted: {screen}");
     assert!(screen.contains("Review the week"), "{screen}");
