@@ -103,21 +103,6 @@ fn done() -> Reply {
     }
 }
 
-/// Every text block of the last user message, joined.
-fn user_text(request: &Recorded) -> String {
-    let messages = request.body["messages"].as_array().unwrap();
-    let last = messages.iter().rev().find(|m| m["role"] == "user").unwrap();
-    match &last["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 fn tool_names(request: &Recorded) -> Vec<String> {
     request.body["tools"]
         .as_array()
@@ -240,7 +225,7 @@ fn a_vault_command_runs_through_ask_with_every_placeholder_its_model_and_only_it
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
     let request = &requests[0];
-    let sent = user_text(request);
+    let sent = request.last_user_text();
     assert!(
         sent.contains(
             "Review garden (garden) with the whole shed on 2026-12-04 (Friday 04 December 2026).\n\
@@ -272,7 +257,11 @@ fn a_plain_prompt_keeps_every_tool_and_errors_name_what_is_wrong() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
-    assert!(user_text(&requests[0]).contains("File the inbox: today's mail"));
+    assert!(
+        requests[0]
+            .last_user_text()
+            .contains("File the inbox: today's mail")
+    );
     assert!(
         tool_names(&requests[0]).len() > 5,
         "{:?}",
@@ -281,11 +270,19 @@ fn a_plain_prompt_keeps_every_tool_and_errors_name_what_is_wrong() {
     // A path is no command: sent as typed.
     let out = ask(&s, &fake, &["/etc/hosts is what?"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(user_text(&fake.requests()[1]).starts_with("/etc/hosts is what?"));
+    assert!(
+        fake.requests()[1]
+            .last_user_text()
+            .starts_with("/etc/hosts is what?")
+    );
     // And `//` sends text that starts with `/` where the word alone could be a command's name.
     let out = ask(&s, &fake, &["//tmp is full"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(user_text(&fake.requests()[2]).starts_with("/tmp is full"));
+    assert!(
+        fake.requests()[2]
+            .last_user_text()
+            .starts_with("/tmp is full")
+    );
 
     let usage = |args: &[&str], expected: &str| {
         let out = ask(&s, &fake, args);

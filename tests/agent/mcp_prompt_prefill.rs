@@ -89,27 +89,12 @@ fn ask(s: &Setup, fake: &FakeLlm, wire: Wire, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The request's messages as (role, every text of the message joined), the system prompt left
-/// out (OpenAI sends it as a message).
+/// The request's messages as (role, text), the system prompt left out (OpenAI sends it as a
+/// message).
 fn sent(request: &Recorded) -> Vec<(String, String)> {
-    request.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] != "system")
-        .map(|m| {
-            let text = match &m["content"] {
-                Value::String(s) => s.clone(),
-                Value::Array(blocks) => blocks
-                    .iter()
-                    .filter_map(|b| b["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                _ => String::new(),
-            };
-            (m["role"].as_str().unwrap().to_string(), text)
-        })
-        .collect()
+    let mut messages = request.messages();
+    messages.retain(|(role, _)| role != "system");
+    messages
 }
 
 /// The session's messages as stored: (role, its text blocks joined).

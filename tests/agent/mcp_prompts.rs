@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Recorded, Reply, anthropic_text};
+use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text};
 use common::{python_server_toml, repo, venv_python};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -115,27 +115,6 @@ fn done() -> Reply {
     }
 }
 
-/// The request's messages as (role, every text of the message joined).
-fn messages(request: &Recorded) -> Vec<(String, String)> {
-    request.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            let text = match &m["content"] {
-                Value::String(s) => s.clone(),
-                Value::Array(blocks) => blocks
-                    .iter()
-                    .filter_map(|b| b["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                _ => String::new(),
-            };
-            (m["role"].as_str().unwrap().to_string(), text)
-        })
-        .collect()
-}
-
 /// Both prompts listed as `/notes:…`, from the server `notes`, with their arguments.
 fn assert_listed(prompts: &[Value], plugin: bool) {
     let summarize = prompts
@@ -168,7 +147,7 @@ fn assert_prompts_run(s: &Setup) {
     let fake = FakeLlm::start(vec![done()]);
     let out = ask(s, &fake, "/notes:summarize \"type systems\" style=terse");
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let sent = messages(&fake.requests()[0]);
+    let sent = fake.requests()[0].messages();
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0].0, "user");
     assert!(
@@ -181,7 +160,7 @@ fn assert_prompts_run(s: &Setup) {
     let fake = FakeLlm::start(vec![done()]);
     let out = ask(s, &fake, "/notes:house_style");
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let sent = messages(&fake.requests()[0]);
+    let sent = fake.requests()[0].messages();
     let roles: Vec<&str> = sent.iter().map(|(r, _)| r.as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "user"], "{sent:?}");
     assert!(sent[0].1.contains("Here is our house style."), "{sent:?}");

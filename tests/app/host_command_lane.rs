@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Recorded, Reply, anthropic_text};
+use common::fake_llm::{Chunking, FakeLlm, FakeUsage, Reply, anthropic_text};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -179,21 +179,6 @@ impl Setup {
     }
 }
 
-/// The last user message's text of a request the fake provider received.
-fn last_user_text(request: &Recorded) -> String {
-    let messages = request.body["messages"].as_array().unwrap();
-    let last = messages.iter().rev().find(|m| m["role"] == "user").unwrap();
-    match &last["content"] {
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 #[test]
 fn a_slow_prompt_holds_up_neither_the_notes_nor_the_order_of_the_agents_ops() {
     let mut s = start(vec![reply("Command answered."), reply("After answered.")]);
@@ -266,12 +251,12 @@ fn a_slow_prompt_holds_up_neither_the_notes_nor_the_order_of_the_agents_ops() {
     let requests = s.fake.requests();
     assert_eq!(requests.len(), if during { 1 } else { 2 });
     assert!(
-        last_user_text(&requests[0]).contains("SLOW-PROMPT: go on."),
+        requests[0].last_user_text().contains("SLOW-PROMPT: go on."),
         "the command's turn came first: {}",
         requests[0].raw_body
     );
     if !during {
-        assert!(last_user_text(&requests[1]).contains("AFTER-THE-COMMAND"));
+        assert!(requests[1].last_user_text().contains("AFTER-THE-COMMAND"));
     }
 }
 
@@ -296,7 +281,7 @@ fn esc_cancels_a_pending_prompt_and_the_next_message_runs_at_once() {
     assert_eq!(done.reply, "After answered.");
     let requests = s.fake.requests();
     assert_eq!(requests.len(), 1, "the cancelled command sent nothing");
-    assert!(last_user_text(&requests[0]).contains("AFTER-THE-CANCEL"));
+    assert!(requests[0].last_user_text().contains("AFTER-THE-CANCEL"));
     // The gate stays shut: the server still holds the abandoned request, and nothing waits on it.
     s.release_the_prompt();
 }

@@ -77,6 +77,48 @@ pub struct Recorded {
     pub raw_body: String,
 }
 
+impl Recorded {
+    /// The request's messages as (role, every text of the message joined by newlines), in
+    /// either wire format (a string content or blocks); OpenAI's system message included.
+    pub fn messages(&self) -> Vec<(String, String)> {
+        self.body["messages"]
+            .as_array()
+            .map(|messages| {
+                messages
+                    .iter()
+                    .map(|m| {
+                        let role = m["role"].as_str().unwrap_or_default().to_string();
+                        (role, content_text(&m["content"]))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every text of the last message of the person's, joined.
+    pub fn last_user_text(&self) -> String {
+        self.messages()
+            .into_iter()
+            .rev()
+            .find(|(role, _)| role == "user")
+            .map(|(_, text)| text)
+            .unwrap_or_default()
+    }
+}
+
+/// A message's content as text: the string, or its text blocks joined by newlines.
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 /// An answer computed from each request (a server that behaves, rather than a script).
 pub type Responder = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
 
