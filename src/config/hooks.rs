@@ -67,15 +67,58 @@ impl HookCommand {
     }
 }
 
+/// When hooks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// An approved change was written (its paths given).
+    AfterWrite,
+    /// A turn of the agent ended.
+    AfterTurn,
+    /// A chat session started.
+    SessionStart,
+    /// A chat session ended.
+    SessionEnd,
+}
+
+impl Event {
+    pub const ALL: [Event; 4] = [
+        Event::AfterWrite,
+        Event::AfterTurn,
+        Event::SessionStart,
+        Event::SessionEnd,
+    ];
+
+    /// The key in `[hooks]` and the value of `VAULTCHAT_EVENT`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Event::AfterWrite => "after_write",
+            Event::AfterTurn => "after_turn",
+            Event::SessionStart => "session_start",
+            Event::SessionEnd => "session_end",
+        }
+    }
+}
+
+impl std::fmt::Display for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
 impl HooksConfig {
-    /// Every event's hooks, by the event's key.
-    pub fn by_event(&self) -> [(&'static str, &[HookSpec]); 4] {
-        [
-            ("after_write", &self.after_write),
-            ("after_turn", &self.after_turn),
-            ("session_start", &self.session_start),
-            ("session_end", &self.session_end),
-        ]
+    /// The hooks of one event.
+    pub fn for_event(&self, event: Event) -> &[HookSpec] {
+        match event {
+            Event::AfterWrite => &self.after_write,
+            Event::AfterTurn => &self.after_turn,
+            Event::SessionStart => &self.session_start,
+            Event::SessionEnd => &self.session_end,
+        }
+    }
+
+    /// Every event's hooks.
+    pub fn by_event(&self) -> [(Event, &[HookSpec]); 4] {
+        Event::ALL.map(|event| (event, self.for_event(event)))
     }
 
     /// Whether no hook is declared.

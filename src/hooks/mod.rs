@@ -22,18 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// When hooks run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// An approved change was written (its paths given).
-    AfterWrite,
-    /// A turn of the agent ended.
-    AfterTurn,
-    /// A chat session started.
-    SessionStart,
-    /// A chat session ended.
-    SessionEnd,
-}
+pub use crate::config::hooks::Event;
 
 /// One event to run hooks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,9 +144,11 @@ async fn serve(setup: Setup, mut jobs: mpsc::UnboundedReceiver<Option<Job>>, not
         }
         // Read again for each event: a trust given or withdrawn meanwhile counts now.
         let vault = read_vault(&setup, &notices, &mut said).await;
-        let hooks = hooks_for(job.event, &setup.personal)
+        let hooks = setup
+            .personal
+            .for_event(job.event)
             .iter()
-            .chain(hooks_for(job.event, &vault))
+            .chain(vault.for_event(job.event))
             .cloned()
             .collect::<Vec<_>>();
         for hook in &hooks {
@@ -187,15 +178,6 @@ async fn read_vault(
         said.clone_from(&read.withheld);
     }
     read.hooks
-}
-
-fn hooks_for(event: Event, hooks: &HooksConfig) -> &[HookSpec] {
-    match event {
-        Event::AfterWrite => &hooks.after_write,
-        Event::AfterTurn => &hooks.after_turn,
-        Event::SessionStart => &hooks.session_start,
-        Event::SessionEnd => &hooks.session_end,
-    }
 }
 
 /// Run one hook, its output to the log and a failure to the person.

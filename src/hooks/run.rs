@@ -2,7 +2,7 @@
 //! timeout takes the processes it started with it), with the event, the session and the changed
 //! paths in its environment, its output kept bounded for the log.
 
-use super::{Event, Job};
+use super::Job;
 use crate::config::hooks::{HookCommand, HookSpec};
 use process_wrap::tokio::{ChildWrapper, CommandWrap, ProcessGroup};
 use std::path::Path;
@@ -182,18 +182,6 @@ async fn collected(reader: tokio::task::JoinHandle<Vec<u8>>) -> String {
         Err(_) => {
             abort.abort();
             String::new()
-        }
-    }
-}
-
-impl Event {
-    /// The key in `[hooks]` and the value of `VAULTCHAT_EVENT`.
-    pub fn key(self) -> &'static str {
-        match self {
-            Event::AfterWrite => "after_write",
-            Event::AfterTurn => "after_turn",
-            Event::SessionStart => "session_start",
-            Event::SessionEnd => "session_end",
         }
     }
 }
